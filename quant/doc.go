@@ -1,0 +1,14 @@
+// Package quant emulates small number formats — posits, IEEE-style floats of
+// any width and fixed point — on float32 data.
+//
+// Values stay float32 (or float64); each operation rounds them to a Format,
+// bit for bit as the hardware format would. Every format takes an exponent
+// bias ("scale"): Scale(f, k) quantizes x as f quantizes x·2^k, then divides
+// by 2^k, so a tensor whose bulk sits near 2^-k lands in f's most accurate
+// region.
+//
+// Formats are named by strings (see Parse); a Format's String is its
+// canonical name, and Parse(f.String()) returns a format equal to f.
+//
+// The slice written to is always named dst, and comes first.
+package quant

@@ -1,0 +1,58 @@
+package quant
+
+import "fmt"
+
+// Accumulation says how a dot product sums its products.
+type Accumulation uint8
+
+const (
+	// AccumFP32 multiplies the rounded operands and sums in float32, then
+	// rounds the result once: the layer-level emulation QPyTorch does.
+	AccumFP32 Accumulation = iota
+	// AccumQuire sums the exact products exactly and rounds once, as posit
+	// hardware with a quire does.
+	AccumQuire
+	// AccumPerOp rounds every product and every partial sum to the
+	// accumulation format, as fine-grained emulation of real low-precision
+	// hardware must (Arbitor).
+	AccumPerOp
+)
+
+func (a Accumulation) String() string {
+	switch a {
+	case AccumFP32:
+		return "fp32"
+	case AccumQuire:
+		return "quire"
+	case AccumPerOp:
+		return "per-op"
+	}
+	return fmt.Sprintf("Accumulation(%d)", uint8(a))
+}
+
+// ParseAccumulation parses "fp32", "quire" or "per-op".
+func ParseAccumulation(s string) (Accumulation, error) {
+	for _, a := range []Accumulation{AccumFP32, AccumQuire, AccumPerOp} {
+		if a.String() == s {
+			return a, nil
+		}
+	}
+	return 0, FormatError("unknown accumulation " + s + " (want fp32, quire or per-op)")
+}
+
+// LayerFormats are the formats one layer's dot products use, by tensor
+// role. A nil Format leaves that tensor in float32. Exponent biases are part
+// of the formats (see Scale).
+type LayerFormats struct {
+	Weight Format // weights, as dot-product operands
+	Act    Format // activations: the dot product's other operand
+	Out    Format // the layer's output
+	Err    Format // errors: gradients flowing back to the layer's input
+	WGrad  Format // weight gradients
+	// Accum is how products are summed; AccumFormat is the format per-op
+	// accumulation rounds to and quire accumulation rounds the sum to
+	// (nil: Out).
+	Accum       Accumulation
+	AccumFormat Format
+	Rounding    Rounding
+}

@@ -1,0 +1,131 @@
+package quant
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Parse returns the format a name denotes. The grammar (case-insensitive,
+// spaces ignored):
+//
+//	posit(n,es)  p(n,es)  posit<n>_<es>     posit, 2<=n<=32, 0<=es<=4
+//	posit(n,es,scale=k)                     with exponent bias k
+//	float(e,m[,opt=v...])  fp(1,e,m[,...])  IEEE-style float
+//	fp32 fp16 bf16 fp8-e4m3 fp8-e5m2 fp8-ibm-fwd fp8-ibm-bwd
+//	fixed(wl,fl)                            two's-complement fixed point
+//
+// See the README for the float options.
+func Parse(name string) (Format, error) {
+	s := strings.ToLower(strings.Join(strings.Fields(name), ""))
+	if s == "" {
+		return nil, FormatError("empty format name")
+	}
+	head, args, hasArgs, err := splitCall(s)
+	if err != nil {
+		return nil, FormatError(fmt.Sprintf("%q: %v", name, err))
+	}
+	if !hasArgs {
+		if n, es, ok := positShorthand(s); ok {
+			return NewPosit(n, es)
+		}
+		if f, ok := floatPreset(s); ok {
+			return f, nil
+		}
+		return nil, FormatError(fmt.Sprintf("%q: unknown format (try posit(8,1), float(4,3), fp8-e4m3, fixed(8,4))", name))
+	}
+	var f Format
+	switch head {
+	case "posit", "p":
+		f, err = parsePosit(args)
+	case "float", "fp":
+		f, err = parseFloat(head, args)
+	case "fixed":
+		f, err = parseFixed(args)
+	default:
+		return nil, FormatError(fmt.Sprintf("%q: unknown format %q", name, head))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", name, err)
+	}
+	return f, nil
+}
+
+// MustParse is Parse for names known to be valid; it panics on error.
+func MustParse(name string) Format {
+	f, err := Parse(name)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// splitCall splits "head(a,b,c)" into head and its arguments.
+func splitCall(s string) (head string, args []string, ok bool, err error) {
+	i := strings.IndexByte(s, '(')
+	if i < 0 {
+		if strings.ContainsAny(s, ")") {
+			return "", nil, false, fmt.Errorf("unbalanced parentheses")
+		}
+		return s, nil, false, nil
+	}
+	if !strings.HasSuffix(s, ")") || strings.Count(s, "(") != 1 || strings.Count(s, ")") != 1 {
+		return "", nil, false, fmt.Errorf("unbalanced parentheses")
+	}
+	inner := s[i+1 : len(s)-1]
+	if inner == "" {
+		return s[:i], nil, true, nil
+	}
+	return s[:i], strings.Split(inner, ","), true, nil
+}
+
+// positShorthand recognises posit<n>_<es>, e.g. posit8_1.
+func positShorthand(s string) (n, es int, ok bool) {
+	rest, found := strings.CutPrefix(s, "posit")
+	if !found {
+		return 0, 0, false
+	}
+	a, b, found := strings.Cut(rest, "_")
+	if !found {
+		return 0, 0, false
+	}
+	n, err1 := strconv.Atoi(a)
+	es, err2 := strconv.Atoi(b)
+	return n, es, err1 == nil && err2 == nil
+}
+
+func parsePosit(args []string) (Format, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return nil, FormatError("posit takes (n,es) or (n,es,scale=k)")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil {
+		return nil, FormatError(fmt.Sprintf("posit width %q is not an integer", args[0]))
+	}
+	es, err := strconv.Atoi(args[1])
+	if err != nil {
+		return nil, FormatError(fmt.Sprintf("posit es %q is not an integer", args[1]))
+	}
+	p, err := NewPosit(n, es)
+	if err != nil || len(args) == 2 {
+		return p, err
+	}
+	v, ok := strings.CutPrefix(args[2], "scale=")
+	if !ok {
+		return nil, FormatError(fmt.Sprintf("posit option %q: want scale=k", args[2]))
+	}
+	k, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, FormatError(fmt.Sprintf("posit scale %q is not an integer", v))
+	}
+	return p.withScale(k)
+}
+
+// intArg parses one integer argument of a format name.
+func intArg(what, s string) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, FormatError(fmt.Sprintf("%s %q is not an integer", what, s))
+	}
+	return v, nil
+}
