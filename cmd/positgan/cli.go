@@ -24,6 +24,8 @@ type command struct {
 func root() *command {
 	return &command{name: "positgan", sub: []*command{
 		formatCmd(),
+		approxCmd(),
+		evalCmd(),
 	}}
 }
 
