@@ -46,7 +46,7 @@ func Parse(name string) (Format, error) {
 		return nil, FormatError(fmt.Sprintf("%q: unknown format %q", name, head))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%q: %w", name, err)
+		return nil, err // sub-parsers name the format and what is wrong with it
 	}
 	return f, nil
 }

@@ -49,8 +49,7 @@ func (c *command) runPath(path string, args []string, io stdio) error {
 		return c.runLeaf(path, args, io)
 	}
 	if len(args) == 0 {
-		c.printGroup(path, io.err)
-		return usagef("%s: missing command", path)
+		return usagef("%s: missing command (run '%s help')", path, path)
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
@@ -83,7 +82,8 @@ func (c *command) printGroup(path string, w io.Writer) {
 	subs := append([]*command(nil), c.sub...)
 	sort.Slice(subs, func(i, j int) bool { return subs[i].name < subs[j].name })
 	for _, s := range subs {
-		fmt.Fprintf(w, "  %-10s %s\n", s.name, s.summary)
+		first, _, _ := strings.Cut(s.summary, "\n")
+		fmt.Fprintf(w, "  %-10s %s\n", s.name, first)
 	}
 	fmt.Fprintf(w, "\nRun '%s <command> --help' for details.\n", path)
 }

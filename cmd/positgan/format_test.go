@@ -1,0 +1,118 @@
+package main
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFormatTable(t *testing.T) {
+	out, stderr, code := runCLI(t, "", "format", "table", "posit(8,1)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if lines[0] != "code,value" || len(lines) != 1+256 {
+		t.Fatalf("got header %q and %d lines, want code,value and 257", lines[0], len(lines))
+	}
+	// Values worked out by hand from the posit definition (useed = 4).
+	for _, want := range []string{
+		"0x00,0",
+		"0x01,0.000244140625", // minpos = 4^-6
+		"0x30,0.5",            // 0 01 1 0000: k=-1, e=1
+		"0x40,1",
+		"0x58,3",    // 0 10 1 1000: 2^1 * 1.5
+		"0x7f,4096", // maxpos = 4^6
+		"0x80,NaR",  // NaR
+		"0xc0,-1",   // two's complement of 0x40
+		"0xff,-0.000244140625",
+	} {
+		c, _, _ := strings.Cut(want, ",")
+		if got := lines[1+hexVal(t, c)]; got != want {
+			t.Errorf("row %s = %q, want %q", c, got, want)
+		}
+	}
+	// Code width follows the format: posit(12,1) needs three hex digits.
+	out, _, _ = runCLI(t, "", "format", "table", "p(12,1)")
+	if !strings.Contains(out, "\n0x800,NaR\n") {
+		t.Errorf("posit(12,1) table lacks 0x800,NaR")
+	}
+}
+
+func hexVal(t *testing.T, s string) int {
+	var v int
+	for _, r := range strings.TrimPrefix(s, "0x") {
+		v = v*16 + strings.IndexRune("0123456789abcdef", r)
+	}
+	return v
+}
+
+func TestFormatQuantize(t *testing.T) {
+	in := "1\n0.3\n0x1.8p-3\ninf\n-inf\nnan\n1e-30\n-5000\n  2.5  \n"
+	out, stderr, code := runCLI(t, in, "format", "quantize", "posit(8,1)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Expectations from the definition: 0.3 lies between 0x22 = 0.28125 and
+	// 0x23 = 0.296875 ... 0x24 = 0.3125; nearest is 0.296875. 2.5 is exactly
+	// representable (0 10 1 0100).
+	want := "input,code,value\n" +
+		"1,0x40,1\n" +
+		"0.3,0x23,0.296875\n" +
+		"0.1875,0x1c,0.1875\n" +
+		"+Inf,0x80,NaR\n" +
+		"-Inf,0x80,NaR\n" +
+		"NaN,0x80,NaR\n" +
+		"1e-30,0x01,0.000244140625\n" +
+		"-5000,0x81,-4096\n" +
+		"2.5,0x54,2.5\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	// Exponent bias 2: 0.3·4 = 1.2 lies between 1.1875 (0 10 0 0011) and
+	// 1.25; the nearer is 1.1875, so 0.296875.
+	out, _, _ = runCLI(t, "0.3\n", "format", "quantize", "posit(8,1)", "--scale-exp", "2")
+	if out != "input,code,value\n0.3,0x43,0.296875\n" {
+		t.Errorf("scale-exp 2: got %q", out)
+	}
+	// A bad line is named by number and nothing is written to stdout.
+	out, stderr, code = runCLI(t, "1\n2\nzwei\n", "format", "quantize", "posit(8,1)")
+	if code != 2 || out != "" || !strings.Contains(stderr, `line 3: "zwei" is not a number`) {
+		t.Errorf("bad line: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+func TestFormatInfo(t *testing.T) {
+	dir := t.TempDir()
+	plot := filepath.Join(dir, "hist.png")
+	out, stderr, code := runCLI(t, "", "format", "info", "posit(8,1)", "--plot", plot)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"bits:          8",
+		"minpos:        0.000244140625",
+		"maxpos:        4096",
+		"range:         7.22 decades", // log10(2^24) = 7.2247
+		"gap near 1:    0.0625",       // 4 fraction bits at scale 0
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := os.Open(plot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("plot is not a PNG: %v", err)
+	}
+	// An unwritable destination is an error and leaves nothing behind.
+	_, stderr, code = runCLI(t, "", "format", "info", "posit(8,1)", "--plot", filepath.Join(dir, "nodir", "h.png"))
+	if code != 1 || !strings.Contains(stderr, "nodir") {
+		t.Errorf("unwritable plot: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/positgan/positgan/internal/atomicfile"
+)
+
+// plotHistogram writes the binade histogram of a format as a PNG bar chart.
+func plotHistogram(path string, inf *formatInfo) error {
+	if !strings.HasSuffix(strings.ToLower(path), ".png") {
+		return usagef("--plot %s: want a .png file name", path)
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%v: positive values per binade", inf.f)
+	p.X.Label.Text = "binade exponent e (values in [2^e, 2^(e+1)))"
+	p.Y.Label.Text = "values"
+	vals := make(plotter.Values, len(inf.hist))
+	names := make([]string, len(inf.hist))
+	step := max(1, len(inf.hist)/16)
+	for i, b := range inf.hist {
+		vals[i] = float64(b.codes)
+		if i%step == 0 {
+			names[i] = fmt.Sprint(b.exp)
+		}
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(max(2, 400/float64(len(vals)))))
+	if err != nil {
+		return err
+	}
+	p.Add(bars)
+	p.NominalX(names...)
+	wt, err := p.WriterTo(8*vg.Inch, 4*vg.Inch, "png")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
+}
