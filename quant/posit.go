@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 )
 
 // Posit is the posit(n, es) format of the 2022 posit standard, generalised
@@ -29,6 +30,9 @@ const (
 	MaxPositBits = 32
 	MaxPositES   = 4
 	maxScaleBias = 1000
+	// maxFloat64Scale bounds |log2| of every posit value with its bias:
+	// 2^±1022 are normal float64s.
+	maxFloat64Scale = 1022
 )
 
 // NewPosit returns posit(n, es) for 2 <= n <= 32 and 0 <= es <= 4.
@@ -63,8 +67,11 @@ func (p Posit) String() string {
 
 func (p Posit) withScale(k int) (Format, error) {
 	s := int(p.scale) + k
-	if s < -maxScaleBias || s > maxScaleBias {
-		return nil, FormatError(fmt.Sprintf("%v: scale %d out of range [-%d,%d]", p, s, maxScaleBias, maxScaleBias))
+	// Every value must stay a normal float64, so that Decode is exact:
+	// the values of posit(n,es,scale=s) span 2^±MaxScale·2^-s.
+	lim := min(maxScaleBias, maxFloat64Scale-p.MaxScale())
+	if s < -lim || s > lim {
+		return nil, FormatError(fmt.Sprintf("%v: scale %d out of range [-%d,%d] (values must stay normal float64s)", p, s, lim, lim))
 	}
 	p.scale = int16(s)
 	return p, nil
@@ -230,7 +237,39 @@ func (p Posit) Decode(c uint32) float64 {
 // smallest float32 subnormal of the right sign, so that, as in the posit
 // itself, a nonzero finite value never becomes zero or infinite.
 func (p Posit) Round(x float32) float32 {
+	if r, ok := p.kernel().round(x); ok {
+		return r
+	}
+	return p.roundSlow(x)
+}
+
+// roundSlow is Round by the definition: encode, then decode. The kernels
+// fall back to it wherever their bit tricks do not apply.
+func (p Posit) roundSlow(x float32) float32 {
 	return toFloat32Sat(p.Decode(p.Encode(x)))
+}
+
+// RoundSlice sets dst[i] = Round(src[i]). dst may be src. It runs
+// bit-manipulation kernels (AVX-512 or AVX2 where the CPU has them) that
+// are exact on every input; see posit_kernel.go.
+func (p Posit) RoundSlice(dst, src []float32) {
+	if len(dst) != len(src) {
+		panic(errLength)
+	}
+	roundPositSlice(dst, src, p)
+}
+
+// RoundSliceStochastic rounds each src[i] to one of the two posits that
+// bracket it, the upper one with probability (x-lo)/(hi-lo), so that the
+// expected result is src[i]. Values beyond maxpos give maxpos and values
+// below minpos give minpos, as in Round: a nonzero value never becomes
+// zero or NaR. Each element takes 32 random bits, the low then the high
+// half of one rng.Uint64 per pair of elements, so a seed fixes the result.
+func (p Posit) RoundSliceStochastic(dst, src []float32, rng *rand.PCG) {
+	if len(dst) != len(src) {
+		panic(errLength)
+	}
+	roundPositStochGo(dst, src, p, rng)
 }
 
 // Round64 returns x rounded to the nearest posit.

@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package quant
+
+func roundFloatSlice(dst, src []float32, k *floatKernel) { k.roundSliceGo(dst, src) }

@@ -1,0 +1,552 @@
+package quant
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// A Policy says, for every layer of a network, which format each tensor
+// role uses and how dot products accumulate: a default for all layers plus
+// overrides for the layers whose names match a glob (path.Match syntax:
+// "G/*" matches "G/conv1" but not "G/block1/conv"). Overrides apply in the
+// order they were added; a later one wins where two set the same field.
+//
+// A Policy comes from a preset (see PolicyPresets), a TOML file (ReadPolicy), or
+// both (ParsePolicy), and is adjusted with settings such as
+// "G/*:weight=posit(8,1,scale=4)" (Apply). Its String is TOML that
+// ReadPolicy reads back into an equal policy, so a checkpoint can store it.
+//
+// A nil *Policy means float32 everywhere.
+type Policy struct {
+	// Name is a short label for tables and logs: the preset name, or the
+	// name given in the file. Set and Apply leave it alone.
+	Name      string
+	Default   LayerFormats
+	LossScale LossScale
+	overrides []override
+}
+
+// LossScale is the loss scaling a policy asks for: the loss is multiplied
+// by Scale before the backward pass and the weight gradients divided by it
+// after. Scale 0 (the zero LossScale) means no loss scaling. With Dynamic
+// set, Scale is the starting value of dynamic loss scaling (the scaling
+// package).
+type LossScale struct {
+	Scale   float64
+	Dynamic bool
+}
+
+// override is one glob and the fields it sets.
+type override struct {
+	match string
+	set   [numKeys]bool
+	lf    LayerFormats
+}
+
+// The settable fields of a layer, in the order Apply and the TOML file use.
+const (
+	keyWeight = iota
+	keyAct
+	keyOut
+	keyErr
+	keyWGrad
+	keyAccum
+	keyAccumFormat
+	keyRounding
+	numKeys
+)
+
+var keyNames = [numKeys]string{"weight", "act", "out", "err", "wgrad", "accum", "accum_format", "rounding"}
+
+// Shorthand keys setting several formats at once.
+var shorthands = map[string][]int{
+	"all": {keyWeight, keyAct, keyOut, keyErr, keyWGrad},
+	"dot": {keyWeight, keyAct}, // the two operands of the forward dot product
+}
+
+const noFormat = "none" // the name of "no rounding" in settings and files
+
+// For returns the formats the layer with the given name uses: the default,
+// overridden by every matching override in order.
+func (p *Policy) For(layer string) LayerFormats {
+	if p == nil {
+		return LayerFormats{}
+	}
+	lf := p.Default
+	for i := range p.overrides {
+		o := &p.overrides[i]
+		if ok, _ := path.Match(o.match, layer); !ok { // patterns are checked when added
+			continue
+		}
+		for k := range numKeys {
+			if o.set[k] {
+				setField(&lf, k, &o.lf)
+			}
+		}
+	}
+	return lf
+}
+
+// setField copies field k of src to dst.
+func setField(dst *LayerFormats, k int, src *LayerFormats) {
+	switch k {
+	case keyWeight:
+		dst.Weight = src.Weight
+	case keyAct:
+		dst.Act = src.Act
+	case keyOut:
+		dst.Out = src.Out
+	case keyErr:
+		dst.Err = src.Err
+	case keyWGrad:
+		dst.WGrad = src.WGrad
+	case keyAccum:
+		dst.Accum = src.Accum
+	case keyAccumFormat:
+		dst.AccumFormat = src.AccumFormat
+	case keyRounding:
+		dst.Rounding = src.Rounding
+	}
+}
+
+// fieldString returns field k of lf as it appears in a setting.
+func fieldString(lf *LayerFormats, k int) string {
+	fmtName := func(f Format) string {
+		if f == nil {
+			return noFormat
+		}
+		return f.String()
+	}
+	switch k {
+	case keyWeight:
+		return fmtName(lf.Weight)
+	case keyAct:
+		return fmtName(lf.Act)
+	case keyOut:
+		return fmtName(lf.Out)
+	case keyErr:
+		return fmtName(lf.Err)
+	case keyWGrad:
+		return fmtName(lf.WGrad)
+	case keyAccum:
+		return lf.Accum.String()
+	case keyAccumFormat:
+		return fmtName(lf.AccumFormat)
+	case keyRounding:
+		return lf.Rounding.String()
+	}
+	panic("quant: bad policy key")
+}
+
+// parseField parses value as field k into lf.
+func parseField(lf *LayerFormats, k int, value string) error {
+	var err error
+	switch k {
+	case keyAccum:
+		lf.Accum, err = ParseAccumulation(value)
+		return err
+	case keyRounding:
+		lf.Rounding, err = ParseRounding(value)
+		return err
+	}
+	var f Format
+	if strings.TrimSpace(value) != noFormat {
+		if f, err = Parse(value); err != nil {
+			return err
+		}
+	}
+	switch k {
+	case keyWeight:
+		lf.Weight = f
+	case keyAct:
+		lf.Act = f
+	case keyOut:
+		lf.Out = f
+	case keyErr:
+		lf.Err = f
+	case keyWGrad:
+		lf.WGrad = f
+	case keyAccumFormat:
+		lf.AccumFormat = f
+	}
+	return nil
+}
+
+// lookupKey returns the fields a key sets.
+func lookupKey(key string) ([]int, error) {
+	if ks, ok := shorthands[key]; ok {
+		return ks, nil
+	}
+	if i := slices.Index(keyNames[:], key); i >= 0 {
+		return []int{i}, nil
+	}
+	return nil, PolicyError(fmt.Sprintf("unknown key %q (want %s, or all, dot)", key, strings.Join(keyNames[:], ", ")))
+}
+
+// Set sets field key of the layers matching glob to value; glob "" means
+// the default. Keys are weight, act, out, err, wgrad (formats: a name Parse
+// accepts, or "none" for float32), accum (fp32, quire, per-op),
+// accum_format (a format or none), rounding (nearest, stochastic), and the
+// shorthands all (the five formats) and dot (weight and act). Setting the
+// same glob again changes its existing override, keeping its place in the
+// order.
+func (p *Policy) Set(glob, key, value string) error {
+	ks, err := lookupKey(key)
+	if err != nil {
+		return err
+	}
+	var v LayerFormats
+	for _, k := range ks {
+		if err := parseField(&v, k, value); err != nil {
+			return PolicyError(fmt.Sprintf("%s=%s: %v", key, value, err))
+		}
+	}
+	if glob == "" {
+		for _, k := range ks {
+			setField(&p.Default, k, &v)
+		}
+		return nil
+	}
+	if _, err := path.Match(glob, ""); err != nil {
+		return PolicyError(fmt.Sprintf("layer glob %q: %v", glob, err))
+	}
+	i := slices.IndexFunc(p.overrides, func(o override) bool { return o.match == glob })
+	if i < 0 {
+		p.overrides = append(p.overrides, override{match: glob})
+		i = len(p.overrides) - 1
+	}
+	o := &p.overrides[i]
+	for _, k := range ks {
+		setField(&o.lf, k, &v)
+		o.set[k] = true
+	}
+	return nil
+}
+
+// Apply applies a setting of the form "[glob:]key=value", as given on a
+// command line: "weight=posit(8,1)" sets the default,
+// "G/conv*:err=posit(8,1,scale=-3)" overrides the matching layers. See Set
+// for the keys. The glob is everything before the last ':' ahead of the
+// first '=' (format names contain '=' but never ':').
+func (p *Policy) Apply(setting string) error {
+	lhs, value, ok := strings.Cut(setting, "=")
+	if !ok {
+		return PolicyError(fmt.Sprintf("setting %q: want [glob:]key=value", setting))
+	}
+	glob, key := "", lhs
+	if i := strings.LastIndexByte(lhs, ':'); i >= 0 {
+		glob, key = lhs[:i], lhs[i+1:]
+		if glob == "" {
+			return PolicyError(fmt.Sprintf("setting %q: empty layer glob", setting))
+		}
+	}
+	if err := p.Set(glob, strings.TrimSpace(key), value); err != nil {
+		return fmt.Errorf("setting %q: %w", setting, err)
+	}
+	return nil
+}
+
+// Clone returns a deep copy of p.
+func (p *Policy) Clone() *Policy {
+	q := *p
+	q.overrides = slices.Clone(p.overrides)
+	return &q
+}
+
+// PolicyError reports a policy setting, file or name that is not valid.
+type PolicyError string
+
+func (e PolicyError) Error() string { return "quant: bad policy: " + string(e) }
+
+// ---- presets ----
+
+// policyPreset is a named policy: its description (with its source) and its
+// settings, applied to an all-float32 policy.
+type policyPreset struct {
+	name, doc string
+	settings  []string
+	loss      LossScale
+}
+
+// The low-precision training presets start dynamic loss scaling at 2^10,
+// which lifts typical GAN errors (2^-10..2^-15 in the generator) towards
+// the accurate middle of 8-bit formats; the scaling package adapts it
+// during training.
+var policyPresets = []policyPreset{
+	{
+		name: "fp32",
+		doc:  "float32 everywhere: the reference.",
+	},
+	{
+		name: "fp16",
+		doc: "Mixed precision (Micikevicius et al., ICLR 2018): the dot products' operands, outputs, errors and weight gradients " +
+			"in IEEE half precision, summed in float32; everything else (master weights, normalisation, loss) float32. " +
+			"Dynamic loss scaling from 2^16, as PyTorch's GradScaler.",
+		settings: []string{"all=fp16"},
+		loss:     LossScale{Scale: 65536, Dynamic: true},
+	},
+	{
+		name: "posit8",
+		doc: "P(8,2), the 8-bit posit of the 2022 posit standard, for every dot-product tensor " +
+			"(weights, activations, outputs, errors, weight gradients); no exponent bias, no loss scaling: the naive baseline.",
+		settings: []string{"all=posit(8,2)"},
+	},
+	{
+		name: "posit8+",
+		doc: "P(8,1) with exponent biases and loss scaling, the recipe of Ho et al., \"Posit arithmetic for the training " +
+			"and deployment of GANs\" (DATE 2021). Weights, whose bulk sits near 2^-5..2^-4, get bias 4 and activations " +
+			"and outputs (2^-2..2^0) bias 1, which centres each on P(8,1)'s most accurate binades [2^-2, 2^2); errors " +
+			"and weight gradients are unbiased and lifted by dynamic loss scaling from 2^10. These are starting biases: " +
+			"the scaling package re-estimates them from measured histograms.",
+		settings: []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)"},
+		loss:     LossScale{Scale: 1024, Dynamic: true},
+	},
+	{
+		name: "posit6-deploy",
+		doc: "Deployment (inference) with 6-bit posits, after Ho et al. (DATE 2021): P(6,1) for the dot products' " +
+			"operands (weights, activations), P(16,1) for everything else (outputs; errors and weight gradients if " +
+			"trained). No exponent bias; set one with weight=posit(6,1,scale=k).",
+		settings: []string{"all=posit(16,1)", "dot=posit(6,1)"},
+	},
+	{
+		name: "fp8-ibm",
+		doc: "IBM's hybrid FP8 (Sun et al., \"Hybrid 8-bit floating point training and inference\", NeurIPS 2019): " +
+			"1-4-3 (fp8-ibm-fwd) for the forward operands (weights, activations), 1-5-2 (fp8-ibm-bwd) for errors and " +
+			"weight gradients, and FP(1,6,9) = float(6,9) (Wang et al., NeurIPS 2018) for outputs and as the " +
+			"accumulation format, which fp8-ibm-per-op rounds every partial sum to (plain fp8-ibm sums in float32). " +
+			"Dynamic loss scaling from 2^10.",
+		settings: []string{"dot=fp8-ibm-fwd", "err=fp8-ibm-bwd", "wgrad=fp8-ibm-bwd", "out=float(6,9)", "accum_format=float(6,9)"},
+		loss:     LossScale{Scale: 1024, Dynamic: true},
+	},
+}
+
+// accumSuffixes are the preset-name suffixes that override accumulation.
+var accumSuffixes = []struct {
+	suffix string
+	accum  Accumulation
+}{
+	{"-quire", AccumQuire},
+	{"-per-op", AccumPerOp},
+	{"-fp32", AccumFP32},
+}
+
+// PolicyPresets returns the policy preset names with a one-paragraph description of
+// each, in a fixed order. Any preset name may carry the suffix -quire,
+// -per-op or -fp32 to set the accumulation of every layer (posit8+-quire).
+func PolicyPresets() (names, docs []string) {
+	for _, ps := range policyPresets {
+		names = append(names, ps.name)
+		docs = append(docs, ps.doc)
+	}
+	return names, docs
+}
+
+// PolicyPreset returns the named preset policy (see PolicyPresets).
+func PolicyPreset(name string) (*Policy, error) {
+	find := func(name string) int {
+		return slices.IndexFunc(policyPresets, func(ps policyPreset) bool { return ps.name == name })
+	}
+	i, accum := find(name), -1
+	for _, s := range accumSuffixes {
+		if base, ok := strings.CutSuffix(name, s.suffix); ok && i < 0 {
+			if i = find(base); i >= 0 {
+				accum = int(s.accum)
+			}
+		}
+	}
+	if i < 0 {
+		names, _ := PolicyPresets()
+		return nil, PolicyError(fmt.Sprintf("unknown preset %q (want %s, optionally with -quire or -per-op, or a .toml file)",
+			name, strings.Join(names, ", ")))
+	}
+	ps := policyPresets[i]
+	p := &Policy{Name: name, LossScale: ps.loss}
+	for _, s := range ps.settings {
+		if err := p.Apply(s); err != nil {
+			return nil, fmt.Errorf("quant: preset %s: %w", ps.name, err)
+		}
+	}
+	if accum >= 0 {
+		p.Default.Accum = Accumulation(accum)
+	}
+	return p, nil
+}
+
+// ParsePolicy returns the policy s names: a preset name (see PolicyPresets) or
+// the path of a TOML policy file (see ReadPolicy).
+func ParsePolicy(s string) (*Policy, error) {
+	p, err := PolicyPreset(s)
+	if err == nil {
+		return p, nil
+	}
+	if _, statErr := os.Stat(s); statErr != nil && !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
+		return nil, err // not a file either: the preset error lists the presets
+	}
+	f, err := os.Open(s)
+	if err != nil {
+		return nil, fmt.Errorf("quant: policy: %w", err)
+	}
+	defer f.Close()
+	if p, err = ReadPolicy(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", s, err)
+	}
+	return p, nil
+}
+
+// ---- TOML ----
+
+// tomlPolicy is the file layout:
+//
+//	name = "my-policy"    # optional label
+//	preset = "posit8+"    # optional: start from a preset
+//
+//	[loss_scale]          # optional; replaces the preset's
+//	scale = 1024.0
+//	dynamic = true
+//
+//	[default]             # any subset of the layer keys
+//	weight = "posit(8,1,scale=4)"
+//
+//	[[layer]]             # overrides, applied in file order
+//	match = "G/out*"
+//	out = "posit(16,1)"
+//
+// Layer keys: weight act out err wgrad accum accum_format rounding, and the
+// shorthands all and dot, which apply first.
+type tomlPolicy struct {
+	Name      string         `toml:"name,omitempty"`
+	Preset    string         `toml:"preset,omitempty"`
+	LossScale *tomlLossScale `toml:"loss_scale,omitempty"`
+	Default   *tomlLayer     `toml:"default,omitempty"`
+	Layer     []tomlLayer    `toml:"layer,omitempty"`
+}
+
+type tomlLossScale struct {
+	Scale   float64 `toml:"scale"`
+	Dynamic bool    `toml:"dynamic"`
+}
+
+type tomlLayer struct {
+	Match       string `toml:"match,omitempty"`
+	All         string `toml:"all,omitempty"`
+	Dot         string `toml:"dot,omitempty"`
+	Weight      string `toml:"weight,omitempty"`
+	Act         string `toml:"act,omitempty"`
+	Out         string `toml:"out,omitempty"`
+	Err         string `toml:"err,omitempty"`
+	WGrad       string `toml:"wgrad,omitempty"`
+	Accum       string `toml:"accum,omitempty"`
+	AccumFormat string `toml:"accum_format,omitempty"`
+	Rounding    string `toml:"rounding,omitempty"`
+}
+
+// settings returns the table's (key, value) pairs in application order.
+func (t *tomlLayer) settings() [][2]string {
+	var s [][2]string
+	for _, kv := range [][2]string{
+		{"all", t.All}, {"dot", t.Dot}, {"weight", t.Weight}, {"act", t.Act}, {"out", t.Out}, {"err", t.Err},
+		{"wgrad", t.WGrad}, {"accum", t.Accum}, {"accum_format", t.AccumFormat}, {"rounding", t.Rounding},
+	} {
+		if kv[1] != "" {
+			s = append(s, kv)
+		}
+	}
+	return s
+}
+
+func (t *tomlLayer) setKey(k int, v string) {
+	*[...]*string{&t.Weight, &t.Act, &t.Out, &t.Err, &t.WGrad, &t.Accum, &t.AccumFormat, &t.Rounding}[k] = v
+}
+
+// ReadPolicy reads a TOML policy (see WriteTOML for an example). Unknown
+// keys are errors that name the key.
+func ReadPolicy(r io.Reader) (*Policy, error) {
+	var t tomlPolicy
+	md, err := toml.NewDecoder(r).Decode(&t)
+	if err != nil {
+		return nil, fmt.Errorf("quant: policy file: %w", err)
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		return nil, PolicyError(fmt.Sprintf("unknown key %q in policy file", u[0].String()))
+	}
+	p := &Policy{}
+	if t.Preset != "" {
+		if p, err = PolicyPreset(t.Preset); err != nil {
+			return nil, err
+		}
+	}
+	if t.Name != "" {
+		p.Name = t.Name
+	}
+	if t.LossScale != nil {
+		s := t.LossScale.Scale
+		if s < 0 || math.IsInf(s, 0) || math.IsNaN(s) || (s == 0 && t.LossScale.Dynamic) {
+			return nil, PolicyError(fmt.Sprintf("loss_scale.scale = %v: want a positive finite number (0: no loss scaling)", s))
+		}
+		p.LossScale = LossScale{Scale: s, Dynamic: t.LossScale.Dynamic}
+	}
+	if t.Default != nil {
+		if t.Default.Match != "" {
+			return nil, PolicyError("[default] takes no match key")
+		}
+		for _, kv := range t.Default.settings() {
+			if err := p.Set("", kv[0], kv[1]); err != nil {
+				return nil, fmt.Errorf("[default]: %w", err)
+			}
+		}
+	}
+	for i, l := range t.Layer {
+		if l.Match == "" {
+			return nil, PolicyError(fmt.Sprintf("[[layer]] %d has no match key", i+1))
+		}
+		for _, kv := range l.settings() {
+			if err := p.Set(l.Match, kv[0], kv[1]); err != nil {
+				return nil, fmt.Errorf("[[layer]] %d (match %q): %w", i+1, l.Match, err)
+			}
+		}
+	}
+	return p, nil
+}
+
+// WriteTOML writes p as a self-contained TOML file (every default field
+// spelled out, no preset reference), which ReadPolicy reads back into a
+// policy with the same String.
+func (p *Policy) WriteTOML(w io.Writer) error {
+	t := tomlPolicy{Name: p.Name, Default: &tomlLayer{}}
+	if p.LossScale != (LossScale{}) {
+		t.LossScale = &tomlLossScale{Scale: p.LossScale.Scale, Dynamic: p.LossScale.Dynamic}
+	}
+	for k := range numKeys {
+		t.Default.setKey(k, fieldString(&p.Default, k))
+	}
+	for _, o := range p.overrides {
+		l := tomlLayer{Match: o.match}
+		for k := range numKeys {
+			if o.set[k] {
+				l.setKey(k, fieldString(&o.lf, k))
+			}
+		}
+		t.Layer = append(t.Layer, l)
+	}
+	if _, err := io.WriteString(w, "# positgan quantization policy\n"); err != nil {
+		return err
+	}
+	return toml.NewEncoder(w).Encode(t)
+}
+
+// String returns p as TOML (see WriteTOML).
+func (p *Policy) String() string {
+	var b bytes.Buffer
+	if err := p.WriteTOML(&b); err != nil {
+		return "quant: policy: " + err.Error()
+	}
+	return b.String()
+}

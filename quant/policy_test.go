@@ -1,0 +1,324 @@
+package quant_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/positgan/positgan/quant"
+)
+
+// lf builds LayerFormats from format names ("" or "none": nil).
+func lf(weight, act, out, err, wgrad string, acc quant.Accumulation, accFmt string, r quant.Rounding) quant.LayerFormats {
+	f := func(s string) quant.Format {
+		if s == "" || s == "none" {
+			return nil
+		}
+		return quant.MustParse(s)
+	}
+	return quant.LayerFormats{Weight: f(weight), Act: f(act), Out: f(out), Err: f(err), WGrad: f(wgrad),
+		Accum: acc, AccumFormat: f(accFmt), Rounding: r}
+}
+
+// needFormats skips the test unless every name parses: float formats are
+// being added to Parse by another change.
+func needFormats(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := quant.Parse(n); err != nil {
+			t.Skipf("format %s does not parse yet (%v): quant.Parse lacks float formats", n, err)
+		}
+	}
+}
+
+func TestPolicyFor(t *testing.T) {
+	p := &quant.Policy{}
+	for _, s := range []string{
+		"all=posit(8,1)",
+		"weight=posit(8,1,scale=4)",
+		"G/*:out=posit(16,1)",
+		"G/conv*:weight=none",
+		"G/*:accum=quire",
+		"D/*:rounding=stochastic",
+		"*/fc:dot=posit(6,1)",
+		"G/*:accum_format=posit(16,2)", // same glob again: updates the first G/* override
+	} {
+		if err := p.Apply(s); err != nil {
+			t.Fatalf("Apply(%q): %v", s, err)
+		}
+	}
+	const p8, p8w = "posit(8,1)", "posit(8,1,scale=4)"
+	tests := []struct {
+		layer string
+		want  quant.LayerFormats
+	}{
+		{"X", lf(p8w, p8, p8, p8, p8, quant.AccumFP32, "", quant.Nearest)},
+		{"G/fc", lf("posit(6,1)", "posit(6,1)", "posit(16,1)", p8, p8, quant.AccumQuire, "posit(16,2)", quant.Nearest)},
+		{"G/conv1", lf("", p8, "posit(16,1)", p8, p8, quant.AccumQuire, "posit(16,2)", quant.Nearest)},
+		{"G/block/conv1", lf(p8w, p8, p8, p8, p8, quant.AccumFP32, "", quant.Nearest)}, // * does not cross /
+		{"D/conv1", lf(p8w, p8, p8, p8, p8, quant.AccumFP32, "", quant.Stochastic)},
+		{"D/fc", lf("posit(6,1)", "posit(6,1)", p8, p8, p8, quant.AccumFP32, "", quant.Stochastic)},
+	}
+	for _, tt := range tests {
+		if got := p.For(tt.layer); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("For(%q) =\n%+v\nwant\n%+v", tt.layer, got, tt.want)
+		}
+	}
+	var nilPolicy *quant.Policy
+	if got := nilPolicy.For("x"); got != (quant.LayerFormats{}) {
+		t.Errorf("nil policy: For = %+v, want float32 everywhere", got)
+	}
+}
+
+func TestPolicyApplyErrors(t *testing.T) {
+	tests := []struct {
+		setting, want string
+	}{
+		{"weight", "want [glob:]key=value"},
+		{"wieght=posit(8,1)", `unknown key "wieght"`},
+		{"G/*:wieght=posit(8,1)", `unknown key "wieght"`},
+		{"weight=posit(8,9)", "posit(8,9)"},
+		{"weight=nosuchformat", "nosuchformat"},
+		{"accum=kahan", "unknown accumulation kahan"},
+		{"rounding=up", "unknown rounding up"},
+		{"G/[:weight=posit(8,1)", "layer glob"},
+		{":weight=posit(8,1)", "empty layer glob"},
+	}
+	for _, tt := range tests {
+		p := &quant.Policy{}
+		err := p.Apply(tt.setting)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Apply(%q) = %v, want an error containing %q", tt.setting, err, tt.want)
+		}
+	}
+}
+
+func TestPolicyPresets(t *testing.T) {
+	const (
+		p8  = "posit(8,2)"
+		q8  = "posit(8,1)"
+		p16 = "posit(16,1)"
+		p6  = "posit(6,1)"
+	)
+	dyn10 := quant.LossScale{Scale: 1024, Dynamic: true}
+	// f lists weight, act, out, err, wgrad and accum_format.
+	tests := []struct {
+		name  string
+		need  []string // format names that must parse
+		f     [6]string
+		acc   quant.Accumulation
+		scale quant.LossScale
+	}{
+		{"fp32", nil, [6]string{}, quant.AccumFP32, quant.LossScale{}},
+		{"posit8", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumFP32, quant.LossScale{}},
+		{"posit8+", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumFP32, dyn10},
+		{"posit8+-quire", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumQuire, dyn10},
+		{"posit8+-per-op", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumPerOp, dyn10},
+		{"posit8-quire", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumQuire, quant.LossScale{}},
+		{"posit6-deploy", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumFP32, quant.LossScale{}},
+		{"posit6-deploy-quire", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumQuire, quant.LossScale{}},
+		{"fp16", []string{"fp16"}, [6]string{"fp16", "fp16", "fp16", "fp16", "fp16"}, quant.AccumFP32, quant.LossScale{Scale: 65536, Dynamic: true}},
+		{"fp8-ibm", []string{"fp8-ibm-fwd", "fp8-ibm-bwd", "float(6,9)"},
+			[6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, quant.AccumFP32, dyn10},
+		{"fp8-ibm-per-op", []string{"fp8-ibm-fwd", "fp8-ibm-bwd", "float(6,9)"},
+			[6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, quant.AccumPerOp, dyn10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			needFormats(t, tt.need...)
+			p, err := quant.ParsePolicy(tt.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := lf(tt.f[0], tt.f[1], tt.f[2], tt.f[3], tt.f[4], tt.acc, tt.f[5], quant.Nearest)
+			if got := p.For("any/layer"); !reflect.DeepEqual(got, want) {
+				t.Errorf("For =\n%+v\nwant\n%+v", got, want)
+			}
+			if p.LossScale != tt.scale {
+				t.Errorf("LossScale = %+v, want %+v", p.LossScale, tt.scale)
+			}
+			if p.Name != tt.name {
+				t.Errorf("Name = %q, want %q", p.Name, tt.name)
+			}
+		})
+	}
+	// Every documented preset is reachable and round-trips.
+	names, docs := quant.PolicyPresets()
+	for i, n := range names {
+		if docs[i] == "" {
+			t.Errorf("preset %s has no description", n)
+		}
+		for _, suffix := range []string{"", "-quire", "-per-op"} {
+			p, err := quant.PolicyPreset(n + suffix)
+			if err != nil {
+				if strings.Contains(err.Error(), "not implemented") || strings.Contains(err.Error(), "unknown format") {
+					continue // float formats not in Parse yet: covered by the skips above
+				}
+				t.Errorf("Preset(%q): %v", n+suffix, err)
+				continue
+			}
+			checkRoundTrip(t, p)
+		}
+	}
+}
+
+func TestParsePolicyErrors(t *testing.T) {
+	tests := []struct {
+		arg, want string
+	}{
+		{"posit9", `unknown preset "posit9"`},
+		{"posit8+-kahan", `unknown preset "posit8+-kahan"`},
+		{"testdata/no-such-file.toml", "no such file"},
+		{"testdata/policy-unknown-key.toml", `unknown key "layer.wieght"`},
+	}
+	for _, tt := range tests {
+		_, err := quant.ParsePolicy(tt.arg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParsePolicy(%q) = %v, want an error containing %q", tt.arg, err, tt.want)
+		}
+	}
+}
+
+func TestReadPolicyErrors(t *testing.T) {
+	tests := []struct {
+		name, file, want string
+	}{
+		{"unknown top-level key", `presett = "posit8"`, `unknown key "presett"`},
+		{"unknown default key", "[default]\nwieght = \"posit(8,1)\"", `unknown key "default.wieght"`},
+		{"unknown loss key", "[loss_scale]\nscael = 2.0", `unknown key "loss_scale.scael"`},
+		{"layer without match", "[[layer]]\nweight = \"posit(8,1)\"", "has no match key"},
+		{"match in default", "[default]\nmatch = \"G/*\"", "takes no match key"},
+		{"bad format", "[[layer]]\nmatch = \"G/*\"\nweight = \"posit(8,)\"", `[[layer]] 1 (match "G/*")`},
+		{"bad glob", "[[layer]]\nmatch = \"G/[\"\nweight = \"posit(8,1)\"", "layer glob"},
+		{"bad preset", `preset = "posit9"`, `unknown preset "posit9"`},
+		{"negative loss scale", "[loss_scale]\nscale = -2.0", "loss_scale.scale"},
+		{"dynamic from zero", "[loss_scale]\nscale = 0.0\ndynamic = true", "loss_scale.scale"},
+		{"wrong type", "[default]\nweight = 8", "weight"},
+		{"syntax", "[default\n", "policy file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := quant.ReadPolicy(strings.NewReader(tt.file))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadPolicyFile(t *testing.T) {
+	p, err := quant.ParsePolicy("testdata/policy-posit8plus-custom.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q8 = "posit(8,1)"
+	tests := []struct {
+		layer string
+		want  quant.LayerFormats
+	}{
+		{"G/conv1", lf("posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8, quant.AccumQuire, "", quant.Nearest)},
+		{"G/out", lf("posit(16,1,scale=4)", "posit(16,1)", "posit(16,1)", "posit(16,1)", "posit(16,1)", quant.AccumQuire, "", quant.Nearest)},
+		{"D/fc", lf("posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8, quant.AccumQuire, "", quant.Stochastic)},
+	}
+	for _, tt := range tests {
+		if got := p.For(tt.layer); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("For(%q) =\n%+v\nwant\n%+v", tt.layer, got, tt.want)
+		}
+	}
+	if want := (quant.LossScale{Scale: 512}); p.LossScale != want {
+		t.Errorf("LossScale = %+v, want %+v", p.LossScale, want)
+	}
+	if p.Name != "posit8+ G/out16" {
+		t.Errorf("Name = %q", p.Name)
+	}
+	checkRoundTrip(t, p)
+}
+
+// checkRoundTrip checks that p's TOML reads back into a policy with the
+// same text and the same formats for a set of layer names.
+func checkRoundTrip(t *testing.T, p *quant.Policy) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.WriteTOML(&b); err != nil {
+		t.Fatal(err)
+	}
+	q, err := quant.ReadPolicy(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatalf("%s: reading back:\n%s\n%v", p.Name, b.String(), err)
+	}
+	if q.String() != b.String() {
+		t.Errorf("%s: round trip changed the TOML:\n%s\nto\n%s", p.Name, b.String(), q.String())
+	}
+	if q.Name != p.Name || q.LossScale != p.LossScale {
+		t.Errorf("%s: round trip: name %q loss %+v, want %q %+v", p.Name, q.Name, q.LossScale, p.Name, p.LossScale)
+	}
+	for _, l := range []string{"G/conv1", "G/out", "D/fc", "x"} {
+		if a, b := p.For(l), q.For(l); !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: round trip: For(%q) = %+v, want %+v", p.Name, l, b, a)
+		}
+	}
+}
+
+func TestPolicyRoundTripOverrides(t *testing.T) {
+	p, err := quant.ParsePolicy("posit8+")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"G/*:all=none", "G/*:weight=posit(8,0,scale=-3)", `D/"odd\name*:accum=per-op`} {
+		if err := p.Apply(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkRoundTrip(t, p)
+	if err := os.WriteFile(t.TempDir()+"/p.toml", []byte(p.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ExampleParsePolicy() {
+	p, err := quant.ParsePolicy("posit8+")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Keep the generator's output layer in 16-bit posits.
+	if err := p.Apply("G/out:all=posit(16,1)"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, layer := range []string{"G/conv1", "G/out"} {
+		f := p.For(layer)
+		fmt.Println(layer, f.Weight, f.Act, f.Err, f.Accum)
+	}
+	fmt.Println("loss scale", p.LossScale.Scale, "dynamic", p.LossScale.Dynamic)
+	// Output:
+	// G/conv1 posit(8,1,scale=4) posit(8,1,scale=1) posit(8,1) fp32
+	// G/out posit(16,1) posit(16,1) posit(16,1) fp32
+	// loss scale 1024 dynamic true
+}
+
+func ExamplePolicy_WriteTOML() {
+	p, _ := quant.ParsePolicy("posit6-deploy-quire")
+	_ = p.Apply("G/out:weight=posit(16,1)")
+	_ = p.WriteTOML(os.Stdout)
+	// Output:
+	// # positgan quantization policy
+	// name = "posit6-deploy-quire"
+	//
+	// [default]
+	//   weight = "posit(6,1)"
+	//   act = "posit(6,1)"
+	//   out = "posit(16,1)"
+	//   err = "posit(16,1)"
+	//   wgrad = "posit(16,1)"
+	//   accum = "quire"
+	//   accum_format = "none"
+	//   rounding = "nearest"
+	//
+	// [[layer]]
+	//   match = "G/out"
+	//   weight = "posit(16,1)"
+}

@@ -1,0 +1,79 @@
+//go:build amd64 && !purego
+
+package quant
+
+import "golang.org/x/sys/cpu"
+
+// The vector kernels in posit_kernel_amd64.s do what roundPositGo does on
+// 8 (AVX2) or 16 (AVX-512) lanes at once. They are chosen once, by CPU.
+var (
+	hasAVX2   = cpu.X86.HasAVX2
+	hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasPOPCNT
+)
+
+// roundPositAVX2 and roundPositAVX512 round the n elements at src (n a
+// multiple of 8 or 16) to dst. Where they cannot, they copy the input to
+// dst and store the element's index at idx. They return the number of
+// indices stored.
+//
+//go:noescape
+func roundPositAVX2(dst, src *float32, n int, c *positSlice, idx *int32) int
+
+//go:noescape
+func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
+
+func roundPositSlice(dst, src []float32, p Posit) {
+	switch {
+	case hasAVX512:
+		roundPositVec(dst, src, p, true)
+	case hasAVX2:
+		roundPositVec(dst, src, p, false)
+	default:
+		roundPositGo(dst, src, p)
+	}
+}
+
+// roundPositVec runs a vector kernel over src, finishes the elements it
+// skips with the slow path and the tail with the portable kernel. dst may
+// be src: the kernels leave the inputs they skip in dst.
+func roundPositVec(dst, src []float32, p Posit, avx512 bool) {
+	c := p.slice()
+	dst = dst[:len(src)]
+	width := 8
+	if avx512 {
+		width = 16
+	}
+	var idx [positVecChunk]int32
+	n := len(src) &^ (width - 1)
+	for i := 0; i < n; i += positVecChunk {
+		m := min(positVecChunk, n-i)
+		var cnt int
+		if avx512 {
+			cnt = roundPositAVX512(&dst[i], &src[i], m, &c, &idx[0])
+		} else {
+			cnt = roundPositAVX2(&dst[i], &src[i], m, &c, &idx[0])
+		}
+		d := dst[i : i+m]
+		for _, j := range idx[:cnt] {
+			d[j] = p.roundSlow(d[j])
+		}
+	}
+	roundPositGo(dst[n:], src[n:], p)
+}
+
+// positKernels lists the RoundSlice kernels this machine can run, so that
+// tests and benchmarks can reach each of them.
+func positKernels() []positSliceKernel {
+	ks := []positSliceKernel{{"go", roundPositGo}}
+	if hasAVX2 {
+		ks = append(ks, positSliceKernel{"avx2", func(dst, src []float32, p Posit) {
+			roundPositVec(dst, src, p, false)
+		}})
+	}
+	if hasAVX512 {
+		ks = append(ks, positSliceKernel{"avx512", func(dst, src []float32, p Posit) {
+			roundPositVec(dst, src, p, true)
+		}})
+	}
+	return ks
+}
