@@ -1,0 +1,315 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The kernels compute roundPositGo (posit_kernel.go) lane by lane, from the
+// constants in a positSlice:
+//	0 sOff, 4 es, 8 c1, 12 c2, 16 dMax, 20 off,
+//	24 lo, 28 loTie, 32 hi, 36 hiTie, 40 minB, 44 lowB, 48 highB, 52 maxB.
+// Lanes that need the slow path get the input unchanged, and their indices
+// (relative to src) are stored at idx.
+
+DATA absMask<>+0(SB)/4, $0x7fffffff
+DATA absMask<>+4(SB)/4, $0x7fffffff
+DATA absMask<>+8(SB)/4, $0x7fffffff
+DATA absMask<>+12(SB)/4, $0x7fffffff
+DATA absMask<>+16(SB)/4, $0x7fffffff
+DATA absMask<>+20(SB)/4, $0x7fffffff
+DATA absMask<>+24(SB)/4, $0x7fffffff
+DATA absMask<>+28(SB)/4, $0x7fffffff
+GLOBL absMask<>(SB), RODATA|NOPTR, $32
+
+DATA signMask<>+0(SB)/4, $0x80000000
+DATA signMask<>+4(SB)/4, $0x80000000
+DATA signMask<>+8(SB)/4, $0x80000000
+DATA signMask<>+12(SB)/4, $0x80000000
+DATA signMask<>+16(SB)/4, $0x80000000
+DATA signMask<>+20(SB)/4, $0x80000000
+DATA signMask<>+24(SB)/4, $0x80000000
+DATA signMask<>+28(SB)/4, $0x80000000
+GLOBL signMask<>(SB), RODATA|NOPTR, $32
+
+// a+0x7f800000 > -16777217 (signed) iff a-minNormal >= normRange (unsigned).
+DATA normBias<>+0(SB)/4, $0x7f800000
+DATA normBias<>+4(SB)/4, $0x7f800000
+DATA normBias<>+8(SB)/4, $0x7f800000
+DATA normBias<>+12(SB)/4, $0x7f800000
+DATA normBias<>+16(SB)/4, $0x7f800000
+DATA normBias<>+20(SB)/4, $0x7f800000
+DATA normBias<>+24(SB)/4, $0x7f800000
+DATA normBias<>+28(SB)/4, $0x7f800000
+GLOBL normBias<>(SB), RODATA|NOPTR, $32
+
+DATA normLimit<>+0(SB)/4, $0xfeffffff
+DATA normLimit<>+4(SB)/4, $0xfeffffff
+DATA normLimit<>+8(SB)/4, $0xfeffffff
+DATA normLimit<>+12(SB)/4, $0xfeffffff
+DATA normLimit<>+16(SB)/4, $0xfeffffff
+DATA normLimit<>+20(SB)/4, $0xfeffffff
+DATA normLimit<>+24(SB)/4, $0xfeffffff
+DATA normLimit<>+28(SB)/4, $0xfeffffff
+GLOBL normLimit<>(SB), RODATA|NOPTR, $32
+
+DATA lanes<>+0(SB)/4, $0
+DATA lanes<>+4(SB)/4, $1
+DATA lanes<>+8(SB)/4, $2
+DATA lanes<>+12(SB)/4, $3
+DATA lanes<>+16(SB)/4, $4
+DATA lanes<>+20(SB)/4, $5
+DATA lanes<>+24(SB)/4, $6
+DATA lanes<>+28(SB)/4, $7
+DATA lanes<>+32(SB)/4, $8
+DATA lanes<>+36(SB)/4, $9
+DATA lanes<>+40(SB)/4, $10
+DATA lanes<>+44(SB)/4, $11
+DATA lanes<>+48(SB)/4, $12
+DATA lanes<>+52(SB)/4, $13
+DATA lanes<>+56(SB)/4, $14
+DATA lanes<>+60(SB)/4, $15
+GLOBL lanes<>(SB), RODATA|NOPTR, $64
+
+// 0x7f7fffff: a > it (signed) iff a is Inf or NaN.
+DATA maxFinite<>+0(SB)/4, $0x7f7fffff
+DATA maxFinite<>+4(SB)/4, $0x7f7fffff
+DATA maxFinite<>+8(SB)/4, $0x7f7fffff
+DATA maxFinite<>+12(SB)/4, $0x7f7fffff
+DATA maxFinite<>+16(SB)/4, $0x7f7fffff
+DATA maxFinite<>+20(SB)/4, $0x7f7fffff
+DATA maxFinite<>+24(SB)/4, $0x7f7fffff
+DATA maxFinite<>+28(SB)/4, $0x7f7fffff
+GLOBL maxFinite<>(SB), RODATA|NOPTR, $32
+
+// func roundPositAVX2(dst, src *float32, n int, c *positSlice, idx *int32) int
+//
+// All the magnitudes compared are below 2^31, so signed compares serve.
+// The region constants are broadcast to the frame: loTie 0, hiTie 32,
+// minB 64, lowB 96, highB 128, maxB 160.
+TEXT ·roundPositAVX2(SB), NOSPLIT, $192-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), R8
+	MOVQ idx+32(FP), R9
+	XORQ R10, R10 // indices stored
+	XORQ R11, R11 // element
+
+	VPBROADCASTD 0(R8), Y15  // sOff
+	VMOVD        4(R8), X14  // es
+	VPBROADCASTD 8(R8), Y13  // c1
+	VPBROADCASTD 12(R8), Y12 // c2
+	VPBROADCASTD 20(R8), Y10 // off
+	VPBROADCASTD 24(R8), Y7  // lo
+	VPBROADCASTD 32(R8), Y8  // hi
+	VPBROADCASTD 28(R8), Y0
+	VMOVDQU      Y0, 0(SP)   // loTie
+	VPBROADCASTD 36(R8), Y0
+	VMOVDQU      Y0, 32(SP)  // hiTie
+	VPBROADCASTD 40(R8), Y0
+	VMOVDQU      Y0, 64(SP)  // minB
+	VPBROADCASTD 44(R8), Y0
+	VMOVDQU      Y0, 96(SP)  // lowB
+	VPBROADCASTD 48(R8), Y0
+	VMOVDQU      Y0, 128(SP) // highB
+	VPBROADCASTD 52(R8), Y0
+	VMOVDQU      Y0, 160(SP) // maxB
+	MOVL         $1, AX
+	MOVD         AX, X9
+	VPBROADCASTD X9, Y9      // 1
+	VPXOR        Y5, Y5, Y5  // 0
+
+avx2loop:
+	CMPQ R11, CX
+	JAE  avx2done
+	VMOVDQU (SI)(R11*4), Y0
+	VPAND   absMask<>(SB), Y0, Y1 // a
+
+	// The regular region: round a+off at bit drop.
+	VPSRLD  $23, Y1, Y2
+	VPADDD  Y15, Y2, Y2 // s
+	VPSRAD  X14, Y2, Y2 // k
+	VPADDD  Y13, Y2, Y3
+	VPSUBD  Y2, Y12, Y2
+	VPMAXSD Y3, Y2, Y2
+	VPMAXSD Y5, Y2, Y2  // drop
+	VPADDD  Y10, Y1, Y6 // v = a+off
+	VPSRLVD Y2, Y6, Y3
+	VPAND   Y9, Y3, Y3  // lsb
+	VPSLLVD Y2, Y9, Y2
+	VPSUBD  Y9, Y2, Y2  // low
+	VPSRLD  $1, Y2, Y4
+	VPADDD  Y4, Y3, Y3
+	VPAND   Y2, Y3, Y3  // half
+	VPADDD  Y3, Y6, Y6
+	VPANDN  Y6, Y2, Y6
+	VPSUBD  Y10, Y6, Y6 // r
+
+	// Skip (Y4) if a or r is not a normal float32.
+	VPADDD   normBias<>(SB), Y1, Y3
+	VPCMPGTD normLimit<>(SB), Y3, Y4
+	VPADDD   normBias<>(SB), Y6, Y3
+	VPCMPGTD normLimit<>(SB), Y3, Y3
+	VPOR     Y3, Y4, Y4
+
+	// a < lo: minB, or lowB from loTie up; never skipped.
+	VPCMPGTD  Y1, Y7, Y2
+	VMOVDQU   0(SP), Y3
+	VPCMPGTD  Y1, Y3, Y3
+	VMOVDQU   96(SP), Y11
+	VPBLENDVB Y3, 64(SP), Y11, Y11
+	VPBLENDVB Y2, Y11, Y6, Y6
+	VPANDN    Y4, Y2, Y4
+
+	// a >= hi: highB, or maxB from hiTie up; skipped if not finite.
+	VPCMPGTD  Y1, Y8, Y2
+	VMOVDQU   32(SP), Y3
+	VPCMPGTD  Y1, Y3, Y3
+	VMOVDQU   160(SP), Y11
+	VPBLENDVB Y3, 128(SP), Y11, Y11
+	VPBLENDVB Y2, Y6, Y11, Y6
+	VPAND     Y2, Y4, Y4
+	VPCMPGTD  maxFinite<>(SB), Y1, Y3
+	VPOR      Y3, Y4, Y4
+
+	// ±0 gives +0; the rest take the sign of x.
+	VPCMPEQD  Y1, Y5, Y3
+	VPANDN    Y6, Y3, Y6
+	VPAND     signMask<>(SB), Y0, Y2
+	VPANDN    Y2, Y3, Y2
+	VPOR      Y2, Y6, Y6
+	VPBLENDVB Y4, Y0, Y6, Y6 // skipped lanes: x
+	VMOVDQU   Y6, (DI)(R11*4)
+	VMOVMSKPS Y4, AX
+	TESTL     AX, AX
+	JNZ       avx2skip
+
+avx2next:
+	ADDQ $8, R11
+	JMP  avx2loop
+
+avx2skip:
+	BSFL AX, DX
+	ADDL R11, DX
+	MOVL DX, (R9)(R10*4)
+	INCQ R10
+	LEAL -1(AX), DX
+	ANDL DX, AX
+	JNZ  avx2skip
+	JMP  avx2next
+
+avx2done:
+	VZEROUPPER
+	MOVQ R10, ret+40(FP)
+	RET
+
+// func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
+TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), R8
+	MOVQ idx+32(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+	VPBROADCASTD 0(R8), Z15  // sOff
+	VMOVD        4(R8), X14  // es
+	VPBROADCASTD 8(R8), Z13  // c1
+	VPBROADCASTD 12(R8), Z12 // c2
+	VPBROADCASTD 20(R8), Z10 // off
+	VPBROADCASTD 24(R8), Z24 // lo
+	VPBROADCASTD 28(R8), Z25 // loTie
+	VPBROADCASTD 32(R8), Z28 // hi
+	VPBROADCASTD 36(R8), Z29 // hiTie
+	VPBROADCASTD 40(R8), Z26 // minB
+	VPBROADCASTD 44(R8), Z27 // lowB
+	VPBROADCASTD 48(R8), Z30 // highB
+	VPBROADCASTD 52(R8), Z31 // maxB
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z9      // 1
+	VPXORD       Z5, Z5, Z5  // 0
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z20     // |x| mask
+	MOVL         $0x00800000, AX
+	VPBROADCASTD AX, Z21     // smallest normal
+	MOVL         $0x7f000000, AX
+	VPBROADCASTD AX, Z22     // normal range
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z19     // +Inf
+	VMOVDQU32    lanes<>(SB), Z23
+
+avx512loop:
+	CMPQ R11, CX
+	JAE  avx512done
+	VMOVDQU32 (SI)(R11*4), Z0
+	VPANDD    Z20, Z0, Z1 // a
+
+	// The regular region: round a+off at bit drop.
+	VPSRLD  $23, Z1, Z2
+	VPADDD  Z15, Z2, Z2 // s
+	VPSRAD  X14, Z2, Z2 // k
+	VPADDD  Z13, Z2, Z3
+	VPSUBD  Z2, Z12, Z2
+	VPMAXSD Z3, Z2, Z2
+	VPMAXSD Z5, Z2, Z2  // drop
+	VPADDD  Z10, Z1, Z6 // v = a+off
+	VPSRLVD Z2, Z6, Z3
+	VPANDD  Z9, Z3, Z3  // lsb
+	VPSLLVD Z2, Z9, Z2
+	VPSUBD  Z9, Z2, Z2  // low
+	VPSRLD  $1, Z2, Z4
+	VPADDD  Z4, Z3, Z3
+	VPANDD  Z2, Z3, Z3  // half
+	VPADDD  Z3, Z6, Z6
+	VPANDND Z6, Z2, Z6
+	VPSUBD  Z10, Z6, Z6 // r
+
+	// Keep (K1) if a and r are normal float32s.
+	VPSUBD  Z21, Z1, Z3
+	VPCMPUD $1, Z22, Z3, K1
+	VPSUBD  Z21, Z6, Z3
+	VPCMPUD $1, Z22, Z3, K1, K1
+
+	// a < lo: minB, or lowB from loTie up.
+	VPCMPUD   $1, Z24, Z1, K2
+	VPCMPUD   $5, Z25, Z1, K3
+	VPBLENDMD Z27, Z26, K3, Z3
+	VMOVDQA32 Z3, K2, Z6
+
+	// a >= hi: highB, or maxB from hiTie up.
+	VPCMPUD   $5, Z28, Z1, K4
+	VPCMPUD   $5, Z29, Z1, K3
+	VPBLENDMD Z31, Z30, K3, Z3
+	VMOVDQA32 Z3, K4, Z6
+
+	// Keep those too, if finite.
+	KORW    K2, K1, K1
+	KORW    K4, K1, K1
+	VPCMPUD $1, Z19, Z1, K1, K1
+
+	// ±0 gives +0; the rest take the sign of x.
+	VPTESTMD  Z1, Z1, K5
+	VPANDND   Z0, Z20, Z3
+	VPORD.Z   Z3, Z6, K5, Z6
+	VPBLENDMD Z6, Z0, K1, Z6 // skipped lanes: x
+	VMOVDQU32 Z6, (DI)(R11*4)
+	KORTESTW  K1, K1
+	JCC       avx512skip     // CF clear: some lane skipped
+
+avx512next:
+	ADDQ $16, R11
+	JMP  avx512loop
+
+avx512skip:
+	KNOTW        K1, K2
+	VPBROADCASTD R11, Z7
+	VPADDD       Z23, Z7, Z7
+	VPCOMPRESSD  Z7, K2, (R9)(R10*4)
+	KMOVW        K2, AX
+	POPCNTL      AX, AX
+	ADDQ         AX, R10
+	JMP          avx512next
+
+avx512done:
+	VZEROUPPER
+	MOVQ R10, ret+40(FP)
+	RET
