@@ -31,6 +31,12 @@ type Policy struct {
 	Name      string
 	Default   LayerFormats
 	LossScale LossScale
+	// Tanh names an approximation for the generator's output tanh, as
+	// package tanhapprox parses it ("bitwise-corrected:posit(16,0)",
+	// "pwl:3"); "" is the exact tanh. The model that applies the policy
+	// builds it (quant cannot import tanhapprox), so a bad spec is
+	// reported when the model is built; Set checks only the method name.
+	Tanh      string
 	overrides []override
 }
 
@@ -199,6 +205,9 @@ func lookupKey(key string) ([]int, error) {
 // same glob again changes its existing override, keeping its place in the
 // order.
 func (p *Policy) Set(glob, key, value string) error {
+	if key == "tanh" {
+		return p.setTanh(glob, value)
+	}
 	ks, err := lookupKey(key)
 	if err != nil {
 		return err
@@ -227,6 +236,23 @@ func (p *Policy) Set(glob, key, value string) error {
 	for _, k := range ks {
 		setField(&o.lf, k, &v)
 		o.set[k] = true
+	}
+	return nil
+}
+
+// setTanh sets the output activation (the key tanh, which takes no glob).
+func (p *Policy) setTanh(glob, value string) error {
+	if glob != "" {
+		return PolicyError(fmt.Sprintf("tanh=%s: tanh is the generator's output activation and takes no layer glob", value))
+	}
+	method, _, _ := strings.Cut(value, ":")
+	switch method {
+	case "exact", "":
+		p.Tanh = ""
+	case "bitwise", "bitwise-corrected", "pwl":
+		p.Tanh = value
+	default:
+		return PolicyError(fmt.Sprintf("tanh=%s: want exact, bitwise, bitwise-corrected or pwl:K (optionally :FORMAT)", value))
 	}
 	return nil
 }
@@ -308,6 +334,15 @@ var policyPresets = []policyPreset{
 			"the scaling package re-estimates them from measured histograms.",
 		settings: []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)"},
 		loss:     LossScale{Scale: 1024, Dynamic: true},
+	},
+	{
+		name: "posit8+t",
+		doc: "posit8+ with the generator's output tanh replaced by the corrected bitwise posit tanh on posit(16,0) " +
+			"(Ho et al.'s \"P8+T\"; tanhapprox): tanh(x) = 2·sigmoid(2x)-1 with the sigmoid read off the posit bits, " +
+			"pulled toward ±1 beyond |R| > 0.7583. Set another with tanh=bitwise-corrected:posit(8,0) or tanh=pwl:3.",
+		settings: []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)",
+			"tanh=bitwise-corrected:posit(16,0)"},
+		loss: LossScale{Scale: 1024, Dynamic: true},
 	},
 	{
 		name: "posit6-deploy",
@@ -407,6 +442,7 @@ func ParsePolicy(s string) (*Policy, error) {
 //
 //	name = "my-policy"    # optional label
 //	preset = "posit8+"    # optional: start from a preset
+//	tanh = "pwl:3"        # optional: the generator's output tanh (see Policy.Tanh)
 //
 //	[loss_scale]          # optional; replaces the preset's
 //	scale = 1024.0
@@ -424,6 +460,7 @@ func ParsePolicy(s string) (*Policy, error) {
 type tomlPolicy struct {
 	Name      string         `toml:"name,omitempty"`
 	Preset    string         `toml:"preset,omitempty"`
+	Tanh      string         `toml:"tanh,omitempty"`
 	LossScale *tomlLossScale `toml:"loss_scale,omitempty"`
 	Default   *tomlLayer     `toml:"default,omitempty"`
 	Layer     []tomlLayer    `toml:"layer,omitempty"`
@@ -486,6 +523,11 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 	if t.Name != "" {
 		p.Name = t.Name
 	}
+	if t.Tanh != "" {
+		if err := p.setTanh("", t.Tanh); err != nil {
+			return nil, err
+		}
+	}
 	if t.LossScale != nil {
 		s := t.LossScale.Scale
 		if s < 0 || math.IsInf(s, 0) || math.IsNaN(s) || (s == 0 && t.LossScale.Dynamic) {
@@ -520,7 +562,7 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 // spelled out, no preset reference), which ReadPolicy reads back into a
 // policy with the same String.
 func (p *Policy) WriteTOML(w io.Writer) error {
-	t := tomlPolicy{Name: p.Name, Default: &tomlLayer{}}
+	t := tomlPolicy{Name: p.Name, Tanh: p.Tanh, Default: &tomlLayer{}}
 	if p.LossScale != (LossScale{}) {
 		t.LossScale = &tomlLossScale{Scale: p.LossScale.Scale, Dynamic: p.LossScale.Dynamic}
 	}

@@ -322,3 +322,38 @@ func ExamplePolicy_WriteTOML() {
 	//   match = "G/out"
 	//   weight = "posit(16,1)"
 }
+
+func TestPolicyTanh(t *testing.T) {
+	p, err := quant.ParsePolicy("posit8+t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := quant.ParsePolicy("posit8+")
+	if p.Tanh != "bitwise-corrected:posit(16,0)" || p.For("G/fc1") != base.For("G/fc1") {
+		t.Errorf("posit8+t: tanh %q and formats %+v; want the corrected bitwise tanh over posit8+'s formats", p.Tanh, p.For("G/fc1"))
+	}
+	back, err := quant.ReadPolicy(strings.NewReader(p.String()))
+	if err != nil || back.Tanh != p.Tanh || back.String() != p.String() {
+		t.Errorf("TOML round trip: %v, tanh %q; want %q", err, back.Tanh, p.Tanh)
+	}
+	for _, tc := range []struct {
+		setting string
+		want    string // "" with ok: the exact tanh
+		ok      bool
+	}{
+		{"tanh=pwl:3", "pwl:3", true},
+		{"tanh=bitwise:posit(8,0)", "bitwise:posit(8,0)", true},
+		{"tanh=exact", "", true},
+		{"tanh=cubic", "", false},
+		{"G/*:tanh=pwl:3", "", false},
+	} {
+		q := base.Clone()
+		err := q.Apply(tc.setting)
+		if (err == nil) != tc.ok || (tc.ok && q.Tanh != tc.want) {
+			t.Errorf("Apply(%q): tanh %q, err %v; want %q, ok %v", tc.setting, q.Tanh, err, tc.want, tc.ok)
+		}
+	}
+	if _, err := quant.ReadPolicy(strings.NewReader(`tanh = "cubic"`)); err == nil {
+		t.Error("policy file with tanh = cubic accepted")
+	}
+}
