@@ -1,0 +1,157 @@
+package eval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"github.com/positgan/positgan/internal/atomicfile"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/sbinet/npyio/npy"
+	"github.com/sbinet/npyio/npz"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReadStats reads statistics from a .npz file holding the arrays mu, of
+// shape (d,), and sigma, of shape (d, d), as written by
+// `python -m pytorch_fid --save-stats` (numpy.savez_compressed) or by
+// WriteStats. Arrays may be float64 or float32, in C or Fortran order.
+// Sigma must be symmetric up to a relative 1e-6 of its largest entry; it
+// is stored as the average of itself and its transpose.
+func ReadStats(path string) (Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Stats{}, fmt.Errorf("eval: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Stats{}, fmt.Errorf("eval: %w", err)
+	}
+	s, err := DecodeStats(f, fi.Size())
+	if err != nil {
+		return Stats{}, fmt.Errorf("%w (file %s)", err, path)
+	}
+	return s, nil
+}
+
+// DecodeStats reads statistics in the .npz format of ReadStats from r,
+// which holds size bytes.
+func DecodeStats(r io.ReaderAt, size int64) (Stats, error) {
+	z, err := npz.NewReader(r, size)
+	if err != nil {
+		return Stats{}, fmt.Errorf("eval: not a .npz file: %w", err)
+	}
+	mu, muShape, err := readArray(z, "mu")
+	if err != nil {
+		return Stats{}, err
+	}
+	sigma, sigmaShape, err := readArray(z, "sigma")
+	if err != nil {
+		return Stats{}, err
+	}
+	if len(muShape) != 1 || muShape[0] == 0 {
+		return Stats{}, fmt.Errorf("eval: mu has shape %v, want (d,)", muShape)
+	}
+	d := muShape[0]
+	if len(sigmaShape) != 2 || sigmaShape[0] != d || sigmaShape[1] != d {
+		return Stats{}, fmt.Errorf("eval: sigma has shape %v, want (%d, %d) to match mu", sigmaShape, d, d)
+	}
+	var big float64
+	for _, v := range sigma {
+		big = max(big, math.Abs(v))
+	}
+	sym := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			u, l := sigma[i*d+j], sigma[j*d+i]
+			if math.Abs(u-l) > 1e-6*big {
+				return Stats{}, fmt.Errorf("eval: sigma is not symmetric: sigma[%d,%d] = %g, sigma[%d,%d] = %g", i, j, u, j, i, l)
+			}
+			sym.SetSym(i, j, (u+l)/2)
+		}
+	}
+	return Stats{Mu: mu, Sigma: sym}, nil
+}
+
+// readArray reads the float array name from z, in C order.
+func readArray(z *npz.Reader, name string) ([]float64, []int, error) {
+	rc, err := z.Open(name + ".npy")
+	if err != nil {
+		return nil, nil, fmt.Errorf("eval: no array %q in .npz file", name)
+	}
+	defer rc.Close()
+	r, err := npy.NewReader(rc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eval: array %q: %w", name, err)
+	}
+	h := r.Header.Descr
+	n := 1
+	for _, k := range h.Shape {
+		n *= k
+	}
+	var data []float64
+	switch strings.TrimLeft(h.Type, "<>=|") {
+	case "f8":
+		data = make([]float64, n)
+		err = r.Read(&data)
+	case "f4":
+		f := make([]float32, n)
+		err = r.Read(&f)
+		data = make([]float64, n)
+		for i, v := range f {
+			data[i] = float64(v)
+		}
+	default:
+		return nil, nil, fmt.Errorf("eval: array %q has dtype %s, want float64 or float32", name, h.Type)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("eval: array %q: %w", name, err)
+	}
+	if len(h.Shape) == 2 && h.Fortran {
+		rows, cols := h.Shape[0], h.Shape[1]
+		c := make([]float64, n)
+		for j := range cols {
+			for i := range rows {
+				c[i*cols+j] = data[j*rows+i]
+			}
+		}
+		data = c
+	}
+	return data, h.Shape, nil
+}
+
+// WriteStats writes s to path as a .npz file with float64 arrays mu and
+// sigma, compressed, in the layout pytorch-fid reads. The file is written
+// under a temporary name and renamed, so path never holds a partial file.
+func WriteStats(path string, s Stats) error {
+	var b bytes.Buffer
+	if err := EncodeStats(&b, s); err != nil {
+		return err
+	}
+	return wrapWrite(path, atomicfile.WriteFile(path, b.Bytes()))
+}
+
+// EncodeStats writes s to w in the .npz format of WriteStats.
+func EncodeStats(w io.Writer, s Stats) error {
+	if err := s.check("the"); err != nil {
+		return err
+	}
+	d := s.Dim()
+	sigma := mat.NewDense(d, d, nil)
+	sigma.Copy(s.Sigma)
+	z := npz.NewWriter(w)
+	if err := z.Write("mu.npy", s.Mu); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if err := z.Write("sigma.npy", sigma); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if err := z.Close(); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	return nil
+}
