@@ -264,6 +264,7 @@ func (r *refPosit) sqrt(a uint32) uint32 {
 	}, math.Sqrt(f))
 }
 
+// scaledPosit returns posit(n, es) with exponent bias scale.
 func scaledPosit(t testing.TB, n, es, scale int) quant.Posit {
 	t.Helper()
 	p, err := quant.NewPosit(n, es)
@@ -280,8 +281,7 @@ func scaledPosit(t testing.TB, n, es, scale int) quant.Posit {
 	return f.(quant.Posit)
 }
 
-func (p opFunc) String() string { return p.name }
-
+// opFunc is a binary operation on codes with its reference symbol.
 type opFunc struct {
 	name string
 	sym  byte
@@ -296,7 +296,7 @@ var arithOps = []opFunc{
 }
 
 // TestRefDecode checks the reference decoder itself against values worked
-// out by hand from the standard's examples.
+// out by hand from the bit fields.
 func TestRefDecode(t *testing.T) {
 	for _, tc := range []struct {
 		n, es, scale int

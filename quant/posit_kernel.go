@@ -100,6 +100,10 @@ type positSlice struct {
 	lo, loTie, hi, hiTie uint32
 	// The results: the values of those four codes, as Round gives them.
 	minB, lowB, highB, maxB uint32
+	// fastLo <= |x| < fastLo+fastSpan (bits) is the part of the regular
+	// region where x and its rounding are surely normal float32s, so the
+	// AVX-512 kernel can skip every check for a block that lies in it.
+	fastLo, fastSpan uint32
 }
 
 func (p Posit) slice() positSlice {
@@ -128,6 +132,14 @@ func (p Posit) slice() positSlice {
 	c.hiTie = f32Above(hiTie)        // a tie goes to the even code maxCode-1
 	c.minB, c.lowB = f32Bits(p.Decode(1)), f32Bits(p.Decode(2))
 	c.highB, c.maxB = f32Bits(p.Decode(mc-1)), f32Bits(p.Decode(mc))
+	// Rounding in the regular region moves x by less than a factor
+	// 2^(2^es) (one exponent bit, at worst, survives), so the result is a
+	// normal float32 if |x| is in [2^(-126+2^es), 2^(128-2^es)).
+	fastLo := max(c.lo, uint32(1+1<<es)<<23)
+	fastHi := min(c.hi, uint32(255-1<<es)<<23)
+	if fastHi > fastLo {
+		c.fastLo, c.fastSpan = fastLo, fastHi-fastLo
+	}
 	return c
 }
 
@@ -201,10 +213,6 @@ func roundPositGo(dst, src []float32, p Posit) {
 		dst[i] = math.Float32frombits(r | b&positSignBit)
 	}
 }
-
-// positVecChunk is how many elements a vector kernel call handles: its
-// list of elements left for the slow path lives on the stack.
-const positVecChunk = 1024
 
 // roundPositStochGo is the RoundSliceStochastic kernel.
 func roundPositStochGo(dst, src []float32, p Posit, rng *rand.PCG) {

@@ -7,8 +7,8 @@ import "golang.org/x/sys/cpu"
 // The vector kernels in posit_kernel_amd64.s do what roundPositGo does on
 // 8 (AVX2) or 16 (AVX-512) lanes at once. They are chosen once, by CPU.
 var (
-	hasAVX2   = cpu.X86.HasAVX2
-	hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasPOPCNT
+	positAVX2   = cpu.X86.HasAVX2
+	positAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasPOPCNT
 )
 
 // roundPositAVX2 and roundPositAVX512 round the n elements at src (n a
@@ -22,11 +22,15 @@ func roundPositAVX2(dst, src *float32, n int, c *positSlice, idx *int32) int
 //go:noescape
 func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
 
+// positVecChunk is how many elements a vector kernel call handles: its
+// list of elements left for the slow path lives on the stack.
+const positVecChunk = 1024
+
 func roundPositSlice(dst, src []float32, p Posit) {
 	switch {
-	case hasAVX512:
+	case positAVX512:
 		roundPositVec(dst, src, p, true)
-	case hasAVX2:
+	case positAVX2:
 		roundPositVec(dst, src, p, false)
 	default:
 		roundPositGo(dst, src, p)
@@ -65,12 +69,12 @@ func roundPositVec(dst, src []float32, p Posit, avx512 bool) {
 // tests and benchmarks can reach each of them.
 func positKernels() []positSliceKernel {
 	ks := []positSliceKernel{{"go", roundPositGo}}
-	if hasAVX2 {
+	if positAVX2 {
 		ks = append(ks, positSliceKernel{"avx2", func(dst, src []float32, p Posit) {
 			roundPositVec(dst, src, p, false)
 		}})
 	}
-	if hasAVX512 {
+	if positAVX512 {
 		ks = append(ks, positSliceKernel{"avx512", func(dst, src []float32, p Posit) {
 			roundPositVec(dst, src, p, true)
 		}})

@@ -5,7 +5,8 @@
 // The kernels compute roundPositGo (posit_kernel.go) lane by lane, from the
 // constants in a positSlice:
 //	0 sOff, 4 es, 8 c1, 12 c2, 16 dMax, 20 off,
-//	24 lo, 28 loTie, 32 hi, 36 hiTie, 40 minB, 44 lowB, 48 highB, 52 maxB.
+//	24 lo, 28 loTie, 32 hi, 36 hiTie, 40 minB, 44 lowB, 48 highB, 52 maxB,
+//	56 fastLo, 60 fastSpan.
 // Lanes that need the slow path get the input unchanged, and their indices
 // (relative to src) are stored at idx.
 
@@ -201,6 +202,30 @@ avx2done:
 	MOVQ R10, ret+40(FP)
 	RET
 
+// POSIT_ROUND_Z rounds the magnitudes a in Z1 to r in Z6 by the regular
+// region's rule, clobbering Z2-Z4: k = (E+sOff)>>es, drop = max(k+c1,
+// c2-k, 0), v = a+off, low = 1<<drop - 1, half = (low>>1 + v>>drop&1) &
+// low, r = (v+half)&^low - off.
+#define POSIT_ROUND_Z \
+	VPSRLD  $23, Z1, Z2; \
+	VPADDD  Z15, Z2, Z2; \
+	VPSRAD  X14, Z2, Z2; \
+	VPADDD  Z13, Z2, Z3; \
+	VPSUBD  Z2, Z12, Z2; \
+	VPMAXSD Z3, Z2, Z2;  \
+	VPMAXSD Z5, Z2, Z2;  \
+	VPADDD  Z10, Z1, Z6; \
+	VPSRLVD Z2, Z6, Z3;  \
+	VPANDD  Z9, Z3, Z3;  \
+	VPSLLVD Z2, Z9, Z2;  \
+	VPSUBD  Z9, Z2, Z2;  \
+	VPSRLD  $1, Z2, Z4;  \
+	VPADDD  Z4, Z3, Z3;  \
+	VPANDD  Z2, Z3, Z3;  \
+	VPADDD  Z3, Z6, Z6;  \
+	VPANDND Z6, Z2, Z6;  \
+	VPSUBD  Z10, Z6, Z6
+
 // func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
 TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
@@ -237,31 +262,29 @@ TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTD AX, Z19     // +Inf
 	VMOVDQU32    lanes<>(SB), Z23
 
+	VPBROADCASTD 56(R8), Z16 // fastLo
+	VPBROADCASTD 60(R8), Z17 // fastSpan
+
+	// Blocks whose lanes all lie where a and r are surely normal take a
+	// short path: the regular rule and the sign, nothing else.
 avx512loop:
-	CMPQ R11, CX
-	JAE  avx512done
+	CMPQ      R11, CX
+	JAE       avx512done
 	VMOVDQU32 (SI)(R11*4), Z0
 	VPANDD    Z20, Z0, Z1 // a
+	VPSUBD    Z16, Z1, Z3
+	VPCMPUD   $1, Z17, Z3, K1
+	KORTESTW  K1, K1
+	JCC       avx512general
+	POSIT_ROUND_Z
+	VPTERNLOGD $0xf4, Z20, Z0, Z6 // r | x&^Z20
+	VMOVDQU32  Z6, (DI)(R11*4)
+	ADDQ       $16, R11
+	JMP        avx512loop
 
-	// The regular region: round a+off at bit drop.
-	VPSRLD  $23, Z1, Z2
-	VPADDD  Z15, Z2, Z2 // s
-	VPSRAD  X14, Z2, Z2 // k
-	VPADDD  Z13, Z2, Z3
-	VPSUBD  Z2, Z12, Z2
-	VPMAXSD Z3, Z2, Z2
-	VPMAXSD Z5, Z2, Z2  // drop
-	VPADDD  Z10, Z1, Z6 // v = a+off
-	VPSRLVD Z2, Z6, Z3
-	VPANDD  Z9, Z3, Z3  // lsb
-	VPSLLVD Z2, Z9, Z2
-	VPSUBD  Z9, Z2, Z2  // low
-	VPSRLD  $1, Z2, Z4
-	VPADDD  Z4, Z3, Z3
-	VPANDD  Z2, Z3, Z3  // half
-	VPADDD  Z3, Z6, Z6
-	VPANDND Z6, Z2, Z6
-	VPSUBD  Z10, Z6, Z6 // r
+avx512general:
+	POSIT_ROUND_Z
+
 
 	// Keep (K1) if a and r are normal float32s.
 	VPSUBD  Z21, Z1, Z3
@@ -287,9 +310,8 @@ avx512loop:
 	VPCMPUD $1, Z19, Z1, K1, K1
 
 	// ±0 gives +0; the rest take the sign of x.
-	VPTESTMD  Z1, Z1, K5
-	VPANDND   Z0, Z20, Z3
-	VPORD.Z   Z3, Z6, K5, Z6
+	VPTESTMD     Z1, Z1, K5
+	VPTERNLOGD.Z $0xf4, Z20, Z0, K5, Z6 // r | x&^Z20
 	VPBLENDMD Z6, Z0, K1, Z6 // skipped lanes: x
 	VMOVDQU32 Z6, (DI)(R11*4)
 	KORTESTW  K1, K1

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func mustPosit(t testing.TB, n, es, k int) Posit {
@@ -353,6 +354,10 @@ func TestPositRoundFloat32(t *testing.T) {
 			xs := float32Probes(ref, rng, 2000)
 			probes += len(xs)
 			want := make([]float32, len(xs))
+			// Vector kernels take shortcuts for blocks whose lanes all lie
+			// in one region, so the inputs near minpos and maxpos and near
+			// float32's extremes are also checked in blocks of 16 copies.
+			var bxs, bwant []float32
 			errs := 0
 			for i, x := range xs {
 				wc := ref.encode(float64(x))
@@ -365,8 +370,17 @@ func TestPositRoundFloat32(t *testing.T) {
 					t.Errorf("%v.Round(%g) = %g, want %g", p, x, got, want[i])
 					errs++
 				}
+				c := min(wc, -wc&(1<<f[0]-1)) // the code of |x|
+				e := math.Float32bits(x) >> 23 & 0xff
+				if c <= 4 || c+4 > ref.maxCode() || e < 1+20 || e > 254-20 || i%50 == 0 {
+					for range 16 {
+						bxs, bwant = append(bxs, x), append(bwant, want[i])
+					}
+				}
 			}
 			checkKernels(t, p, kernels, xs, want)
+			checkKernels(t, p, kernels, bxs, bwant)
+			probes += len(bxs)
 		}
 	}
 }
@@ -730,5 +744,28 @@ func TestPositParseAndScale(t *testing.T) {
 	}
 	if q != MustParse("posit(8,1,scale=3)") {
 		t.Errorf("Scale(posit(8,1), 3) = %v", q)
+	}
+}
+
+// TestPositSliceLayout checks the offsets posit_kernel_amd64.s reads the
+// kernel constants at.
+func TestPositSliceLayout(t *testing.T) {
+	var c positSlice
+	for _, f := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"sOff", unsafe.Offsetof(c.sOff), 0}, {"es", unsafe.Offsetof(c.es), 4},
+		{"c1", unsafe.Offsetof(c.c1), 8}, {"c2", unsafe.Offsetof(c.c2), 12},
+		{"dMax", unsafe.Offsetof(c.dMax), 16}, {"off", unsafe.Offsetof(c.off), 20},
+		{"lo", unsafe.Offsetof(c.lo), 24}, {"loTie", unsafe.Offsetof(c.loTie), 28},
+		{"hi", unsafe.Offsetof(c.hi), 32}, {"hiTie", unsafe.Offsetof(c.hiTie), 36},
+		{"minB", unsafe.Offsetof(c.minB), 40}, {"lowB", unsafe.Offsetof(c.lowB), 44},
+		{"highB", unsafe.Offsetof(c.highB), 48}, {"maxB", unsafe.Offsetof(c.maxB), 52},
+		{"fastLo", unsafe.Offsetof(c.fastLo), 56}, {"fastSpan", unsafe.Offsetof(c.fastSpan), 60},
+	} {
+		if f.got != f.want {
+			t.Errorf("positSlice.%s at offset %d, the assembly reads it at %d", f.name, f.got, f.want)
+		}
 	}
 }
