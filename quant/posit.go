@@ -269,7 +269,7 @@ func (p Posit) RoundSliceStochastic(dst, src []float32, rng *rand.PCG) {
 	if len(dst) != len(src) {
 		panic(errLength)
 	}
-	roundPositStochGo(dst, src, p, rng)
+	roundPositStochSlice(dst, src, p, rng)
 }
 
 // Round64 returns x rounded to the nearest posit.

@@ -171,10 +171,20 @@ func f32Above(v float64) uint32 {
 	return b
 }
 
+// positShort is the length below which computing positSlice costs more
+// than it saves.
+const positShort = 32
+
 // roundPositGo is the portable RoundSlice kernel.
 func roundPositGo(dst, src []float32, p Posit) {
-	c := p.slice()
 	dst = dst[:len(src)]
+	if len(src) < positShort {
+		for i, x := range src {
+			dst[i] = p.Round(x)
+		}
+		return
+	}
+	c := p.slice()
 	for i, x := range src {
 		b := math.Float32bits(x)
 		a := b &^ positSignBit
@@ -276,4 +286,10 @@ func (p Posit) roundStochSlow(x float32, u uint32) float32 {
 type positSliceKernel struct {
 	name  string
 	round func(dst, src []float32, p Posit)
+}
+
+// positStochKernel is a named RoundSliceStochastic kernel.
+type positStochKernel struct {
+	name  string
+	round func(dst, src []float32, p Posit, rng *rand.PCG)
 }

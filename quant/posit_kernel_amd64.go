@@ -2,7 +2,11 @@
 
 package quant
 
-import "golang.org/x/sys/cpu"
+import (
+	"math/rand/v2"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The vector kernels in posit_kernel_amd64.s do what roundPositGo does on
 // 8 (AVX2) or 16 (AVX-512) lanes at once. They are chosen once, by CPU.
@@ -21,6 +25,14 @@ func roundPositAVX2(dst, src *float32, n int, c *positSlice, idx *int32) int
 
 //go:noescape
 func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
+
+// roundPositStochAVX512 rounds the n elements at src (n a multiple of 16)
+// stochastically to dst, lane i using the random word u[i], where the
+// bracketing posits share a binade. Elsewhere it copies the input to dst
+// and stores the element's index at idx. It returns the number of indices.
+//
+//go:noescape
+func roundPositStochAVX512(dst, src *float32, n int, kp *positKernel, u *uint32, idx *int32) int
 
 // positVecChunk is how many elements a vector kernel call handles: its
 // list of elements left for the slow path lives on the stack.
@@ -41,6 +53,10 @@ func roundPositSlice(dst, src []float32, p Posit) {
 // skips with the slow path and the tail with the portable kernel. dst may
 // be src: the kernels leave the inputs they skip in dst.
 func roundPositVec(dst, src []float32, p Posit, avx512 bool) {
+	if len(src) < positShort {
+		roundPositGo(dst, src, p)
+		return
+	}
 	c := p.slice()
 	dst = dst[:len(src)]
 	width := 8
@@ -78,6 +94,47 @@ func positKernels() []positSliceKernel {
 		ks = append(ks, positSliceKernel{"avx512", func(dst, src []float32, p Posit) {
 			roundPositVec(dst, src, p, true)
 		}})
+	}
+	return ks
+}
+
+func roundPositStochSlice(dst, src []float32, p Posit, rng *rand.PCG) {
+	if positAVX512 {
+		roundPositStochVec(dst, src, p, rng)
+	} else {
+		roundPositStochGo(dst, src, p, rng)
+	}
+}
+
+// roundPositStochVec is roundPositStochGo on 16 lanes. It draws the same
+// random words for the same elements, so the results are the same.
+func roundPositStochVec(dst, src []float32, p Posit, rng *rand.PCG) {
+	kp := p.kernel()
+	dst = dst[:len(src)]
+	var u [positVecChunk]uint32
+	var idx [positVecChunk]int32
+	n := len(src) &^ 15
+	for i := 0; i < n; i += positVecChunk {
+		m := min(positVecChunk, n-i)
+		for j := 0; j < m; j += 2 {
+			b := rng.Uint64()
+			u[j], u[j+1] = uint32(b), uint32(b>>32)
+		}
+		cnt := roundPositStochAVX512(&dst[i], &src[i], m, &kp, &u[0], &idx[0])
+		d := dst[i : i+m]
+		for _, j := range idx[:cnt] {
+			d[j] = p.roundStochSlow(d[j], u[j])
+		}
+	}
+	roundPositStochGo(dst[n:], src[n:], p, rng) // n is even: the pairing holds
+}
+
+// positStochKernels lists the RoundSliceStochastic kernels this machine
+// can run.
+func positStochKernels() []positStochKernel {
+	ks := []positStochKernel{{"go", roundPositStochGo}}
+	if positAVX512 {
+		ks = append(ks, positStochKernel{"avx512", roundPositStochVec})
 	}
 	return ks
 }

@@ -335,3 +335,85 @@ avx512done:
 	VZEROUPPER
 	MOVQ R10, ret+40(FP)
 	RET
+
+// func roundPositStochAVX512(dst, src *float32, n int, kp *positKernel, u *uint32, idx *int32) int
+//
+// Stochastic rounding where the two posits around x share a binade (drop
+// <= 23): r = (a+off + u&low)&^low - off, u a random word per lane.
+TEXT ·roundPositStochAVX512(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ kp+24(FP), R8
+	MOVQ u+32(FP), R12
+	MOVQ idx+40(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+	VPBROADCASTD 0(R8), Z15  // sOff
+	VMOVD        4(R8), X14  // es
+	VPBROADCASTD 8(R8), Z13  // c1
+	VPBROADCASTD 12(R8), Z12 // c2
+	VPBROADCASTD 20(R8), Z10 // off
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z9      // 1
+	VPXORD       Z5, Z5, Z5  // 0
+	MOVL         $23, AX
+	VPBROADCASTD AX, Z11     // largest drop
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z20     // |x| mask
+	MOVL         $0x00800000, AX
+	VPBROADCASTD AX, Z21     // smallest normal
+	MOVL         $0x7f000000, AX
+	VPBROADCASTD AX, Z22     // normal range
+	VMOVDQU32    lanes<>(SB), Z23
+
+stochloop:
+	CMPQ      R11, CX
+	JAE       stochdone
+	VMOVDQU32 (SI)(R11*4), Z0
+	VPANDD    Z20, Z0, Z1          // a
+	VPSRLD    $23, Z1, Z2
+	VPADDD    Z15, Z2, Z2          // s
+	VPSRAD    X14, Z2, Z2          // k
+	VPADDD    Z13, Z2, Z3
+	VPSUBD    Z2, Z12, Z2
+	VPMAXSD   Z3, Z2, Z2           // drop
+	VPCMPD    $2, Z11, Z2, K1      // keep: drop <= 23
+	VPMAXSD   Z5, Z2, Z2
+	VPSUBD    Z21, Z1, Z3
+	VPCMPUD   $1, Z22, Z3, K1, K1  // keep: a normal
+	VPSLLVD   Z2, Z9, Z2
+	VPSUBD    Z9, Z2, Z2           // low
+	VMOVDQU32 (R12)(R11*4), Z4
+	VPANDD    Z2, Z4, Z4           // u&low
+	VPADDD    Z10, Z1, Z6
+	VPADDD    Z4, Z6, Z6
+	VPANDND   Z6, Z2, Z6
+	VPSUBD    Z10, Z6, Z6          // r
+	VPSUBD    Z21, Z6, Z3
+	VPCMPUD   $1, Z22, Z3, K1, K1  // keep: r normal
+	VPTERNLOGD $0xf4, Z20, Z0, Z6  // r | x&^Z20
+	VPBLENDMD Z6, Z0, K1, Z6       // skipped lanes: x
+	VMOVDQU32 Z6, (DI)(R11*4)
+	KORTESTW  K1, K1
+	JCC       stochskip
+
+stochnext:
+	ADDQ $16, R11
+	JMP  stochloop
+
+stochskip:
+	KNOTW        K1, K2
+	VPBROADCASTD R11, Z7
+	VPADDD       Z23, Z7, Z7
+	VPCOMPRESSD  Z7, K2, (R9)(R10*4)
+	KMOVW        K2, AX
+	POPCNTL      AX, AX
+	ADDQ         AX, R10
+	JMP          stochnext
+
+stochdone:
+	VZEROUPPER
+	MOVQ R10, ret+48(FP)
+	RET

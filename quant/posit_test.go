@@ -769,3 +769,47 @@ func TestPositSliceLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestPositStochasticKernels checks that every stochastic kernel gives the
+// portable kernel's results bit for bit from the same seed (which
+// TestPositStochastic checks against the reference), on inputs of every
+// kind, in place and not, at lengths around the vector width and chunk.
+func TestPositStochasticKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	kernels := positStochKernels()
+	for _, p := range []Posit{mustPosit(t, 8, 1, 0), mustPosit(t, 6, 0, 0), mustPosit(t, 8, 3, -4),
+		mustPosit(t, 16, 2, 0), mustPosit(t, 16, 4, 100), mustPosit(t, 32, 2, 0), mustPosit(t, 2, 1, 0)} {
+		for _, n := range []int{0, 1, 15, 16, 17, 33, 1023, 1024, 1025, 5000} {
+			xs := make([]float32, n)
+			for i := range xs {
+				switch rng.IntN(4) {
+				case 0:
+					xs[i] = math.Float32frombits(rng.Uint32())
+				case 1:
+					xs[i] = float32(math.Exp2(rng.Float64()*80-40)) * float32(1-2*rng.IntN(2))
+				default:
+					xs[i] = float32(rng.NormFloat64())
+				}
+			}
+			want := make([]float32, n)
+			roundPositStochGo(want, xs, p, rand.NewPCG(uint64(n), 1))
+			got := make([]float32, n)
+			for _, kern := range kernels {
+				for _, inPlace := range []bool{false, true} {
+					src := xs
+					if inPlace {
+						copy(got, xs)
+						src = got
+					}
+					kern.round(got, src, p, rand.NewPCG(uint64(n), 1))
+					for i := range got {
+						if !sameFloat32(got[i], want[i]) {
+							t.Fatalf("%v kernel %s (in place %v), n=%d: x = %g: got %g, want %g",
+								p, kern.name, inPlace, n, xs[i], got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
