@@ -116,3 +116,47 @@ func TestFormatInfo(t *testing.T) {
 		t.Errorf("unwritable plot: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// Rows of float and fixed-point tables, worked out by hand from each
+// format's definition.
+func TestFormatTableFloats(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		rows   []string
+	}{
+		{"fp8-e4m3", []string{
+			"0x01,0.001953125", // smallest subnormal 2^-9
+			"0x08,0.015625",    // smallest normal 2^-6
+			"0x38,1",           // exponent field 7 = bias
+			"0x7e,448",         // 1.75·2^8, the OCP maximum
+			"0x7f,NaN",         // S.1111.111
+			"0x80,-0",          // the sign of zero is kept
+			"0xff,NaN",
+		}},
+		{"fp8-e5m2", []string{"0x3c,1", "0x7b,57344", "0x7c,+Inf", "0x7d,NaN", "0xfc,-Inf"}},
+		{"fp16", []string{"0x0001,5.960464477539063e-08", "0x3c00,1", "0x7bff,65504", "0x7c00,+Inf"}},
+		{"fixed(8,4)", []string{"0x10,1", "0x7f,7.9375", "0x80,-8", "0xff,-0.0625"}},
+	} {
+		out, stderr, code := runCLI(t, "", "format", "table", tc.format)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.format, code, stderr)
+			continue
+		}
+		for _, row := range tc.rows {
+			if !strings.Contains(out, "\n"+row+"\n") {
+				t.Errorf("%s table lacks row %s", tc.format, row)
+			}
+		}
+	}
+	// A saturating format: +Inf and values beyond 448 give 448 (code 0x7e).
+	out, _, _ := runCLI(t, "500\ninf\n0.001\n", "format", "quantize", "fp8-e4m3")
+	if want := "input,code,value\n500,0x7e,448\n+Inf,0x7e,448\n0.001,0x01,0.001953125\n"; out != want {
+		t.Errorf("fp8-e4m3 quantize: got %q, want %q", out, want)
+	}
+	out, _, _ = runCLI(t, "", "format", "info", "fp8-e4m3")
+	for _, want := range []string{"min positive:  0.001953125", "min normal:    0.015625", "max:           448"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fp8-e4m3 info lacks %q", want)
+		}
+	}
+}
