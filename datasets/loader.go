@@ -109,22 +109,25 @@ func (l *Loader) Restore(s LoaderState) error {
 	return nil
 }
 
-// shuffle sets perm to the permutation of the current epoch: a
-// Fisher–Yates shuffle of the identity driven by ChaCha8 keyed with the
-// seed and the epoch. Both algorithms are fixed here (not left to
+// shuffle sets perm to the permutation of the current epoch.
+func (l *Loader) shuffle() { permute(l.perm, l.seed, l.epoch) }
+
+// permute sets perm to a permutation of [0, len(perm)) that depends only
+// on seed and epoch: a Fisher–Yates shuffle of the identity driven by
+// ChaCha8 keyed with both. The algorithms are fixed here (not left to
 // math/rand), so the order never changes with the Go version.
-func (l *Loader) shuffle() {
+func permute(perm []int32, seed uint64, epoch int) {
 	var key [32]byte
-	binary.LittleEndian.PutUint64(key[0:], l.seed)
-	binary.LittleEndian.PutUint64(key[8:], uint64(l.epoch))
+	binary.LittleEndian.PutUint64(key[0:], seed)
+	binary.LittleEndian.PutUint64(key[8:], uint64(epoch))
 	copy(key[16:], "positgan shuffle")
 	r := rand.NewChaCha8(key)
-	for i := range l.perm {
-		l.perm[i] = int32(i)
+	for i := range perm {
+		perm[i] = int32(i)
 	}
-	for i := len(l.perm) - 1; i > 0; i-- {
+	for i := len(perm) - 1; i > 0; i-- {
 		j := uintn(r, uint64(i+1))
-		l.perm[i], l.perm[j] = l.perm[j], l.perm[i]
+		perm[i], perm[j] = perm[j], perm[i]
 	}
 }
 

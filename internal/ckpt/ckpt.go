@@ -105,6 +105,14 @@ func Load(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ckpt: %w", err)
 	}
+	return decode(path, buf)
+}
+
+// Decode is Load for a checkpoint held in memory (an embedded file, say);
+// name is what errors call it.
+func Decode(name string, buf []byte) (*Checkpoint, error) { return decode(name, buf) }
+
+func decode(path string, buf []byte) (*Checkpoint, error) {
 	st, err := safetensors.Deserialize(buf)
 	if err != nil {
 		return nil, &CorruptError{path, err.Error()}

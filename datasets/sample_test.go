@@ -1,0 +1,40 @@
+package datasets
+
+import "testing"
+
+func TestSample(t *testing.T) {
+	pix := make([]uint8, 10)
+	labels := make([]int, 10)
+	for i := range pix {
+		pix[i], labels[i] = uint8(i), i%3
+	}
+	ds, err := NewSet("tiny", Shape{1, 1, 1}, pix, labels, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Sample(ds, 4, 7)
+	if err != nil || s.Len() != 4 {
+		t.Fatalf("Sample: len %v, %v; want 4", s.Len(), err)
+	}
+	// The sample is the first epoch of a loader with the same seed.
+	l, _ := NewLoader(ds, 1, 7)
+	seen := map[float32]bool{}
+	img := make([]float32, 1)
+	for i := 0; i < 4; i++ {
+		want, wantLabel := l.Next()
+		s.Image(img, i)
+		if img[0] != want[0] || s.Label(i) != wantLabel[0] {
+			t.Errorf("sample %d = %v/%d, loader gives %v/%d", i, img[0], s.Label(i), want[0], wantLabel[0])
+		}
+		if seen[img[0]] {
+			t.Errorf("sample repeats image %v", img[0])
+		}
+		seen[img[0]] = true
+	}
+	if all, _ := Sample(ds, 100, 1); all != Dataset(ds) {
+		t.Error("a sample larger than the set is not the set itself")
+	}
+	if _, err := Sample(ds, 0, 1); err == nil {
+		t.Error("empty sample accepted")
+	}
+}
