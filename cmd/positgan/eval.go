@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -12,24 +11,52 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/eval/featnet"
 )
 
 // evalCmd groups the evaluation commands.
 func evalCmd() *command {
-	return &command{name: "eval", summary: "evaluate images and generators (fid, psnr)", sub: []*command{
+	return &command{name: "eval", summary: "evaluate images and generators (fid, psnr, stats)", sub: []*command{
 		{name: "psnr", usage: "A B [--max 255]",
 			summary: "PSNR of two images or two folders of same-named images (mean first, then each image)",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				peak := fs.Float64("max", 255, "peak value on the 8-bit scale (255 for the usual definition)")
 				return func(args []string, io stdio) error { return runEvalPSNR(args, *peak, io) }
 			}},
-		{name: "fid", usage: "A B",
-			summary: "FID between two .npz statistics files (mu, sigma; pytorch-fid --save-stats format)",
+		{name: "fid", usage: "A B [--features lenet-mnist] [--n 10000]",
+			summary: "FID between two image sets, each a .npz statistics file (pytorch-fid --save-stats format),\n" +
+				"mnist, fashion-mnist, an IDX file or directory, or an image folder. Prints the FID first, then\n" +
+				"the name of the feature network it was measured with, e.g. FID (LeNet-MNIST).",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
-				return func(args []string, io stdio) error { return runEvalFID(args, io) }
+				o := addFeatureFlags(fs)
+				return func(args []string, io stdio) error { return runEvalFID(args, o, io) }
+			}},
+		{name: "stats", usage: "A --out stats.npz [--features lenet-mnist] [--n 10000]",
+			summary: "Write the feature statistics (mu, sigma) of an image set as a .npz file pytorch-fid reads.",
+			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+				o := addFeatureFlags(fs)
+				out := fs.String("out", "", "the .npz file to write (required)")
+				return func(args []string, io stdio) error { return runEvalStats(args, *out, o, io) }
 			}},
 	}}
+}
+
+// featureFlags choose the feature network and the images an FID uses.
+type featureFlags struct {
+	features, split *string
+	n               *int
+	seed            *uint64
+}
+
+func addFeatureFlags(fs *flag.FlagSet) featureFlags {
+	return featureFlags{
+		features: fs.String("features", "lenet-mnist", "feature network: "+featnet.Specs),
+		split:    fs.String("split", "train", "split of mnist, fashion-mnist and IDX directories: train or test"),
+		n:        fs.Int("n", 10000, "images drawn (seeded, without replacement) from each image set; 0: all"),
+		seed:     fs.Uint64("seed", 1, "seed of the image draw"),
+	}
 }
 
 // evalFormat prints v with 12 significant digits, and +Inf as "inf".
@@ -142,15 +169,19 @@ func evalFirstMissing(a, b []string) (string, bool) {
 	return "", false
 }
 
-func runEvalFID(args []string, io stdio) error {
+func runEvalFID(args []string, o featureFlags, io stdio) error {
 	if len(args) != 2 {
-		return usagef("want two .npz statistics files, got %d arguments", len(args))
+		return usagef("want two image sets or .npz statistics files, got %d arguments", len(args))
 	}
-	a, err := evalLoadStats(args[0])
+	ext, err := o.extractor(args)
 	if err != nil {
 		return err
 	}
-	b, err := evalLoadStats(args[1])
+	a, err := evalLoadStats(args[0], ext, o)
+	if err != nil {
+		return err
+	}
+	b, err := evalLoadStats(args[1], ext, o)
 	if err != nil {
 		return err
 	}
@@ -158,23 +189,86 @@ func runEvalFID(args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(io.out, evalFormat(d))
+	name := "FID (from statistics files; their feature network is not recorded)"
+	if ext != nil {
+		name = featnet.MetricName(ext)
+	}
+	_, err = fmt.Fprintf(io.out, "%s\t%s\n", evalFormat(d), name)
 	return err
 }
 
-// evalLoadStats returns the feature statistics of path. Only .npz statistics
-// are read for now; image folders, IDX files and checkpoints need a feature
-// network, which a --features flag will name and this function will run.
-func evalLoadStats(path string) (eval.Stats, error) {
-	dir, err := evalIsDir(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
+	switch {
+	case len(args) != 1:
+		return usagef("want one image set, got %d arguments", len(args))
+	case out == "":
+		return usagef("--out is required")
+	case !strings.EqualFold(filepath.Ext(out), ".npz"):
+		return usagef("--out %s: want a .npz file name", out)
+	case isStatsFile(args[0]):
+		return usagef("%s is already statistics", args[0])
+	}
+	ext, err := o.extractor(args)
+	if err != nil {
+		return err
+	}
+	st, err := evalLoadStats(args[0], ext, o)
+	if err != nil {
+		return err
+	}
+	if err := eval.WriteStats(out, st); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(io.out, "%s: %d features (%s)\n", out, len(st.Mu), ext.Name())
+	return err
+}
+
+func isStatsFile(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npz") }
+
+// extractor loads the feature network; it returns nil when every input is
+// a statistics file, whose network is unknown.
+func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
+	if *o.n < 0 {
+		return nil, usagef("--n %d: want 0 (all) or more", *o.n)
+	}
+	e, err := featnet.Load(*o.features) // checked even when only statistics files are given
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if !slices.ContainsFunc(args, func(a string) bool { return !isStatsFile(a) }) {
+		return nil, nil
+	}
+	return e, nil
+}
+
+// evalLoadStats returns the feature statistics of path: read from a .npz
+// file, or computed with ext from a data set datasets.Load understands.
+func evalLoadStats(path string, ext featnet.Extractor, o featureFlags) (eval.Stats, error) {
+	if isStatsFile(path) {
+		return eval.ReadStats(path)
+	}
+	var split datasets.Split
+	switch *o.split {
+	case "train":
+		split = datasets.Train
+	case "test":
+		split = datasets.Test
+	default:
+		return eval.Stats{}, usagef("--split %q: want train or test", *o.split)
+	}
+	var ds datasets.Dataset
+	ds, err := datasets.Load(path, datasets.Options{Split: split})
+	if err != nil {
 		return eval.Stats{}, err
 	}
-	switch {
-	case dir:
-		return eval.Stats{}, usagef("%s: image folders need a feature network (not available yet); pass .npz statistics", path)
-	case !strings.EqualFold(filepath.Ext(path), ".npz"):
-		return eval.Stats{}, usagef("%s: not a .npz statistics file (images, IDX files and checkpoints need a feature network, not available yet)", path)
+	if *o.n > 0 {
+		if ds, err = datasets.Sample(ds, *o.n, *o.seed); err != nil {
+			return eval.Stats{}, err
+		}
 	}
-	return eval.ReadStats(path)
+	f, err := featnet.FeaturesOf(ext, ds, 100)
+	if err != nil {
+		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return eval.StatsOf(f)
 }

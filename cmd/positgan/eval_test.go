@@ -46,6 +46,7 @@ func evalGray(t *testing.T, path string, k int) {
 func evalFirst(t *testing.T, out string) float64 {
 	t.Helper()
 	line, _, _ := strings.Cut(out, "\n")
+	line, _, _ = strings.Cut(line, "\t") // the value comes first, the metric's name after it
 	if line == "inf" {
 		return math.Inf(1)
 	}
@@ -184,17 +185,51 @@ func TestEvalFIDErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"args", []string{"eval", "fid", good}, 2, "want two .npz statistics files, got 1"},
-		{"folder", []string{"eval", "fid", dir, good}, 2, "positgan eval fid: " + dir + ": image folders need a feature network (not available yet); pass .npz statistics"},
-		{"image", []string{"eval", "fid", good, img}, 2, img + ": not a .npz statistics file"},
+		{"args", []string{"eval", "fid", good}, 2, "want two image sets or .npz statistics files, got 1"},
+		{"one image", []string{"eval", "fid", dir, good}, 1, "statistics need at least 2 feature vectors, have 1"},
+		{"image file", []string{"eval", "fid", good, img}, 1, img},
 		{"missing npz", []string{"eval", "fid", good, filepath.Join(dir, "none.npz")}, 1, "no such file"},
-		{"not npz", []string{"eval", "fid", good, filepath.Join(dir, "none.txt")}, 2, "not a .npz statistics file"},
+		{"missing set", []string{"eval", "fid", good, filepath.Join(dir, "none.txt")}, 1, "is neither mnist, fashion-mnist, a file nor a directory"},
 		{"dims", []string{"eval", "fid", good, small}, 1, "dimensions 6 and 1"},
-		{"unknown flag", []string{"eval", "fid", good, good, "--features", "x"}, 2, "flag provided but not defined"},
+		{"unknown features", []string{"eval", "fid", good, good, "--features", "x"}, 2, `unknown feature network "x"`},
+		{"bad split", []string{"eval", "fid", "mnist", good, "--split", "dev"}, 2, `--split "dev"`},
+		{"negative n", []string{"eval", "fid", good, good, "--n", "-1"}, 2, "--n -1"},
+		{"unknown flag", []string{"eval", "fid", good, good, "--bogus"}, 2, "flag provided but not defined"},
 	} {
 		code, out, errs := evalRun(tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 || out != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d and one line containing %q", tc.name, code, out, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// FID between image sets names its feature network, and equals the FID of
+// the statistics eval stats writes for the same images.
+func TestEvalFIDImages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads MNIST")
+	}
+	dir := t.TempDir()
+	st := filepath.Join(dir, "m.npz")
+	if code, _, errs := evalRun("eval", "stats", "mnist", "--n", "300", "--out", st); code != 0 {
+		t.Fatalf("eval stats: exit %d: %s", code, errs)
+	}
+	code, direct, errs := evalRun("eval", "fid", "mnist", "fashion-mnist", "--n", "300", "--split", "test")
+	if code != 0 {
+		if strings.Contains(errs, "fashion") {
+			t.Skip("Fashion-MNIST is not installed")
+		}
+		t.Fatalf("eval fid: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(direct, "\tFID (LeNet-MNIST)\n") {
+		t.Errorf("output %q does not name the feature network", direct)
+	}
+	// MNIST against Fashion-MNIST is far; MNIST against its own statistics is 0.
+	if d := evalFirst(t, direct); d < 5 {
+		t.Errorf("FID(MNIST, Fashion-MNIST) = %v, want a large distance", d)
+	}
+	_, same, _ := evalRun("eval", "fid", st, "mnist", "--n", "300")
+	if d := evalFirst(t, same); math.Abs(d) > 1e-6 {
+		t.Errorf("FID of MNIST against its own statistics = %v, want 0", d)
 	}
 }

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/quant"
+)
+
+// lenetCmd groups the LeNet-5 feature-network commands.
+func lenetCmd() *command {
+	return &command{name: "lenet", summary: "train and test the LeNet-5 feature networks of FID (LeNet-...)", sub: []*command{
+		{name: "train", usage: "[--dataset mnist] [--policy fp32] [--epochs 5] [--seed 1] [--out FILE]",
+			summary: "train a LeNet-5 classifier and report its test accuracy\n\n" +
+				"Every dot product (weights, activations, outputs, errors, weight gradients of conv1..conv3,\n" +
+				"fc1, fc2) rounds as --policy says: a preset, a .toml file, or a single format such as\n" +
+				"posit(16,2), meaning that format for every role. Pooling, tanh and the loss are float32.\n" +
+				"--out saves the weights for 'positgan eval fid --features lenet:FILE'.",
+			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+				f := &lenetFlags{}
+				fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, an IDX file or folder, or a folder of images (brought to 1x28x28)")
+				fs.StringVar(&f.policy, "policy", "fp32", "quantization policy: preset, .toml file, or one format for every role (posit(16,2))")
+				fs.IntVar(&f.epochs, "epochs", 5, "passes over the training set")
+				fs.IntVar(&f.batch, "batch", 64, "batch size")
+				fs.Float64Var(&f.lr, "lr", 1e-3, "Adam learning rate")
+				fs.Uint64Var(&f.seed, "seed", 1, "seed of the initial weights and the batch order")
+				fs.IntVar(&f.limit, "limit", 0, "train on the first N training images only (0: all)")
+				fs.StringVar(&f.out, "out", "", "write the trained network to this .safetensors file")
+				fs.StringVar(&f.name, "name", "", "network name used in metric names, e.g. LeNet-MNIST (default from the data set)")
+				return func(args []string, io stdio) error {
+					if len(args) != 0 {
+						return usagef("unexpected arguments %q", args)
+					}
+					return runLenetTrain(f, io)
+				}
+			}},
+		{name: "test", usage: "[--features lenet-mnist] [--dataset mnist]",
+			summary: "report the test accuracy of a LeNet feature network (shipped or from a file)",
+			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+				feat := fs.String("features", "lenet-mnist", "lenet-mnist, lenet-fashion, or lenet:FILE")
+				ds := fs.String("dataset", "mnist", "data set whose test split to classify")
+				return func(args []string, io stdio) error {
+					if len(args) != 0 {
+						return usagef("unexpected arguments %q", args)
+					}
+					return runLenetTest(*feat, *ds, io)
+				}
+			}},
+	}}
+}
+
+type lenetFlags struct {
+	dataset, policy, out, name string
+	epochs, batch, limit       int
+	lr                         float64
+	seed                       uint64
+}
+
+// lenetPolicy parses a policy: a preset, a file, or one format name for
+// every tensor role of every layer.
+func lenetPolicy(s string) (*quant.Policy, error) {
+	p, err := quant.ParsePolicy(s)
+	if err == nil {
+		return p, nil
+	}
+	f, ferr := quant.Parse(s)
+	if ferr != nil {
+		return nil, usagef("--policy %s: %v; nor is it a format: %v", s, err, ferr)
+	}
+	p = &quant.Policy{Name: f.String()}
+	if err := p.Set("", "all", f.String()); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// lenetName is the default network name for a data set.
+func lenetName(dataset string) string {
+	switch dataset {
+	case "mnist":
+		return "LeNet-MNIST"
+	case "fashion-mnist":
+		return "LeNet-Fashion"
+	}
+	return "LeNet"
+}
+
+// lenetData loads a split as 1×28×28 gray images.
+func lenetData(spec string, split datasets.Split) (*datasets.Set, error) {
+	opt := datasets.Options{Split: split}
+	if spec != "mnist" && spec != "fashion-mnist" {
+		opt.Height, opt.Width, opt.Channels = 28, 28, 1
+	}
+	return datasets.Load(spec, opt)
+}
+
+func runLenetTrain(f *lenetFlags, io stdio) error {
+	if f.epochs <= 0 || f.batch <= 0 || !(f.lr > 0) || math.IsInf(f.lr, 0) || f.limit < 0 {
+		return usagef("--epochs, --batch and --lr must be positive, --limit not negative")
+	}
+	pol, err := lenetPolicy(f.policy)
+	if err != nil {
+		return err
+	}
+	train, err := lenetData(f.dataset, datasets.Train)
+	if err != nil {
+		return err
+	}
+	test, err := lenetData(f.dataset, datasets.Test)
+	if err != nil {
+		return err
+	}
+	var trainSet datasets.Dataset = train
+	if f.limit > 0 && f.limit < train.Len() {
+		trainSet = firstN{train, f.limit}
+	}
+	classes := max(train.NumClasses(), 10)
+	net, err := featnet.NewLeNet(classes, pol, f.seed)
+	if err != nil {
+		return err
+	}
+	net.Name = f.name
+	if net.Name == "" {
+		net.Name = lenetName(f.dataset)
+	}
+	fmt.Fprintf(io.out, "lenet: %s, %d training images, policy %s, %d epochs, batch %d, lr %g, seed %d\n",
+		f.dataset, trainSet.Len(), pol.Name, f.epochs, f.batch, f.lr, f.seed)
+	start := time.Now()
+	var sum float64
+	var count int
+	err = net.Train(trainSet, featnet.TrainOptions{Epochs: f.epochs, Batch: f.batch, LR: f.lr, Seed: f.seed,
+		Progress: func(epoch, step, steps int, loss float64) {
+			sum += loss
+			count++
+			if step == steps {
+				fmt.Fprintf(io.out, "epoch %d/%d: mean loss %.4f (%s)\n", epoch, f.epochs, sum/float64(count), time.Since(start).Round(time.Second))
+				sum, count = 0, 0
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	trainTime := time.Since(start)
+	acc, err := net.Accuracy(test)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "test accuracy %.2f%% (%d images, policy %s), training took %s\n",
+		100*acc, test.Len(), pol.Name, trainTime.Round(time.Second))
+	if f.out == "" {
+		return nil
+	}
+	net.Meta["dataset"] = f.dataset
+	net.Meta["policy"] = pol.Name
+	net.Meta["policy_toml"] = pol.String()
+	net.Meta["epochs"] = strconv.Itoa(f.epochs)
+	net.Meta["batch"] = strconv.Itoa(f.batch)
+	net.Meta["lr"] = strconv.FormatFloat(f.lr, 'g', -1, 64)
+	net.Meta["seed"] = strconv.FormatUint(f.seed, 10)
+	net.Meta["train_images"] = strconv.Itoa(trainSet.Len())
+	net.Meta["test_accuracy"] = strconv.FormatFloat(acc, 'f', 4, 64)
+	net.Meta["command"] = lenetCommand(f)
+	if err := net.Save(f.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "wrote %s\n", f.out)
+	return nil
+}
+
+func lenetCommand(f *lenetFlags) string {
+	args := []string{"positgan lenet train", "--dataset", f.dataset, "--policy", f.policy,
+		"--epochs", strconv.Itoa(f.epochs), "--batch", strconv.Itoa(f.batch),
+		"--lr", strconv.FormatFloat(f.lr, 'g', -1, 64), "--seed", strconv.FormatUint(f.seed, 10)}
+	if f.limit > 0 {
+		args = append(args, "--limit", strconv.Itoa(f.limit))
+	}
+	if f.name != "" {
+		args = append(args, "--name", f.name)
+	}
+	return strings.Join(args, " ")
+}
+
+func runLenetTest(spec, dataset string, io stdio) error {
+	var net *featnet.LeNet
+	var err error
+	if file, ok := strings.CutPrefix(spec, "lenet:"); ok {
+		net, err = featnet.LoadLeNet(file)
+	} else {
+		net, err = featnet.ShippedLeNet(spec)
+	}
+	if err != nil {
+		return err
+	}
+	test, err := lenetData(dataset, datasets.Test)
+	if err != nil {
+		return err
+	}
+	acc, err := net.Accuracy(test)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "%s on %s test: accuracy %.2f%% (%d images)\n", net.Name, dataset, 100*acc, test.Len())
+	return nil
+}
+
+// firstN is the first n samples of a data set.
+type firstN struct {
+	datasets.Dataset
+	n int
+}
+
+func (f firstN) Len() int { return f.n }

@@ -1,0 +1,330 @@
+package featnet
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/ckpt"
+)
+
+// InceptionSize is the side of the square images the FID Inception-v3
+// sees; inputs of any other size are resized to it bilinearly.
+const InceptionSize = 299
+
+// inceptionDim is the number of pool3 features.
+const inceptionDim = 2048
+
+// Inception is the Inception-v3 network of FID, as pytorch-fid's
+// InceptionV3 with use_fid_inception (the port of TensorFlow's
+// inception-2015-12-05 graph): FIDInceptionA, C, E_1 and E_2 blocks,
+// average pools that leave the padding out of the average, a max pool in
+// the last block's pool branch, and the 2048 features of the final
+// average pool (pool3).
+//
+// Images go in as float32 NCHW data in [-1, 1]: RGB, or gray (copied to
+// the three channels). They are resized to 299×299 as
+// F.interpolate(mode="bilinear", align_corners=False) does (see Resize),
+// which is what pytorch-fid does to its [0, 1] input before mapping it to
+// [-1, 1]; resizing commutes with that affine map, so the network sees
+// the same values. Each BasicConv2d (convolution without bias, batch
+// normalisation with epsilon 0.001 in evaluation mode, ReLU) runs as one
+// convolution with the normalisation folded into its weights and bias,
+// in float32.
+//
+// Inception is safe for concurrent use; calls run one at a time.
+type Inception struct {
+	mu    sync.Mutex
+	convs map[string]*convBN
+	size  int // input side; InceptionSize except in tests
+}
+
+// convBN is a BasicConv2d with its batch normalisation folded in.
+type convBN struct {
+	name                             string
+	inC, outC, kh, kw, s, sw, ph, pw int       // sw = s: one stride, kept per axis for gemm.Geom
+	w, b                             []float32 // (outC, inC·kh·kw), (outC)
+}
+
+// inceptionLayers returns the BasicConv2d layers of the FID Inception-v3,
+// named as in pytorch-fid's state_dict, with their geometry.
+func inceptionLayers() []*convBN {
+	var ls []*convBN
+	add := func(name string, in, out, kh, kw, stride, ph, pw int) {
+		ls = append(ls, &convBN{name: name, inC: in, outC: out, kh: kh, kw: kw, s: stride, sw: stride, ph: ph, pw: pw})
+	}
+	sq := func(name string, in, out, k, stride, pad int) { add(name, in, out, k, k, stride, pad, pad) }
+	sq("Conv2d_1a_3x3", 3, 32, 3, 2, 0)
+	sq("Conv2d_2a_3x3", 32, 32, 3, 1, 0)
+	sq("Conv2d_2b_3x3", 32, 64, 3, 1, 1)
+	sq("Conv2d_3b_1x1", 64, 80, 1, 1, 0)
+	sq("Conv2d_4a_3x3", 80, 192, 3, 1, 0)
+	blockA := func(n string, in, pool int) {
+		sq(n+".branch1x1", in, 64, 1, 1, 0)
+		sq(n+".branch5x5_1", in, 48, 1, 1, 0)
+		sq(n+".branch5x5_2", 48, 64, 5, 1, 2)
+		sq(n+".branch3x3dbl_1", in, 64, 1, 1, 0)
+		sq(n+".branch3x3dbl_2", 64, 96, 3, 1, 1)
+		sq(n+".branch3x3dbl_3", 96, 96, 3, 1, 1)
+		sq(n+".branch_pool", in, pool, 1, 1, 0)
+	}
+	blockA("Mixed_5b", 192, 32)
+	blockA("Mixed_5c", 256, 64)
+	blockA("Mixed_5d", 288, 64)
+	sq("Mixed_6a.branch3x3", 288, 384, 3, 2, 0)
+	sq("Mixed_6a.branch3x3dbl_1", 288, 64, 1, 1, 0)
+	sq("Mixed_6a.branch3x3dbl_2", 64, 96, 3, 1, 1)
+	sq("Mixed_6a.branch3x3dbl_3", 96, 96, 3, 2, 0)
+	blockC := func(n string, c7 int) {
+		sq(n+".branch1x1", 768, 192, 1, 1, 0)
+		sq(n+".branch7x7_1", 768, c7, 1, 1, 0)
+		add(n+".branch7x7_2", c7, c7, 1, 7, 1, 0, 3)
+		add(n+".branch7x7_3", c7, 192, 7, 1, 1, 3, 0)
+		sq(n+".branch7x7dbl_1", 768, c7, 1, 1, 0)
+		add(n+".branch7x7dbl_2", c7, c7, 7, 1, 1, 3, 0)
+		add(n+".branch7x7dbl_3", c7, c7, 1, 7, 1, 0, 3)
+		add(n+".branch7x7dbl_4", c7, c7, 7, 1, 1, 3, 0)
+		add(n+".branch7x7dbl_5", c7, 192, 1, 7, 1, 0, 3)
+		sq(n+".branch_pool", 768, 192, 1, 1, 0)
+	}
+	blockC("Mixed_6b", 128)
+	blockC("Mixed_6c", 160)
+	blockC("Mixed_6d", 160)
+	blockC("Mixed_6e", 192)
+	sq("Mixed_7a.branch3x3_1", 768, 192, 1, 1, 0)
+	sq("Mixed_7a.branch3x3_2", 192, 320, 3, 2, 0)
+	sq("Mixed_7a.branch7x7x3_1", 768, 192, 1, 1, 0)
+	add("Mixed_7a.branch7x7x3_2", 192, 192, 1, 7, 1, 0, 3)
+	add("Mixed_7a.branch7x7x3_3", 192, 192, 7, 1, 1, 3, 0)
+	sq("Mixed_7a.branch7x7x3_4", 192, 192, 3, 2, 0)
+	blockE := func(n string, in int) {
+		sq(n+".branch1x1", in, 320, 1, 1, 0)
+		sq(n+".branch3x3_1", in, 384, 1, 1, 0)
+		add(n+".branch3x3_2a", 384, 384, 1, 3, 1, 0, 1)
+		add(n+".branch3x3_2b", 384, 384, 3, 1, 1, 1, 0)
+		sq(n+".branch3x3dbl_1", in, 448, 1, 1, 0)
+		sq(n+".branch3x3dbl_2", 448, 384, 3, 1, 1)
+		add(n+".branch3x3dbl_3a", 384, 384, 1, 3, 1, 0, 1)
+		add(n+".branch3x3dbl_3b", 384, 384, 3, 1, 1, 1, 0)
+		sq(n+".branch_pool", in, 192, 1, 1, 0)
+	}
+	blockE("Mixed_7b", 1280)
+	blockE("Mixed_7c", 2048)
+	return ls
+}
+
+// bnEps is the batch-normalisation epsilon of torchvision's BasicConv2d.
+const bnEps = 0.001
+
+// inceptionTensors returns the names and shapes of the tensors an
+// Inception weight file must hold: for each layer L of inceptionLayers,
+// L.conv.weight (out, in, kh, kw) and L.bn.weight, L.bn.bias,
+// L.bn.running_mean, L.bn.running_var (out).
+func inceptionTensors() (names []string, shapes [][]int) {
+	for _, l := range inceptionLayers() {
+		names = append(names, l.name+".conv.weight")
+		shapes = append(shapes, []int{l.outC, l.inC, l.kh, l.kw})
+		for _, p := range []string{"weight", "bias", "running_mean", "running_var"} {
+			names = append(names, l.name+".bn."+p)
+			shapes = append(shapes, []int{l.outC})
+		}
+	}
+	return names, shapes
+}
+
+// ignoredTensor reports whether a tensor of pytorch-fid's state_dict is
+// one the features do not use: the classifier, the auxiliary classifier
+// and the batch counters.
+func ignoredTensor(name string) bool {
+	return strings.HasPrefix(name, "fc.") || strings.HasPrefix(name, "AuxLogits.") ||
+		strings.HasSuffix(name, ".num_batches_tracked")
+}
+
+// LoadInception reads the FID Inception-v3 weights from a safetensors file
+// holding pytorch-fid's state_dict (pt_inception-2015-12-05): tensors
+// named like Mixed_6b.branch7x7_2.conv.weight and
+// Mixed_6b.branch7x7_2.bn.running_var, in F32 (F16, BF16 and F64 are
+// converted). The classifier (fc.*), AuxLogits.* and num_batches_tracked
+// tensors are ignored; a missing, mis-shaped or unknown tensor is an
+// error that names it. The weights cannot be downloaded here: convert them
+// once where they can (see the package documentation for the script).
+func LoadInception(path string) (*Inception, error) {
+	ts, _, err := readSafetensors(path, ignoredTensor)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newInception(ts)
+	if err != nil {
+		return nil, fmt.Errorf("featnet: inception weights %s: %w", path, err)
+	}
+	return m, nil
+}
+
+func newInception(ts map[string]ckpt.Tensor) (*Inception, error) {
+	names, shapes := inceptionTensors()
+	want := make(map[string]bool, len(names))
+	for i, name := range names {
+		want[name] = true
+		t, ok := ts[name]
+		if !ok {
+			return nil, &TensorError{Name: name, Reason: "missing"}
+		}
+		if !equalShape(t.Shape, shapes[i]) {
+			return nil, &TensorError{Name: name, Reason: fmt.Sprintf("shape %v, want %v", t.Shape, shapes[i])}
+		}
+	}
+	for _, name := range sortedKeys(ts) {
+		if !want[name] && !ignoredTensor(name) {
+			return nil, &TensorError{Name: name, Reason: "not a tensor of the FID Inception-v3"}
+		}
+	}
+	m := &Inception{convs: map[string]*convBN{}, size: InceptionSize}
+	for _, l := range inceptionLayers() {
+		p := func(s string) []float32 { return ts[l.name+s].Data }
+		if err := l.fold(p(".conv.weight"), p(".bn.weight"), p(".bn.bias"), p(".bn.running_mean"), p(".bn.running_var")); err != nil {
+			return nil, err
+		}
+		m.convs[l.name] = l
+	}
+	return m, nil
+}
+
+// fold sets l's weights and bias to the convolution w followed by batch
+// normalisation in evaluation mode: y = (conv(x) - mean)·gamma/sqrt(var +
+// eps) + beta, the product formed in float64 and rounded once.
+func (l *convBN) fold(w, gamma, beta, mean, vr []float32) error {
+	k := l.inC * l.kh * l.kw
+	l.w = make([]float32, l.outC*k)
+	l.b = make([]float32, l.outC)
+	for o := 0; o < l.outC; o++ {
+		if !(vr[o] >= 0) {
+			return &TensorError{Name: l.name + ".bn.running_var", Reason: fmt.Sprintf("variance %g", vr[o])}
+		}
+		s := float64(gamma[o]) / math.Sqrt(float64(vr[o])+bnEps)
+		for i := 0; i < k; i++ {
+			l.w[o*k+i] = float32(float64(w[o*k+i]) * s)
+		}
+		l.b[o] = float32(float64(beta[o]) - float64(mean[o])*s)
+	}
+	return nil
+}
+
+func equalShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Name returns "Inception-v3": FID on these features is the FID of the
+// literature when the weights are pytorch-fid's.
+func (m *Inception) Name() string { return "Inception-v3" }
+
+// Dim returns 2048.
+func (m *Inception) Dim() int { return inceptionDim }
+
+// Features writes the 2048 pool3 features of each image to dst.
+func (m *Inception) Features(dst []float64, images []float32, s datasets.Shape) error {
+	n, err := checkBatch(dst, images, s, inceptionDim)
+	if err != nil {
+		return err
+	}
+	if s.C != 1 && s.C != 3 {
+		return fmt.Errorf("featnet: Inception-v3 takes gray or RGB images, not %d channels", s.C)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ws inceptionWork
+	x := make([]float32, 3*m.size*m.size)
+	plane := m.size * m.size
+	for i := 0; i < n; i++ {
+		img := images[i*s.Size() : (i+1)*s.Size()]
+		for c := 0; c < 3; c++ {
+			src := img
+			if s.C == 3 {
+				src = img[c*s.H*s.W : (c+1)*s.H*s.W]
+			}
+			Resize(x[c*plane:(c+1)*plane], src, 1, s.H, s.W, m.size, m.size)
+		}
+		f := m.forward(&ws, t3{3, m.size, m.size, x})
+		for j, v := range f {
+			dst[i*inceptionDim+j] = float64(v)
+		}
+	}
+	return nil
+}
+
+// t3 is a C×H×W activation.
+type t3 struct {
+	c, h, w int
+	d       []float32
+}
+
+// inceptionWork holds the im2col buffer reused across layers.
+type inceptionWork struct{ col []float32 }
+
+// forward runs the network on one 3×size×size image and returns pool3.
+func (m *Inception) forward(ws *inceptionWork, x t3) []float32 {
+	cv := func(name string, x t3) t3 { return m.convs[name].apply(ws, x) }
+	x = cv("Conv2d_1a_3x3", x)
+	x = cv("Conv2d_2a_3x3", x)
+	x = cv("Conv2d_2b_3x3", x)
+	x = maxPool(x, 3, 2, 0)
+	x = cv("Conv2d_3b_1x1", x)
+	x = cv("Conv2d_4a_3x3", x)
+	x = maxPool(x, 3, 2, 0)
+	for _, n := range []string{"Mixed_5b", "Mixed_5c", "Mixed_5d"} { // FIDInceptionA
+		b1 := cv(n+".branch1x1", x)
+		b5 := cv(n+".branch5x5_2", cv(n+".branch5x5_1", x))
+		b3 := cv(n+".branch3x3dbl_3", cv(n+".branch3x3dbl_2", cv(n+".branch3x3dbl_1", x)))
+		bp := cv(n+".branch_pool", avgPool3(x))
+		x = cat(b1, b5, b3, bp)
+	}
+	{ // Mixed_6a: InceptionB
+		n := "Mixed_6a"
+		b3 := cv(n+".branch3x3", x)
+		bd := cv(n+".branch3x3dbl_3", cv(n+".branch3x3dbl_2", cv(n+".branch3x3dbl_1", x)))
+		x = cat(b3, bd, maxPool(x, 3, 2, 0))
+	}
+	for _, n := range []string{"Mixed_6b", "Mixed_6c", "Mixed_6d", "Mixed_6e"} { // FIDInceptionC
+		b1 := cv(n+".branch1x1", x)
+		b7 := cv(n+".branch7x7_3", cv(n+".branch7x7_2", cv(n+".branch7x7_1", x)))
+		bd := x
+		for _, k := range []string{"1", "2", "3", "4", "5"} {
+			bd = cv(n+".branch7x7dbl_"+k, bd)
+		}
+		bp := cv(n+".branch_pool", avgPool3(x))
+		x = cat(b1, b7, bd, bp)
+	}
+	{ // Mixed_7a: InceptionD
+		n := "Mixed_7a"
+		b3 := cv(n+".branch3x3_2", cv(n+".branch3x3_1", x))
+		b7 := x
+		for _, k := range []string{"1", "2", "3", "4"} {
+			b7 = cv(n+".branch7x7x3_"+k, b7)
+		}
+		x = cat(b3, b7, maxPool(x, 3, 2, 0))
+	}
+	for _, n := range []string{"Mixed_7b", "Mixed_7c"} { // FIDInceptionE_1, E_2
+		b1 := cv(n+".branch1x1", x)
+		b3 := cv(n+".branch3x3_1", x)
+		b3 = cat(cv(n+".branch3x3_2a", b3), cv(n+".branch3x3_2b", b3))
+		bd := cv(n+".branch3x3dbl_2", cv(n+".branch3x3dbl_1", x))
+		bd = cat(cv(n+".branch3x3dbl_3a", bd), cv(n+".branch3x3dbl_3b", bd))
+		var pooled t3
+		if n == "Mixed_7b" {
+			pooled = avgPool3(x)
+		} else {
+			pooled = maxPool(x, 3, 1, 1) // E_2's max pool, as the TensorFlow graph has it
+		}
+		x = cat(b1, b3, bd, cv(n+".branch_pool", pooled))
+	}
+	return spatialMean(x)
+}

@@ -1,0 +1,24 @@
+//go:build openblas
+
+package gemm
+
+// Linking OpenBLAS here lets `go build -tags openblas` work without
+// CGO_LDFLAGS: cgo flags of any package apply to the whole link.
+
+// #cgo LDFLAGS: -lopenblas
+import "C"
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/netlib/blas/netlib"
+)
+
+const backend = "openblas"
+
+func sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	netlib.Implementation{}.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	netlib.Implementation{}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

@@ -1,0 +1,243 @@
+package gemm
+
+import (
+	"math"
+
+	"github.com/positgan/positgan/quant"
+)
+
+// PerOpWorkspace computes per-op GEMMs (see PerOpGemm) of float32 data
+// fast when the accumulation format has at most 8 bits and each operand
+// matrix holds at most 256 distinct values (operands rounded to 8-bit
+// formats): values become byte indices, every product rounding is a
+// lookup in a 256×256 table built for the operands' value sets, and every
+// rounded addition a lookup in a 256×256 table of the format. Otherwise it
+// runs the reference kernel. It keeps its tables and buffers between
+// calls and gives the same bits as PerOpGemm.
+//
+// A PerOpWorkspace must not be used by two goroutines at once.
+type PerOpWorkspace struct {
+	f      quant.Format // the format sum and vals are for
+	vals   []float32    // the format's values, by index
+	index  map[uint64]uint8
+	nanIdx int     // index of NaN, or -1
+	sum    []uint8 // [s<<8|p]: index of R(vals[s] + vals[p])
+	prod   []uint8 // [a<<8|b]: index of R(va[a]·vb[b])
+	ai, bi []uint8
+	va, vb []float32
+	za, zb int // zeros in each operand
+	nz     []int32
+	cix    []uint8
+	ha, hb valueSet
+}
+
+// valueSet assigns byte indices to distinct float32 bit patterns.
+type valueSet struct {
+	key  [1024]uint32
+	val  [1024]uint8
+	used [1024]bool
+	n    int
+}
+
+func (s *valueSet) reset() {
+	s.used = [1024]bool{}
+	s.n = 0
+}
+
+// id returns the index of bits b, adding it if new; ok is false when the
+// set would exceed 256 values.
+func (s *valueSet) id(b uint32, vals *[]float32) (uint8, bool) {
+	h := (b * 0x9e3779b1) >> 22
+	for {
+		if !s.used[h] {
+			if s.n == 256 {
+				return 0, false
+			}
+			s.used[h], s.key[h], s.val[h] = true, b, uint8(s.n)
+			*vals = append(*vals, math.Float32frombits(b))
+			s.n++
+			return s.val[h], true
+		}
+		if s.key[h] == b {
+			return s.val[h], true
+		}
+		h = (h + 1) & 1023
+	}
+}
+
+// Gemm sets c = op(a)·op(b) as PerOpGemm does.
+func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || f == nil || f.Bits() > 8 || !w.setFormat(f) || !w.pack(tA, tB, m, n, k, a, lda, b, ldb) {
+		perOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	// Sum the products in the orientation whose row operand has more
+	// zeros: rows' zero products can then be skipped, when adding the
+	// zero product leaves every sum unchanged (no signed zeros).
+	rowIdx, colIdx, rowVals, colVals := w.ai, w.bi, w.va, w.vb
+	rows, cols, ldr, ldcol := m, n, ldc, 1
+	if w.zb > w.za {
+		rowIdx, colIdx, rowVals, colVals = w.bi, w.ai, w.vb, w.va
+		rows, cols, ldr, ldcol = n, m, 1, ldc
+	}
+	// Product table: float32 products are exact in float64, so Round64
+	// rounds once.
+	w.prod = growU8(w.prod, 1<<16)
+	for i, x := range rowVals {
+		for j, y := range colVals {
+			w.prod[i<<8|j] = w.idx(f.Round64(float64(x) * float64(y)))
+		}
+	}
+	zero := -1 // index of the row operand's zero, if its products can be skipped
+	if z, ok := w.zeroOf(rowVals); ok {
+		zp := w.prod[z<<8]
+		skip := true
+		for j := range colVals {
+			skip = skip && w.prod[z<<8|j] == zp
+		}
+		for s := range w.vals {
+			skip = skip && w.sum[s<<8|int(zp)] == uint8(s)
+		}
+		if skip {
+			zero = z
+		}
+	}
+	// Interleave the columns in blocks of eight: block jb holds, for each
+	// l, the indices of columns 8jb..8jb+7 (0 past the last column).
+	nb := (cols + 7) / 8
+	w.cix = growU8(w.cix, nb*k*8)
+	for j := 0; j < nb*8; j++ {
+		blk := w.cix[(j/8)*k*8:]
+		if j >= cols {
+			for l := 0; l < k; l++ {
+				blk[l*8+j%8] = 0
+			}
+			continue
+		}
+		for l, v := range colIdx[j*k : (j+1)*k] {
+			blk[l*8+j%8] = v
+		}
+	}
+	w.nz = perOpKernel(c, ldr, ldcol, rowIdx, w.cix, rows, cols, k, w.prod, w.sum, w.vals, zero, w.nz)
+}
+
+// zeroOf returns the index of +0 in vals.
+func (w *PerOpWorkspace) zeroOf(vals []float32) (int, bool) {
+	for i, v := range vals {
+		if math.Float32bits(v) == 0 {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func growU8(buf []uint8, n int) []uint8 {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]uint8, n)
+}
+
+// idx returns the index of a value of the format.
+func (w *PerOpWorkspace) idx(v float64) uint8 {
+	if v != v {
+		return uint8(w.nanIdx)
+	}
+	return w.index[math.Float64bits(v)]
+}
+
+// setFormat builds the value list and sum table of f, unless it has them.
+func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
+	if w.f == f && w.sum != nil {
+		return true
+	}
+	w.f, w.sum = f, nil
+	w.vals = w.vals[:0]
+	w.index = make(map[uint64]uint8)
+	w.nanIdx = -1
+	for code := uint32(0); code < 1<<f.Bits(); code++ {
+		v := f.Decode(code)
+		if v != v {
+			if w.nanIdx < 0 {
+				w.nanIdx = len(w.vals)
+				w.vals = append(w.vals, float32(math.NaN()))
+			}
+			continue
+		}
+		if _, ok := w.index[math.Float64bits(v)]; ok {
+			continue
+		}
+		if float64(float32(v)) != v || len(w.vals) == 256 {
+			return false // not float32 values: use the reference kernel
+		}
+		w.index[math.Float64bits(v)] = uint8(len(w.vals))
+		w.vals = append(w.vals, float32(v))
+	}
+	if w.nanIdx < 0 {
+		// Formats without NaN never produce it from finite operands; give
+		// the index a value anyway so that the tables are total.
+		w.nanIdx = 0
+	}
+	w.sum = growU8(w.sum, 1<<16)
+	for i, x := range w.vals {
+		for j, y := range w.vals {
+			s, p := float64(x), float64(y)
+			t := s + p
+			bb := t - s
+			w.sum[i<<8|j] = w.idx(f.Round64(toOdd(t, (s-(t-bb))+(p-bb))))
+		}
+	}
+	return true
+}
+
+// pack converts op(a) (m×k, rows along l) and op(b)ᵀ (n×k) to byte
+// indices, or reports false if an operand has more than 256 values.
+func (w *PerOpWorkspace) pack(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) bool {
+	w.ha.reset()
+	w.hb.reset()
+	w.va, w.vb = w.va[:0], w.vb[:0]
+	w.ai = growU8(w.ai, m*k)
+	w.bi = growU8(w.bi, n*k)
+	w.za, w.zb = 0, 0
+	for i := 0; i < m; i++ {
+		for l := 0; l < k; l++ {
+			var x float32
+			if tA {
+				x = a[l*lda+i]
+			} else {
+				x = a[i*lda+l]
+			}
+			if x == 0 {
+				w.za++
+			}
+			id, ok := w.ha.id(math.Float32bits(x), &w.va)
+			if !ok {
+				return false
+			}
+			w.ai[i*k+l] = id
+		}
+	}
+	for j := 0; j < n; j++ {
+		for l := 0; l < k; l++ {
+			var x float32
+			if tB {
+				x = b[j*ldb+l]
+			} else {
+				x = b[l*ldb+j]
+			}
+			if x == 0 {
+				w.zb++
+			}
+			id, ok := w.hb.id(math.Float32bits(x), &w.vb)
+			if !ok {
+				return false
+			}
+			w.bi[j*k+l] = id
+		}
+	}
+	return true
+}

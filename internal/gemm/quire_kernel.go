@@ -1,0 +1,191 @@
+package gemm
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/positgan/positgan/quant"
+)
+
+// expOf returns the exponent of the leading bit of a finite nonzero
+// float32 with bits b, and of its lowest set bit.
+func expOf(b uint32) (hi, lo int) {
+	e := int(b >> 23 & 0xff)
+	m := b & 0x7fffff
+	if e == 0 {
+		return -149 + bits.Len32(m) - 1, -149 + bits.TrailingZeros32(m)
+	}
+	return e - 127, e - 127 - 23 + bits.TrailingZeros32(m|1<<23)
+}
+
+// scan fills h from s (rows×cols, stride ld) and sets dst (compact) to s
+// as float64.
+func (h *expHist) scan(dst []float64, s []float32, rows, cols, ld int) {
+	*h = expHist{}
+	for r := 0; r < rows; r++ {
+		d := dst[r*cols : (r+1)*cols]
+		for j, x := range s[r*ld : r*ld+cols] {
+			d[j] = float64(x)
+			b := math.Float32bits(x) &^ (1 << 31)
+			if b == 0 {
+				continue
+			}
+			if b >= 0x7f800000 {
+				h.special = true
+				continue
+			}
+			hi, lo := expOf(b)
+			i := hi + 149
+			if !h.seen[i] || int16(lo) < h.lsb[i] {
+				h.lsb[i] = int16(lo)
+			}
+			h.seen[i] = true
+			h.any = true
+		}
+	}
+}
+
+// extract copies the entries of s whose exponent is in the band into dst
+// (rows×cols, compact) as float64, and zeros elsewhere. Non-finite values
+// belong to every band that spans all exponents.
+func (bd band) extract(dst []float64, s []float32, rows, cols, ld int) {
+	all := bd.lo == -149 && bd.hi == 127
+	for r := 0; r < rows; r++ {
+		d := dst[r*cols : (r+1)*cols]
+		for j, x := range s[r*ld : r*ld+cols] {
+			b := math.Float32bits(x) &^ (1 << 31)
+			if all || b == 0 {
+				d[j] = float64(x)
+				continue
+			}
+			if e, _ := expOf(b); b < 0x7f800000 && e >= bd.lo && e <= bd.hi {
+				d[j] = float64(x)
+			} else {
+				d[j] = 0
+			}
+		}
+	}
+}
+
+// combine sets c[i][j] to the exact sum of the parts' (i, j) elements,
+// rounded once to f. special means the parts hold a plain IEEE result.
+//
+// The exact sum is first rounded to odd in float64 (53 bits) and then to
+// odd in float32 (24 bits), and the row is rounded to f with the format's
+// vectorised RoundSlice: rounding to odd with p+2 or more bits and then to
+// nearest with p bits is one correct rounding, and every format rounded
+// to here with at most 22 bits of code has fewer than 22 significant
+// bits. Sums outside float32's normal range are rounded from float64.
+func combine(f quant.Format, c []float32, ldc int, parts []float64, m, n, np int, special bool) {
+	mn := m * n
+	var q quire
+	q.lo, q.hi = len(q.limb), -1
+	viaFloat32 := f == nil || f.Bits() <= 22
+	if np == 1 && !special && f != nil && viaFloat32 {
+		combineOne(f, c, ldc, parts, m, n)
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		far := false // a sum outside float32's normal range
+		for j := range row {
+			x := parts[i*n+j]
+			switch {
+			case special || np == 1:
+				// exact (or IEEE special)
+			case np == 2:
+				y := parts[mn+i*n+j]
+				s := x + y
+				bb := s - x
+				x = toOdd(s, (x-(s-bb))+(y-bb))
+			default:
+				q.reset()
+				for p := 0; p < np; p++ {
+					q.add(parts[p*mn+i*n+j])
+				}
+				x = q.value(true)
+			}
+			if a := math.Abs(x); f != nil && (a >= 0x1p127 || (a != 0 && a < 0x1p-126)) || !viaFloat32 {
+				far = true
+			}
+			if f == nil {
+				row[j] = float32(x)
+			} else {
+				row[j] = toOdd32(x)
+			}
+		}
+		if f == nil {
+			continue
+		}
+		if !far {
+			f.RoundSlice(row, row)
+			continue
+		}
+		for j := range row {
+			// Recompute the few far elements from float64.
+			x := parts[i*n+j]
+			if np > 1 && !special {
+				if np == 2 {
+					y := parts[mn+i*n+j]
+					s := x + y
+					bb := s - x
+					x = toOdd(s, (x-(s-bb))+(y-bb))
+				} else {
+					q.reset()
+					for p := 0; p < np; p++ {
+						q.add(parts[p*mn+i*n+j])
+					}
+					x = q.value(true)
+				}
+			}
+			row[j] = roundTo[float32](f, x)
+		}
+	}
+}
+
+// combineOne is combine for one exact part and a format of at most 22
+// bits: the common case, in one tight pass per row.
+func combineOne(f quant.Format, c []float32, ldc int, parts []float64, m, n int) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		src := parts[i*n : (i+1)*n]
+		far := false
+		for j, x := range src {
+			r := float32(x)
+			if d := float64(r); d != x {
+				b := math.Float32bits(r)
+				if b&1 == 0 { // to odd: step toward x
+					if (d < x) == (b>>31 == 0) {
+						b++
+					} else {
+						b--
+					}
+					r = math.Float32frombits(b)
+				}
+			}
+			// Outside float32's normal range (or Inf from overflow).
+			if e := math.Float32bits(r) >> 23 & 0xff; (e == 0 && r != 0) || e >= 254 {
+				far = true
+			}
+			row[j] = r
+		}
+		f.RoundSlice(row, row)
+		if far {
+			for j, x := range src {
+				row[j] = roundTo[float32](f, x)
+			}
+		}
+	}
+}
+
+// toOdd32 rounds x to float32 to odd (NaN and Inf pass through).
+func toOdd32(x float64) float32 {
+	r := float32(x)
+	if float64(r) == x || math.Float32bits(r)&1 == 1 || math.IsInf(float64(r), 0) || r != r {
+		return r
+	}
+	if float64(r) < x {
+		return math.Nextafter32(r, float32(math.Inf(1)))
+	}
+	return math.Nextafter32(r, float32(math.Inf(-1)))
+}

@@ -1,0 +1,78 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// The activations below do what gorgonia.Rectify, LeakyRelu and Tanh do,
+// into buffers kept from run to run: Gorgonia's allocate their results and
+// several temporaries on every run. Each keeps a private copy of what its
+// backward pass needs, so an in-place op downstream cannot corrupt it.
+
+// saved is a private per-element-type buffer.
+type saved struct {
+	s32 []float32
+	s64 []float64
+}
+
+// ReLU returns max(x, 0).
+func ReLU(x *gorgonia.Node) (*gorgonia.Node, error) { return leakyReLU(x, 0, "ReLU") }
+
+// LeakyReLU returns x for x > 0 and alpha·x otherwise.
+func LeakyReLU(x *gorgonia.Node, alpha float64) (*gorgonia.Node, error) {
+	if math.IsNaN(alpha) || math.IsInf(alpha, 0) {
+		return nil, fmt.Errorf("nn: leaky relu: slope %v", alpha)
+	}
+	return leakyReLU(x, alpha, fmt.Sprintf("LeakyReLU(%g)", alpha))
+}
+
+func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, error) {
+	var in saved // the input, for the backward pass
+	return unary(x, fmt.Sprintf("%s[%p]", name, &in), x.Shape(),
+		func(x, y *tensor.Dense) {
+			if isF64(x) {
+				in.s64 = grow(in.s64, x.Size())
+				copy(in.s64, data[float64](x))
+				leaky(data[float64](y), in.s64, alpha)
+			} else {
+				in.s32 = grow(in.s32, x.Size())
+				copy(in.s32, data[float32](x))
+				leaky(data[float32](y), in.s32, float32(alpha))
+			}
+		},
+		func(dy, dx *tensor.Dense) {
+			if isF64(dy) {
+				leakyBack(data[float64](dx), data[float64](dy), in.s64, alpha)
+			} else {
+				leakyBack(data[float32](dx), data[float32](dy), in.s32, float32(alpha))
+			}
+		})
+}
+
+// Tanh returns tanh(x).
+func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
+	var out saved // the output, for the backward pass
+	return unary(x, fmt.Sprintf("Tanh[%p]", &out), x.Shape(),
+		func(x, y *tensor.Dense) {
+			if isF64(x) {
+				out.s64 = grow(out.s64, x.Size())
+				tanh(out.s64, data[float64](x))
+				copy(data[float64](y), out.s64)
+			} else {
+				out.s32 = grow(out.s32, x.Size())
+				tanh(out.s32, data[float32](x))
+				copy(data[float32](y), out.s32)
+			}
+		},
+		func(dy, dx *tensor.Dense) {
+			if isF64(dy) {
+				tanhBack(data[float64](dx), data[float64](dy), out.s64)
+			} else {
+				tanhBack(data[float32](dx), data[float32](dy), out.s32)
+			}
+		})
+}

@@ -1,0 +1,269 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/quant"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Conv2d is a 2-D convolution over NCHW inputs with a square kernel,
+// quantized operands and one stride and padding for both axes. W has shape
+// (OutC, InC, K, K), as in PyTorch.
+type Conv2d struct {
+	InC, OutC, K, Stride, Pad int
+	// W and B are the parameter nodes; B is nil without a bias.
+	W, B  *gorgonia.Node
+	name  string
+	roles *roles
+}
+
+// NewConv2d returns a Conv2d layer in g with formats f.
+func NewConv2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad int, f quant.LayerFormats, opts ...Option) (*Conv2d, error) {
+	if inC <= 0 || outC <= 0 || k <= 0 || stride <= 0 || pad < 0 {
+		return nil, fmt.Errorf("nn: conv2d %s: bad sizes: %d→%d channels, kernel %d, stride %d, pad %d", name, inC, outC, k, stride, pad)
+	}
+	o := buildOptions(opts)
+	w, b := initWeights(o, []int{outC, inC, k, k}, inC*k*k, outC)
+	c := &Conv2d{InC: inC, OutC: outC, K: k, Stride: stride, Pad: pad, name: name, roles: newRoles(f, o.seed)}
+	c.W = paramNode(g, w, name+".w")
+	if b != nil {
+		c.B = paramNode(g, b, name+".b")
+	}
+	return c, nil
+}
+
+// Share returns a copy of c in graph g whose parameter nodes hold the same
+// tensors.
+func (c *Conv2d) Share(g *gorgonia.ExprGraph) *Conv2d {
+	d := *c
+	d.W, d.B = shareParams(g, c.W, c.B, c.name)
+	return &d
+}
+
+// Params returns the learnable nodes: W, then B if present.
+func (c *Conv2d) Params() gorgonia.Nodes { return params(c.W, c.B) }
+
+func shareParams(g *gorgonia.ExprGraph, w, b *gorgonia.Node, name string) (*gorgonia.Node, *gorgonia.Node) {
+	w2 := paramNode(g, w.Value().(*tensor.Dense), name+".w")
+	if b == nil {
+		return w2, nil
+	}
+	return w2, paramNode(g, b.Value().(*tensor.Dense), name+".b")
+}
+
+// ConvTranspose2d is the transpose (gradient) of a Conv2d with the same
+// kernel, stride and padding, as PyTorch's ConvTranspose2d: an H×W input
+// gives a ((H-1)·Stride - 2·Pad + K + OutPad) square-kernel output. W has
+// shape (InC, OutC, K, K).
+type ConvTranspose2d struct {
+	InC, OutC, K, Stride, Pad, OutPad int
+	W, B                              *gorgonia.Node
+	name                              string
+	roles                             *roles
+}
+
+// NewConvTranspose2d returns a ConvTranspose2d layer in g with formats f.
+// outPad must be less than stride.
+func NewConvTranspose2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad, outPad int, f quant.LayerFormats, opts ...Option) (*ConvTranspose2d, error) {
+	if inC <= 0 || outC <= 0 || k <= 0 || stride <= 0 || pad < 0 || outPad < 0 || outPad >= stride {
+		return nil, fmt.Errorf("nn: convtranspose2d %s: bad sizes: %d→%d channels, kernel %d, stride %d, pad %d, output pad %d",
+			name, inC, outC, k, stride, pad, outPad)
+	}
+	o := buildOptions(opts)
+	w, b := initWeights(o, []int{inC, outC, k, k}, outC*k*k, outC)
+	c := &ConvTranspose2d{InC: inC, OutC: outC, K: k, Stride: stride, Pad: pad, OutPad: outPad, name: name, roles: newRoles(f, o.seed)}
+	c.W = paramNode(g, w, name+".w")
+	if b != nil {
+		c.B = paramNode(g, b, name+".b")
+	}
+	return c, nil
+}
+
+// Share returns a copy of c in graph g whose parameter nodes hold the same
+// tensors.
+func (c *ConvTranspose2d) Share(g *gorgonia.ExprGraph) *ConvTranspose2d {
+	d := *c
+	d.W, d.B = shareParams(g, c.W, c.B, c.name)
+	return &d
+}
+
+// Params returns the learnable nodes: W, then B if present.
+func (c *ConvTranspose2d) Params() gorgonia.Nodes { return params(c.W, c.B) }
+
+// convBufs are the working buffers of one convolution node.
+type convBufs[T gemm.Float] struct {
+	xq, wq, col, yt, dyq, dcol, dxt []T
+	gen, dyGen                      int
+}
+
+// convState is what a convolution node's kernels share. For Conv2d the
+// geometry g maps the input image to the output grid; for ConvTranspose2d
+// it maps the output image to the input grid (the transposed layer runs
+// the convolution backwards).
+type convState struct {
+	name          string
+	transposed    bool
+	roles         *roles
+	g             gemm.Geom
+	batch         int
+	inC, outC     int
+	xShape        tensor.Shape
+	yShape        tensor.Shape
+	b32           convBufs[float32]
+	b64           convBufs[float64]
+	y, dx, dw, db outBuf
+}
+
+// Fwd returns the convolution of x (batch, InC, H, W), computed by one
+// fused op.
+func (c *Conv2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
+	what := "conv2d " + c.name
+	xs := x.Shape()
+	if xs.Dims() != 4 || xs[1] != c.InC {
+		return nil, fmt.Errorf("nn: %s: input shape %v, want (batch, %d, H, W)", what, xs, c.InC)
+	}
+	g, err := gemm.ConvGeom(c.InC, xs[2], xs[3], c.K, c.K, c.Stride, c.Pad)
+	if err != nil {
+		return nil, fmt.Errorf("nn: %s: %w", what, err)
+	}
+	st := &convState{name: c.name, roles: c.roles, g: g, batch: xs[0], inC: c.InC, outC: c.OutC,
+		xShape: xs.Clone(), yShape: tensor.Shape{xs[0], c.OutC, g.OH, g.OW}}
+	return st.node(x, c.W, c.B, what)
+}
+
+// Fwd returns the transposed convolution of x (batch, InC, H, W), computed
+// by one fused op.
+func (c *ConvTranspose2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
+	what := "convtranspose2d " + c.name
+	xs := x.Shape()
+	if xs.Dims() != 4 || xs[1] != c.InC {
+		return nil, fmt.Errorf("nn: %s: input shape %v, want (batch, %d, H, W)", what, xs, c.InC)
+	}
+	oh := (xs[2]-1)*c.Stride - 2*c.Pad + c.K + c.OutPad
+	ow := (xs[3]-1)*c.Stride - 2*c.Pad + c.K + c.OutPad
+	g, err := gemm.ConvGeom(c.OutC, oh, ow, c.K, c.K, c.Stride, c.Pad)
+	if err != nil || g.OH != xs[2] || g.OW != xs[3] {
+		return nil, fmt.Errorf("nn: %s: input %dx%d gives no valid %dx%d output", what, xs[2], xs[3], oh, ow)
+	}
+	st := &convState{name: c.name, transposed: true, roles: c.roles, g: g, batch: xs[0], inC: c.InC, outC: c.OutC,
+		xShape: xs.Clone(), yShape: tensor.Shape{xs[0], c.OutC, oh, ow}}
+	return st.node(x, c.W, c.B, what)
+}
+
+func (st *convState) node(x, w, b *gorgonia.Node, what string) (*gorgonia.Node, error) {
+	if err := checkDtype(x, w.Dtype(), what); err != nil {
+		return nil, err
+	}
+	in := []tensor.Shape{st.xShape, w.Shape().Clone()}
+	children := []*gorgonia.Node{x, w}
+	if b != nil {
+		in = append(in, b.Shape().Clone())
+		children = append(children, b)
+	}
+	op := &diffOp{
+		funcOp: funcOp{
+			name:  fmt.Sprintf("%s[%p](%+v, %v)", what, st, st.g, st.roles.f),
+			in:    in,
+			shape: st.yShape,
+			do:    st.forward,
+		},
+		wrt: []bool{true, true, true}[:len(in)],
+	}
+	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+		return st.symDiff(op, inputs, output, grad)
+	}
+	return apply(op, children...)
+}
+
+func (st *convState) forward(in []*tensor.Dense) (*tensor.Dense, error) {
+	y := st.y.get(in[0].Dtype(), st.yShape)
+	var b *tensor.Dense
+	if len(in) == 3 {
+		b = in[2]
+	}
+	switch {
+	case isF64(y) && st.transposed:
+		convTForward(st, &st.b64, in[0], in[1], b, y)
+	case isF64(y):
+		convForward(st, &st.b64, in[0], in[1], b, y)
+	case st.transposed:
+		convTForward(st, &st.b32, in[0], in[1], b, y)
+	default:
+		convForward(st, &st.b32, in[0], in[1], b, y)
+	}
+	return y, nil
+}
+
+func (st *convState) symDiff(op *diffOp, inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	mk := func(what string, shape tensor.Shape, do func(dy, out *tensor.Dense)) (*gorgonia.Node, error) {
+		var buf outBuf
+		bop := &funcOp{
+			name:  op.name + "." + what,
+			in:    []tensor.Shape{output.Shape().Clone(), grad.Shape().Clone()},
+			shape: shape.Clone(),
+			do: func(in []*tensor.Dense) (*tensor.Dense, error) {
+				out := buf.get(in[1].Dtype(), shape)
+				do(in[1], out)
+				return out, nil
+			},
+		}
+		return apply(bop, output, grad)
+	}
+	res := make(gorgonia.Nodes, len(inputs))
+	var err error
+	if res[0], err = mk("dx", st.xShape, st.backX); err != nil {
+		return nil, err
+	}
+	if res[1], err = mk("dw", inputs[1].Shape(), st.backW); err != nil {
+		return nil, err
+	}
+	if len(inputs) == 3 {
+		if res[2], err = mk("db", inputs[2].Shape(), st.backB); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (st *convState) backX(dy, dx *tensor.Dense) {
+	switch {
+	case isF64(dy) && st.transposed:
+		convTBackX(st, &st.b64, dy, dx)
+	case isF64(dy):
+		convBackX(st, &st.b64, dy, dx)
+	case st.transposed:
+		convTBackX(st, &st.b32, dy, dx)
+	default:
+		convBackX(st, &st.b32, dy, dx)
+	}
+}
+
+func (st *convState) backW(dy, dw *tensor.Dense) {
+	switch {
+	case isF64(dy) && st.transposed:
+		convTBackW(st, &st.b64, dy, dw)
+	case isF64(dy):
+		convBackW(st, &st.b64, dy, dw)
+	case st.transposed:
+		convTBackW(st, &st.b32, dy, dw)
+	default:
+		convBackW(st, &st.b32, dy, dw)
+	}
+}
+
+func (st *convState) backB(dy, db *tensor.Dense) {
+	// The bias gradient sums the rounded incoming gradient: a (C, B·P)
+	// matrix for Conv2d, a (B, C, P) tensor for ConvTranspose2d.
+	n, inner := 1, st.batch*st.yShape[2]*st.yShape[3]
+	if st.transposed {
+		n, inner = st.batch, st.yShape[2]*st.yShape[3]
+	}
+	if isF64(dy) {
+		sumRows(st.roles, convDY(st, &st.b64, dy), data[float64](db), n, inner)
+	} else {
+		sumRows(st.roles, convDY(st, &st.b32, dy), data[float32](db), n, inner)
+	}
+}

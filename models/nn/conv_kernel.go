@@ -1,0 +1,166 @@
+package nn
+
+import (
+	"github.com/positgan/positgan/internal/gemm"
+	"gorgonia.org/tensor"
+)
+
+// Conv2d: Y = W·col(X), with the columns of all images side by side:
+// col is (C·K·K) × (B·P), Y is OutC × (B·P), P = OH·OW output positions.
+
+func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tensor.Dense) {
+	r, g, n := st.roles, st.g, st.batch
+	rows, p := g.Rows(), g.Cols()
+	ld := n * p
+	bb.xq = grow(bb.xq, x.Size())
+	gemm.RoundSlice(r.act, bb.xq, data[T](x))
+	bb.col = grow(bb.col, rows*ld)
+	img := g.C * g.H * g.W
+	for i := 0; i < n; i++ {
+		gemm.Im2col(bb.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g)
+	}
+	bb.wq = grow(bb.wq, w.Size())
+	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	bb.yt = grow(bb.yt, st.outC*ld)
+	mm(r, r.accOut, false, false, st.outC, ld, rows, bb.wq, rows, bb.col, ld, bb.yt)
+	var bias []T
+	if b != nil {
+		bias = data[T](b)
+	}
+	scatter(data[T](y), bb.yt, n, st.outC, p, bias)
+	gemm.RoundSlice(r.out, data[T](y), data[T](y))
+	bb.gen++
+}
+
+// scatter sets dst[b][c][p] = src[c][b·P+p] + bias[c] (bias may be nil).
+func scatter[T gemm.Float](dst, src []T, n, c, p int, bias []T) {
+	for b := 0; b < n; b++ {
+		for ch := 0; ch < c; ch++ {
+			d := dst[(b*c+ch)*p : (b*c+ch+1)*p]
+			s := src[ch*n*p+b*p : ch*n*p+(b+1)*p]
+			if bias == nil {
+				copy(d, s)
+				continue
+			}
+			v := bias[ch]
+			for i, x := range s {
+				d[i] = x + v
+			}
+		}
+	}
+}
+
+// gather sets dst[c][b·P+p] = src[b][c][p].
+func gather[T gemm.Float](dst, src []T, n, c, p int) {
+	for b := 0; b < n; b++ {
+		for ch := 0; ch < c; ch++ {
+			copy(dst[ch*n*p+b*p:ch*n*p+(b+1)*p], src[(b*c+ch)*p:(b*c+ch+1)*p])
+		}
+	}
+}
+
+// convDY rounds the incoming gradient to Err once per run: for Conv2d into
+// a (OutC, B·P) matrix; for ConvTranspose2d in place of dy's layout, and
+// packs it into the column matrix dcol.
+func convDY[T gemm.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T {
+	if bb.dyGen == bb.gen && len(bb.dyq) == dy.Size() {
+		return bb.dyq
+	}
+	bb.dyGen = bb.gen
+	g, n := st.g, st.batch
+	bb.dyq = grow(bb.dyq, dy.Size())
+	if !st.transposed {
+		gather(bb.dyq, data[T](dy), n, st.outC, g.Cols())
+		gemm.RoundSlice(st.roles.err, bb.dyq, bb.dyq)
+		return bb.dyq
+	}
+	gemm.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
+	p, ld, img := g.Cols(), n*g.Cols(), g.C*g.H*g.W
+	bb.dcol = grow(bb.dcol, g.Rows()*ld)
+	for i := 0; i < n; i++ {
+		gemm.Im2col(bb.dcol[i*p:], ld, bb.dyq[i*img:(i+1)*img], g)
+	}
+	return bb.dyq
+}
+
+func convBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dense) {
+	r, g, n := st.roles, st.g, st.batch
+	rows, p := g.Rows(), g.Cols()
+	ld := n * p
+	dyq := convDY(st, bb, dy)
+	bb.dcol = grow(bb.dcol, rows*ld)
+	mm(r, r.accErr, true, false, rows, ld, st.outC, bb.wq, rows, dyq, ld, bb.dcol)
+	d := data[T](dx)
+	clear(d)
+	img := g.C * g.H * g.W
+	for i := 0; i < n; i++ {
+		gemm.Col2im(d[i*img:(i+1)*img], bb.dcol[i*p:], ld, g)
+	}
+	gemm.RoundSlice(r.err, d, d)
+}
+
+func convBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {
+	r, g := st.roles, st.g
+	rows, ld := g.Rows(), st.batch*g.Cols()
+	dyq := convDY(st, bb, dy)
+	d := data[T](dw)
+	mm(r, r.accWGrad, false, true, st.outC, rows, ld, dyq, ld, bb.col, ld, d)
+	gemm.RoundSlice(r.wgrad, d, d)
+}
+
+// ConvTranspose2d: the geometry g maps the output image (OutC channels) to
+// the input grid (P = H·W positions). col = Wᵀ·X, with X as an
+// InC × (B·P) matrix, and the output is col2im(col).
+
+func convTForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tensor.Dense) {
+	r, g, n := st.roles, st.g, st.batch
+	rows, p := g.Rows(), g.Cols()
+	ld := n * p
+	bb.xq = grow(bb.xq, x.Size())
+	gather(bb.xq, data[T](x), n, st.inC, p)
+	gemm.RoundSlice(r.act, bb.xq, bb.xq)
+	bb.wq = grow(bb.wq, w.Size())
+	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	bb.col = grow(bb.col, rows*ld)
+	mm(r, r.accOut, true, false, rows, ld, st.inC, bb.wq, rows, bb.xq, ld, bb.col)
+	yd := data[T](y)
+	clear(yd)
+	img := g.C * g.H * g.W
+	for i := 0; i < n; i++ {
+		gemm.Col2im(yd[i*img:(i+1)*img], bb.col[i*p:], ld, g)
+	}
+	if b != nil {
+		hw := g.H * g.W
+		for i, v := range data[T](b) {
+			for j := 0; j < n; j++ {
+				s := yd[(j*g.C+i)*hw : (j*g.C+i+1)*hw]
+				for k := range s {
+					s[k] += v
+				}
+			}
+		}
+	}
+	gemm.RoundSlice(r.out, yd, yd)
+	bb.gen++
+}
+
+func convTBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dense) {
+	r, g, n := st.roles, st.g, st.batch
+	rows, p := g.Rows(), g.Cols()
+	ld := n * p
+	convDY(st, bb, dy)
+	bb.dxt = grow(bb.dxt, st.inC*ld)
+	mm(r, r.accErr, false, false, st.inC, ld, rows, bb.wq, rows, bb.dcol, ld, bb.dxt)
+	d := data[T](dx)
+	scatter(d, bb.dxt, n, st.inC, p, nil)
+	gemm.RoundSlice(r.err, d, d)
+}
+
+func convTBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {
+	r, g := st.roles, st.g
+	rows, ld := g.Rows(), st.batch*g.Cols()
+	convDY(st, bb, dy)
+	d := data[T](dw)
+	mm(r, r.accWGrad, false, true, st.inC, rows, ld, bb.xq, ld, bb.dcol, ld, d)
+	gemm.RoundSlice(r.wgrad, d, d)
+}

@@ -1,0 +1,42 @@
+// Package nn provides the layers and ops the positgan models are built
+// from, as Gorgonia custom ops: fused quantized Linear, Conv2d and
+// ConvTranspose2d layers, and correct replacements for Gorgonia ops that
+// give wrong results in v0.9.18 (average pooling, spatial mean, batch and
+// instance normalisation, nearest upsampling, reshape).
+//
+// A layer is a struct of parameters built by a New function for one graph,
+// with a Fwd method that adds ONE node to the graph. Its forward kernel
+// rounds the input to LayerFormats.Act and the weights to Weight while
+// packing them into buffers the layer keeps, multiplies them with
+// internal/gemm, adds the bias and rounds the result to Out. Its backward
+// kernels round the incoming gradient to Err (a matrix-multiply operand),
+// the input gradient to Err and the weight and bias gradients to WGrad.
+// Rounding is straight-through: the backward pass treats each rounding as
+// the identity, so nil formats give the exact gradients of the float
+// layer. Bias is added in float32 after the accumulation and is not
+// rounded as an operand.
+//
+// Accumulation (LayerFormats.Accum): AccumFP32 multiplies the rounded
+// operands with float32 SGEMM. AccumQuire rounds each exact dot product
+// once, to AccumFormat (nil: the result's role format: Out, Err or WGrad),
+// by exact float64 DGEMMs (internal/gemm.QuireWorkspace). AccumPerOp rounds
+// every product and every partial sum to that format, summing in order of
+// the inner index, with byte-indexed tables for 8-bit formats
+// (internal/gemm.PerOpWorkspace).
+//
+// The other ops: AvgPool2D, SpatialMean, Upsample2D, Reshape (a copy),
+// ReLU, LeakyReLU, Tanh, InstanceNorm and BatchNorm (with explicit Train
+// and Eval modes). They are not quantized; quantize around them with
+// quant/qgraph where a policy asks for it.
+//
+// Values are float32 for training and float64 for gradient checks; with
+// float64 data the formats round with Format.Round64, always to nearest.
+//
+// Buffers: each node's kernels reuse their buffers and output tensors from
+// one run to the next, so steady-state training allocates little. The
+// value a node returns is overwritten by the next run; copy it to keep it.
+//
+// Gradients: gorgonia.Grad returns gradient nodes; read their values after
+// each run. Values bound with BindDualValues accumulate across runs
+// (Gorgonia issue 543) unless ZeroGrads clears them.
+package nn

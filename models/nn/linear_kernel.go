@@ -1,0 +1,73 @@
+package nn
+
+import (
+	"github.com/positgan/positgan/internal/gemm"
+	"gorgonia.org/tensor"
+)
+
+// linForward computes y = Out(Act(x)·Weight(w)ᵀ + b).
+func linForward[T gemm.Float](st *linState, bb *linBufs[T], x, w, b, y *tensor.Dense) {
+	r := st.roles()
+	n, in, out := st.batch, st.l.In, st.l.Out
+	bb.xq = grow(bb.xq, n*in)
+	bb.wq = grow(bb.wq, out*in)
+	gemm.RoundSlice(r.act, bb.xq, data[T](x))
+	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	yd := data[T](y)
+	mm(r, r.accOut, false, true, n, out, in, bb.xq, in, bb.wq, in, yd)
+	if b != nil {
+		bias := data[T](b)
+		for i := 0; i < n; i++ {
+			row := yd[i*out : (i+1)*out]
+			for j, v := range bias {
+				row[j] += v
+			}
+		}
+	}
+	gemm.RoundSlice(r.out, yd, yd)
+	bb.gen++
+}
+
+// linDY returns the incoming gradient rounded to Err, rounding it once per
+// run for the backward ops that share it.
+func linDY[T gemm.Float](st *linState, bb *linBufs[T], dy *tensor.Dense) []T {
+	if bb.dyGen != bb.gen || len(bb.dyq) != dy.Size() {
+		bb.dyq = grow(bb.dyq, dy.Size())
+		gemm.RoundSlice(st.roles().err, bb.dyq, data[T](dy))
+		bb.dyGen = bb.gen
+	}
+	return bb.dyq
+}
+
+func linBackX[T gemm.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dense) {
+	r := st.roles()
+	dyq := linDY(st, bb, dy)
+	d := data[T](dx)
+	mm(r, r.accErr, false, false, st.batch, st.l.In, st.l.Out, dyq, st.l.Out, bb.wq, st.l.In, d)
+	gemm.RoundSlice(r.err, d, d)
+}
+
+func linBackW[T gemm.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dense) {
+	r := st.roles()
+	dyq := linDY(st, bb, dy)
+	d := data[T](dw)
+	mm(r, r.accWGrad, true, false, st.l.Out, st.l.In, st.batch, dyq, st.l.Out, bb.xq, st.l.In, d)
+	gemm.RoundSlice(r.wgrad, d, d)
+}
+
+// sumRows sets dst[c] to the sum over b < n and p < inner of
+// src[(b·len(dst)+c)·inner+p] (the bias gradient of an (n, C, inner)
+// tensor), rounded to WGrad.
+func sumRows[T gemm.Float](r *roles, src, dst []T, n, inner int) {
+	c := len(dst)
+	for j := range dst {
+		var s float64
+		for b := 0; b < n; b++ {
+			for _, v := range src[(b*c+j)*inner : (b*c+j+1)*inner] {
+				s += float64(v)
+			}
+		}
+		dst[j] = T(s)
+	}
+	gemm.RoundSlice(r.wgrad, dst, dst)
+}

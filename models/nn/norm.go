@@ -1,0 +1,215 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/positgan/positgan/internal/gemm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// InstanceNorm normalises each channel of each sample of a (batch, C, H, W)
+// input over H and W, then scales by Gamma and shifts by Beta (one per
+// channel), as CycleGAN's generator needs. It is computed by one op whose
+// backward pass writes nothing to the log (gorgonia.GroupNorm, which could
+// do the same with C groups, logs a line on every backward call).
+type InstanceNorm struct {
+	C   int
+	Eps float64
+	// Gamma and Beta, shape (C), start at 1 and 0. Leave them out of the
+	// solver for PyTorch's affine=False.
+	Gamma, Beta *gorgonia.Node
+	name        string
+}
+
+// NewInstanceNorm returns an InstanceNorm over c channels in g. Only the
+// WithDtype option applies.
+func NewInstanceNorm(g *gorgonia.ExprGraph, name string, c int, eps float64, opts ...Option) (*InstanceNorm, error) {
+	if c <= 0 || !(eps > 0) {
+		return nil, fmt.Errorf("nn: instancenorm %s: %d channels, epsilon %g: want both positive", name, c, eps)
+	}
+	o := buildOptions(opts)
+	l := &InstanceNorm{C: c, Eps: eps, name: name}
+	l.Gamma, l.Beta = affineParams(g, o.dtype, c, name)
+	return l, nil
+}
+
+func affineParams(g *gorgonia.ExprGraph, dt tensor.Dtype, c int, name string) (gamma, beta *gorgonia.Node) {
+	gamma = paramNode(g, newParam(dt, []int{c}, func(int) float64 { return 1 }), name+".gamma")
+	beta = paramNode(g, newParam(dt, []int{c}, func(int) float64 { return 0 }), name+".beta")
+	return gamma, beta
+}
+
+// Share returns a copy of l in graph g whose parameter nodes hold the same
+// tensors.
+func (l *InstanceNorm) Share(g *gorgonia.ExprGraph) *InstanceNorm {
+	c := *l
+	c.Gamma = paramNode(g, l.Gamma.Value().(*tensor.Dense), l.name+".gamma")
+	c.Beta = paramNode(g, l.Beta.Value().(*tensor.Dense), l.name+".beta")
+	return &c
+}
+
+// Params returns Gamma and Beta.
+func (l *InstanceNorm) Params() gorgonia.Nodes { return gorgonia.Nodes{l.Gamma, l.Beta} }
+
+// Fwd returns the normalised x.
+func (l *InstanceNorm) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
+	st := &normState{name: "InstanceNorm " + l.name, perSample: true, eps: l.Eps}
+	return st.node(x, l.Gamma, l.Beta, l.C)
+}
+
+// BatchNorm normalises each channel of a (batch, C) or (batch, C, H, W)
+// input over the batch (and H, W), then scales by Gamma and shifts by
+// Beta. In training mode (the default) it uses the batch statistics and
+// updates the running mean and unbiased variance by
+// running = (1-Momentum)·running + Momentum·batch, as PyTorch does; in
+// evaluation mode it uses the running statistics. The mode is the
+// layer's, set by Train and Eval, and applies to the next runs of every
+// node built from it; creating a TapeMachine does not change it or the
+// statistics (gorgonia.BatchNorm's are reset whenever one is created).
+type BatchNorm struct {
+	C             int
+	Momentum, Eps float64
+	Gamma, Beta   *gorgonia.Node
+	// RunningMean and RunningVar, shape (C), start at 0 and 1. They are
+	// shared by every copy made with Share.
+	RunningMean, RunningVar *tensor.Dense
+	mode                    *bool // training; shared by copies
+	name                    string
+}
+
+// NewBatchNorm returns a BatchNorm over c channels in g, in training mode.
+// Only the WithDtype option applies.
+func NewBatchNorm(g *gorgonia.ExprGraph, name string, c int, momentum, eps float64, opts ...Option) (*BatchNorm, error) {
+	if c <= 0 || !(eps > 0) || !(momentum >= 0 && momentum <= 1) {
+		return nil, fmt.Errorf("nn: batchnorm %s: %d channels, momentum %g, epsilon %g: want c > 0, momentum in [0,1], epsilon > 0", name, c, momentum, eps)
+	}
+	o := buildOptions(opts)
+	training := true
+	l := &BatchNorm{C: c, Momentum: momentum, Eps: eps, mode: &training, name: name}
+	l.Gamma, l.Beta = affineParams(g, o.dtype, c, name)
+	l.RunningMean = newParam(o.dtype, []int{c}, func(int) float64 { return 0 })
+	l.RunningVar = newParam(o.dtype, []int{c}, func(int) float64 { return 1 })
+	return l, nil
+}
+
+// Train puts the layer in training mode.
+func (l *BatchNorm) Train() { *l.mode = true }
+
+// Eval puts the layer in evaluation mode.
+func (l *BatchNorm) Eval() { *l.mode = false }
+
+// Training reports whether the layer is in training mode.
+func (l *BatchNorm) Training() bool { return *l.mode }
+
+// Share returns a copy of l in graph g that shares its parameters, running
+// statistics and mode.
+func (l *BatchNorm) Share(g *gorgonia.ExprGraph) *BatchNorm {
+	c := *l
+	c.Gamma = paramNode(g, l.Gamma.Value().(*tensor.Dense), l.name+".gamma")
+	c.Beta = paramNode(g, l.Beta.Value().(*tensor.Dense), l.name+".beta")
+	return &c
+}
+
+// Params returns Gamma and Beta.
+func (l *BatchNorm) Params() gorgonia.Nodes { return gorgonia.Nodes{l.Gamma, l.Beta} }
+
+// Fwd returns the normalised x.
+func (l *BatchNorm) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
+	st := &normState{name: "BatchNorm " + l.name, bn: l, eps: l.Eps}
+	return st.node(x, l.Gamma, l.Beta, l.C)
+}
+
+// normBufs hold what the backward pass needs from the forward pass.
+type normBufs[T gemm.Float] struct {
+	xhat []T
+}
+
+// normState is one normalisation node's state. A group is the set of
+// elements normalised together: one (sample, channel) plane for instance
+// norm, one channel across the batch for batch norm.
+type normState struct {
+	name          string
+	perSample     bool
+	bn            *BatchNorm // nil for instance norm
+	eps           float64
+	n, c, inner   int
+	xShape        tensor.Shape
+	b32           normBufs[float32]
+	b64           normBufs[float64]
+	invstd        []float64 // per group
+	batchStats    bool      // the last forward run normalised by batch statistics
+	y, dx, dg, db outBuf
+}
+
+func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node, error) {
+	s := x.Shape()
+	if (s.Dims() != 4 && (st.perSample || s.Dims() != 2)) || s[1] != c {
+		return nil, fmt.Errorf("nn: %s: input shape %v, want (batch, %d, H, W)", st.name, s, c)
+	}
+	if err := checkDtype(x, gamma.Dtype(), st.name); err != nil {
+		return nil, err
+	}
+	st.n, st.c, st.inner, st.xShape = s[0], s[1], s.TotalSize()/(s[0]*s[1]), s.Clone()
+	op := &diffOp{
+		funcOp: funcOp{
+			name:  fmt.Sprintf("%s[%p](eps=%g)", st.name, st, st.eps),
+			in:    []tensor.Shape{st.xShape, gamma.Shape().Clone(), beta.Shape().Clone()},
+			shape: st.xShape,
+			do: func(in []*tensor.Dense) (*tensor.Dense, error) {
+				y := st.y.get(in[0].Dtype(), st.xShape)
+				if isF64(y) {
+					normForward(st, &st.b64, in[0], in[1], in[2], y)
+				} else {
+					normForward(st, &st.b32, in[0], in[1], in[2], y)
+				}
+				return y, nil
+			},
+		},
+		wrt: []bool{true, true, true},
+	}
+	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+		mk := func(what string, shape tensor.Shape, buf *outBuf, do func(dy, gamma, dst *tensor.Dense)) (*gorgonia.Node, error) {
+			bop := &funcOp{
+				name:  op.name + "." + what,
+				in:    []tensor.Shape{grad.Shape().Clone(), inputs[1].Shape().Clone()},
+				shape: shape.Clone(),
+				do: func(in []*tensor.Dense) (*tensor.Dense, error) {
+					d := buf.get(in[0].Dtype(), shape)
+					do(in[0], in[1], d)
+					return d, nil
+				},
+			}
+			return apply(bop, grad, inputs[1])
+		}
+		dx, err := mk("dx", st.xShape, &st.dx, func(dy, gamma, dst *tensor.Dense) {
+			if isF64(dy) {
+				normBackX(st, &st.b64, dy, gamma, dst)
+			} else {
+				normBackX(st, &st.b32, dy, gamma, dst)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		dg, err := mk("dgamma", inputs[1].Shape(), &st.dg, func(dy, _, dst *tensor.Dense) {
+			if isF64(dy) {
+				normBackAffine(st, &st.b64, dy, dst, true)
+			} else {
+				normBackAffine(st, &st.b32, dy, dst, true)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		db, err := mk("dbeta", inputs[2].Shape(), &st.db, func(dy, _, dst *tensor.Dense) {
+			if isF64(dy) {
+				normBackAffine(st, &st.b64, dy, dst, false)
+			} else {
+				normBackAffine(st, &st.b32, dy, dst, false)
+			}
+		})
+		return gorgonia.Nodes{dx, dg, db}, err
+	}
+	return apply(op, x, gamma, beta)
+}

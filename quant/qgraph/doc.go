@@ -1,0 +1,43 @@
+// Package qgraph inserts quantization into Gorgonia graphs.
+//
+// Quantize is the single graph op: it rounds its input to a forward
+// format and the gradient flowing back through it to a backward format
+// (the error format), or passes the gradient straight through. Every
+// parameter is part of the op's hash, so Gorgonia never merges two
+// quantizers that differ.
+//
+// The layer wrappers put a policy's quantizers around a dot product, for a
+// layer named by the caller:
+//
+//	y, err := qgraph.Mul(pol, "G/fc1", x, w)          // instead of gorgonia.Mul(x, w)
+//	y, err := qgraph.Conv2d(pol, "G/conv1", x, w, k, pad, stride, dil)
+//	y, err := qgraph.BatchedMatMul(pol, "attn", q, kT, qgraph.Act, qgraph.Act, false, false)
+//	y, err := qgraph.Dot(pol, "layer", f, a, b, qgraph.Act, qgraph.Weight) // any bilinear f
+//
+// Around each dot product, with lf = pol.For(layer):
+//
+//	activation operand:  forward lf.Act,    backward lf.Err   (error passed back)
+//	weight operand:      forward lf.Weight, backward lf.WGrad (weight gradient)
+//	result:              forward lf.Out,    backward lf.Err   (error arriving)
+//
+// Rewrite does the same to a graph already built with plain Gorgonia ops:
+// it copies the graph, inserting the quantizers around every dot-product
+// node (see Rewrite for what it recognises).
+//
+// Accumulation: with quant.AccumFP32 the dot products are Gorgonia's own
+// (float32 sums for float32 graphs). Quire and per-op accumulation replace
+// matrix multiplies — Mul of two matrices, Conv2d, and Rewrite's matrix
+// multiplies — by an op built on the reference kernels of internal/gemm
+// (gemm.QuireGemm, gemm.PerOpGemm), backward passes included: each of a
+// layer's three dot products rounds to its result's format (Out, and Err
+// or WGrad for the operand gradients), or to the layer's AccumFormat if it
+// names one. A convolution's error sums its windows' contributions in the
+// graph's dtype first (see Conv2d). Other dot products (matrix-vector,
+// BatchedMatMul, Dot) support fp32 only and return an error otherwise.
+// These reference kernels take nanoseconds per product; the fused layers
+// of models/nn are the fast path.
+//
+// Gradients: only symbolic differentiation (gorgonia.Grad, the
+// TapeMachine) is supported; the LispMachine's automatic differentiation
+// is not.
+package qgraph

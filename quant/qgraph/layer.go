@@ -1,0 +1,180 @@
+package qgraph
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/positgan/positgan/quant"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Operand is the role of a dot product's operand.
+type Operand uint8
+
+const (
+	// Act is an activation: rounded to the layer's Act format forward, its
+	// gradient (the error passed back) to Err.
+	Act Operand = iota
+	// Weight is a learnable parameter: rounded to Weight forward, its
+	// gradient (the weight gradient) to WGrad.
+	Weight
+)
+
+// Dot applies the bilinear function f (gorgonia.Mul, gorgonia.BatchedMatMul,
+// a convolution, ...) to a and b with the quantization p asks for in layer:
+// each operand is rounded according to its role, the result to Out, and
+// in the backward pass the error arriving at the result to Err (it is an
+// operand of both backward dot products), the error passed back to an
+// activation operand to Err and the gradient of a weight operand to WGrad.
+//
+// f sums in the graph's dtype, so Dot supports fp32 accumulation only and
+// returns an error for quire and per-op; Mul and Conv2d support all three.
+func Dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node) (*gorgonia.Node, error),
+	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
+	if acc := p.For(layer).Accum; acc != quant.AccumFP32 {
+		return nil, fmt.Errorf("qgraph: layer %s: %v accumulation is not available for this op (only Mul of matrices and Conv2d); use fp32 or the fused layers of models/nn", layer, acc)
+	}
+	return dot(p, layer, func(a, b *gorgonia.Node, _ accumSpec) (*gorgonia.Node, error) {
+		return f(a, b)
+	}, a, b, ra, rb, opts...)
+}
+
+// dot is Dot for a product function that knows about accumulation.
+func dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error),
+	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
+	lf := p.For(layer)
+	c := newConfig(opts)
+	aq, err := operand(&c, lf, layer, "a", a, ra)
+	if err != nil {
+		return nil, err
+	}
+	bq, err := operand(&c, lf, layer, "b", b, rb)
+	if err != nil {
+		return nil, err
+	}
+	y, err := f(aq, bq, newAccumSpec(lf, ra, rb))
+	if err != nil {
+		return nil, fmt.Errorf("qgraph: layer %s: %w", layer, err)
+	}
+	return quantizeRole(&c, lf, layer, "out", y, lf.Out, lf.Err)
+}
+
+func operand(c *config, lf quant.LayerFormats, layer, which string, x *gorgonia.Node, r Operand) (*gorgonia.Node, error) {
+	if r == Weight {
+		return quantizeRole(c, lf, layer, which+".weight", x, lf.Weight, lf.WGrad)
+	}
+	return quantizeRole(c, lf, layer, which+".act", x, lf.Act, lf.Err)
+}
+
+// quantizeRole inserts a quantizer with a seed derived from the layer and
+// role, so that every node has its own random stream.
+func quantizeRole(c *config, lf quant.LayerFormats, layer, role string, x *gorgonia.Node, fwd, bwd quant.Format) (*gorgonia.Node, error) {
+	var opts []Option
+	if c.seeded {
+		opts = append(opts, WithSeed(deriveSeed(c.seed, layer, role)))
+	}
+	q, err := Quantize(x, fwd, bwd, lf.Rounding, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("qgraph: layer %s, %s: %w", layer, role, err)
+	}
+	return q, nil
+}
+
+// deriveSeed hashes (seed, layer, role) into a seed.
+func deriveSeed(seed uint64, layer, role string) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%s", seed, layer, role)
+	return h.Sum64()
+}
+
+// Mul is gorgonia.Mul(x, w) for an activation x and a weight w, quantized
+// as p asks for in layer (see Dot). Quire and per-op accumulation are
+// supported when x and w are matrices.
+func Mul(p *quant.Policy, layer string, x, w *gorgonia.Node, opts ...Option) (*gorgonia.Node, error) {
+	if acc := p.For(layer).Accum; acc != quant.AccumFP32 && !(x.IsMatrix() && w.IsMatrix()) {
+		// Checked first so that no node is added on error.
+		return nil, fmt.Errorf("qgraph: layer %s: %v accumulation: want two matrices, got shapes %v and %v", layer, acc, x.Shape(), w.Shape())
+	}
+	return dot(p, layer, func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error) {
+		if s.accum == quant.AccumFP32 {
+			return gorgonia.Mul(a, b)
+		}
+		return accumMatMul(s, a, b, false, false)
+	}, x, w, Act, Weight, opts...)
+}
+
+// Conv2d is gorgonia.Conv2d(x, w, ...) for an activation x and a filter
+// w, quantized as p asks for in layer (see Dot). The activation is
+// rounded before the im2col expansion, so its error is rounded after the
+// backward pass sums the overlapping windows, as the hardware would.
+// With quire or per-op accumulation the convolution is built as
+// gorgonia.Conv2d builds it (im2col, matrix multiply, reshape, transpose)
+// with the matrix multiply replaced. The forward pass and the weight
+// gradient then accumulate exactly as asked; the error passed back to x
+// does so within each window, but the windows' contributions are summed in
+// the graph's dtype (float32) before the one rounding to Err, which
+// approximates, to float32 accuracy, what a quire over the whole
+// transposed convolution would give.
+func Conv2d(p *quant.Policy, layer string, x, w *gorgonia.Node, kernel tensor.Shape, pad, stride, dilation []int, opts ...Option) (*gorgonia.Node, error) {
+	return dot(p, layer, func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error) {
+		if s.accum == quant.AccumFP32 {
+			return gorgonia.Conv2d(a, b, kernel, pad, stride, dilation)
+		}
+		return accumConv2d(s, a, b, kernel, pad, stride, dilation)
+	}, x, w, Act, Weight, opts...)
+}
+
+// accumConv2d is gorgonia.Conv2d's construction with an accumulating
+// matrix multiply.
+func accumConv2d(s accumSpec, x, w *gorgonia.Node, kernel tensor.Shape, pad, stride, dilation []int) (*gorgonia.Node, error) {
+	if pad == nil {
+		pad = []int{0, 0}
+	}
+	if dilation == nil {
+		dilation = []int{1, 1}
+	}
+	if x.Dims() != 4 || w.Dims() != 4 {
+		return nil, fmt.Errorf("conv2d: want 4-d input and filter, got %v and %v", x.Shape(), w.Shape())
+	}
+	col, err := gorgonia.Im2Col(x, kernel, pad, stride, dilation)
+	if err != nil {
+		return nil, err
+	}
+	ws := w.Shape()
+	cs := col.Shape() // (batch, outH, outW, c·kh·kw)
+	if cs[3] != ws[1]*ws[2]*ws[3] {
+		return nil, fmt.Errorf("conv2d: filter %v does not match input %v", ws, x.Shape())
+	}
+	wf, err := gorgonia.Reshape(w, tensor.Shape{ws[0], cs[3]})
+	if err != nil {
+		return nil, err
+	}
+	patches, err := gorgonia.Reshape(col, tensor.Shape{cs[0] * cs[1] * cs[2], cs[3]})
+	if err != nil {
+		return nil, err
+	}
+	// The gradient of the patches is summed over overlapping windows by
+	// im2col's backward pass, in the graph's dtype; rounding it before that
+	// sum would round twice, so it stays in the dtype here and is rounded
+	// once, to Err, by the activation's quantizer.
+	s.ga = nil
+	y, err := accumMatMul(s, patches, wf, false, true)
+	if err != nil {
+		return nil, err
+	}
+	if y, err = gorgonia.Reshape(y, tensor.Shape{cs[0], cs[1], cs[2], ws[0]}); err != nil {
+		return nil, err
+	}
+	return gorgonia.Transpose(y, 0, 3, 1, 2)
+}
+
+// BatchedMatMul is gorgonia.BatchedMatMul(a, b, transA, transB) with the
+// operand roles ra and rb (two activations, as in attention, or an
+// activation and a weight), quantized as p asks for in layer (see Dot).
+func BatchedMatMul(p *quant.Policy, layer string, a, b *gorgonia.Node, ra, rb Operand, transA, transB bool, opts ...Option) (*gorgonia.Node, error) {
+	bmm := func(a, b *gorgonia.Node) (*gorgonia.Node, error) {
+		return gorgonia.BatchedMatMul(a, b, transA, transB)
+	}
+	return Dot(p, layer, bmm, a, b, ra, rb, opts...)
+}
