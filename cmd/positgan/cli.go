@@ -26,6 +26,11 @@ func root() *command {
 		formatCmd(),
 		approxCmd(),
 		evalCmd(),
+		trainCmd(),
+		sampleCmd(),
+		scaleCmd(),
+		lenetCmd(),
+		compareCmd(),
 	}}
 }
 

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/scaling"
+)
+
+func scaleCmd() *command {
+	return &command{name: "scale", summary: "exponent-bias tools (histogram)", sub: []*command{
+		{name: "histogram", usage: "--checkpoint C [--out DIR] [--n 256]",
+			summary: "print the binade histograms of a checkpoint's weights, activations, outputs and errors\n\n" +
+				"For every quantized layer: the weights, and the inputs, outputs and errors (gradient of the\n" +
+				"generator loss at the layer's output, before loss scaling) of one generator step on --n\n" +
+				"latent vectors. Prints the bulk of each tensor (binades holding the middle 90% of its nonzero\n" +
+				"values) and the exponent bias scaling.ChooseBias picks for the checkpoint's format of that\n" +
+				"role; with --out, writes one PNG plot per role (weight.png, act.png, out.png, err.png).",
+			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+				path := fs.String("checkpoint", "", "checkpoint written by positgan train (required)")
+				out := fs.String("out", "", "folder for the PNG plots (none: print only)")
+				n := fs.Int("n", 256, "latent vectors for the activation and error histograms")
+				seed := fs.Uint64("seed", 1, "seed of the latent vectors")
+				format := fs.String("format", "", "choose biases for this format instead of the policy's (e.g. posit(8,1))")
+				return func(args []string, io stdio) error {
+					if len(args) > 0 {
+						return usagef("unexpected argument %q", args[0])
+					}
+					var f quant.Format
+					if *format != "" {
+						var err error
+						if f, err = quant.Parse(*format); err != nil {
+							return usageError{fmt.Errorf("--format: %w", err)}
+						}
+					}
+					return runScaleHistogram(io, *path, *out, *n, *seed, f)
+				}
+			}},
+	}}
+}
+
+func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format quant.Format) error {
+	if path == "" {
+		return usagef("missing --checkpoint")
+	}
+	if n < 2 || n > 4096 {
+		return usagef("--n %d: want 2 to 4096", n)
+	}
+	c, err := ckpt.Load(path)
+	if err != nil {
+		return err
+	}
+	m, s, err := gan.LoadGAN(c, nil)
+	if err != nil {
+		return err
+	}
+	if out != "" {
+		if err := ensureWritable(out); err != nil {
+			return err
+		}
+	}
+	hs, err := gan.Histograms(m, n, seed)
+	if err != nil {
+		return err
+	}
+	pol := s.Options.Policy
+	polName := "fp32"
+	if pol != nil {
+		polName = pol.Name
+	}
+	fmt.Fprintf(io.out, "%s: %s at step %d, policy %s; activations and errors from %d generated images\n",
+		path, m.Config.Arch, s.Step, polName, n)
+	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "layer\trole\tvalues\tzeros\tbulk 5%..95%\tmedian\tformat\tbest bias\t")
+	for _, h := range hs {
+		lf := pol.For(h.Layer)
+		f := map[string]quant.Format{"weight": lf.Weight, "act": lf.Act, "out": lf.Out, "err": lf.Err}[h.Role]
+		if format != nil {
+			f = format
+		}
+		lo, _ := h.Hist.Quantile(0.05)
+		med, _ := h.Hist.Quantile(0.5)
+		hi, ok := h.Hist.Quantile(0.95)
+		bulk, medS := "-", "-"
+		if ok {
+			bulk, medS = fmt.Sprintf("2^%d..2^%d", lo, hi), fmt.Sprintf("2^%d", med)
+		}
+		fs, bias := "fp32", "-"
+		if f != nil {
+			fs = f.String()
+			if _, err := quant.Scale(f, 0); err == nil && ok {
+				if k, err := scaling.ChooseBias(h.Hist, f); err == nil {
+					bias = fmt.Sprintf("%+d", k)
+				}
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", h.Layer, h.Role, h.Hist.Total()+h.Hist.Zeros+h.Hist.NonFinite,
+			h.Hist.Zeros, bulk, medS, fs, bias)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.out, "best bias: the extra exponent bias k (format scaled by 2^k) that minimises the mean relative rounding error")
+	if out == "" {
+		return nil
+	}
+	for _, role := range gan.Roles() {
+		p := filepath.Join(out, role+".png")
+		if err := plotRole(p, role, hs, filepath.Base(path)); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		fmt.Fprintf(io.out, "wrote %s\n", p)
+	}
+	return nil
+}
+
+// plotRole plots the fraction of values per binade of every layer's
+// tensor of one role, one line per layer.
+func plotRole(path, role string, hs []gan.TensorHist, title string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s values per binade", title, role)
+	p.X.Label.Text = "binade e (|x| in [2^e, 2^(e+1)))"
+	p.Y.Label.Text = "fraction of nonzero values"
+	p.Legend.Top = true
+	p.Legend.Left = true
+	// Plot the binades that hold all but the smallest 0.1% of values.
+	lo, hi := 1000, -1000
+	for _, h := range hs {
+		if h.Role == role && h.Hist.Total() > 0 {
+			l, _ := h.Hist.Quantile(0.001)
+			u, _ := h.Hist.Quantile(1)
+			lo, hi = min(lo, l-1), max(hi, u+1)
+		}
+	}
+	i := 0
+	for _, h := range hs {
+		if h.Role != role || h.Hist.Total() == 0 {
+			continue
+		}
+		total := float64(h.Hist.Total())
+		var xy plotter.XYs
+		for e := lo; e <= hi; e++ {
+			xy = append(xy, plotter.XY{X: float64(e), Y: float64(h.Hist.Counts[e]) / total})
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i / 7)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(h.Layer, l)
+		i++
+	}
+	wt, err := p.WriterTo(9*vg.Inch, 5*vg.Inch, "png")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
+}

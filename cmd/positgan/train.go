@@ -1,0 +1,401 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/quant"
+)
+
+// defaultTrainSteps is the default length of a run: with the default CGAN
+// on MNIST, enough for recognisable digits, and short enough that the
+// default command (two policies) takes a few minutes on two cores.
+const defaultTrainSteps = 1500
+
+// trainFlags are the flags of positgan train.
+type trainFlags struct {
+	model, dataset, policies, out string
+	steps, epochs, batch          int
+	seed                          uint64
+	resume, keep                  bool
+	sampleEvery, ckptEvery        int
+	logEvery, biasEvery           int
+	lr                            float64
+	imageSize, channels, features int
+	set                           map[string]bool // flags given explicitly
+}
+
+func trainCmd() *command {
+	return &command{name: "train", usage: "[flags]",
+		summary: "train a GAN (CGAN or DCGAN) in one or more quantization policies\n\n" +
+			"Trains --model on --dataset once per policy of --policy (a comma-separated list), each into\n" +
+			"its own folder --out/<policy> (or --out itself for a single policy): log.csv (losses and\n" +
+			"timing per step), samples_<step>.png (fixed-noise grids; one row per class for CGAN),\n" +
+			"samples.png and checkpoint.safetensors (written when the run ends, also on Ctrl-C).\n" +
+			"--resume continues each run from its checkpoint, bit for bit.",
+		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+			f := &trainFlags{}
+			fs.StringVar(&f.model, "model", models.CGAN, "architecture: cgan (conditional MLP GAN) or dcgan")
+			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, an IDX file or folder, or a folder of images")
+			fs.StringVar(&f.policies, "policy", "fp32,posit8+", "quantization policies, comma-separated: presets (fp32, fp16, posit8, posit8+, posit6-deploy, fp8-ibm, ...) or .toml files")
+			fs.StringVar(&f.out, "out", "out", "output folder")
+			fs.IntVar(&f.steps, "steps", defaultTrainSteps, "train up to this many steps (one D and one G update each)")
+			fs.IntVar(&f.epochs, "epochs", 0, "train for this many epochs of the data instead of --steps")
+			fs.IntVar(&f.batch, "batch", 64, "batch size")
+			fs.Uint64Var(&f.seed, "seed", 1, "seed of initialisation, noise, data order and stochastic rounding")
+			fs.BoolVar(&f.resume, "resume", false, "continue each run from the checkpoint in its output folder")
+			fs.IntVar(&f.sampleEvery, "sample-every", 250, "write a sample grid every N steps (0: only at the end)")
+			fs.IntVar(&f.ckptEvery, "checkpoint-every", 500, "rewrite the checkpoint every N steps (0: only at the end)")
+			fs.BoolVar(&f.keep, "keep-checkpoints", false, "also keep checkpoint_<step>.safetensors at every checkpoint")
+			fs.IntVar(&f.logEvery, "log-every", 100, "print a progress line every N steps when not on a terminal")
+			fs.IntVar(&f.biasEvery, "bias-every", 0, "re-estimate exponent biases from histograms every N steps (0: keep the policy's)")
+			fs.Float64Var(&f.lr, "lr", 2e-4, "Adam learning rate (β1 0.5, β2 0.999)")
+			fs.IntVar(&f.imageSize, "image-size", 0, "resize images to N×N (0: the data's own size; 64 for image folders)")
+			fs.IntVar(&f.channels, "channels", 0, "1 or 3 image channels (0: the data's own; image folders: 3)")
+			fs.IntVar(&f.features, "features", 0, "width unit F of the networks (0: the model's default)")
+			return func(args []string, io stdio) error {
+				f.set = map[string]bool{}
+				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+				if len(args) > 0 {
+					return usagef("unexpected argument %q (train takes only flags)", args[0])
+				}
+				return runTrain(f, io)
+			}
+		},
+	}
+}
+
+// trainRun is one policy's run, prepared before any training starts.
+type trainRun struct {
+	name    string
+	policy  *quant.Policy
+	dir     string
+	trainer *gan.Trainer
+}
+
+func runTrain(f *trainFlags, io stdio) error {
+	switch {
+	case f.steps <= 0:
+		return usagef("--steps %d: must be positive", f.steps)
+	case f.epochs < 0:
+		return usagef("--epochs %d: must not be negative", f.epochs)
+	case f.batch <= 0:
+		return usagef("--batch %d: must be positive", f.batch)
+	case f.sampleEvery < 0 || f.ckptEvery < 0 || f.logEvery < 0 || f.biasEvery < 0:
+		return usagef("--sample-every, --checkpoint-every, --log-every and --bias-every must not be negative")
+	case !(f.lr > 0):
+		return usagef("--lr %v: must be positive", f.lr)
+	case f.imageSize < 0 || (f.channels != 0 && f.channels != 1 && f.channels != 3) || f.features < 0:
+		return usagef("--image-size must not be negative, --channels must be 1 or 3, --features must not be negative")
+	case f.model != models.CGAN && f.model != models.DCGAN:
+		return usagef("--model %q: want cgan or dcgan", f.model)
+	}
+
+	// Policies first: they are cheap to check and the commonest typo.
+	var runs []*trainRun
+	seen := map[string]bool{}
+	for _, name := range strings.Split(f.policies, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return usagef("--policy %q: empty policy name", f.policies)
+		}
+		p, err := quant.ParsePolicy(name)
+		if err != nil {
+			return usageError{fmt.Errorf("--policy %s: %w", name, err)}
+		}
+		label := runLabel(name)
+		if seen[label] {
+			return usagef("--policy: %s given twice", label)
+		}
+		seen[label] = true
+		runs = append(runs, &trainRun{name: label, policy: p})
+	}
+	for _, r := range runs {
+		r.dir = f.out
+		if len(runs) > 1 {
+			r.dir = filepath.Join(f.out, r.name)
+		}
+	}
+
+	// Checkpoints to resume from, before the data (which takes longer).
+	var saved []*ckpt.Checkpoint
+	if f.resume {
+		for _, r := range runs {
+			path := filepath.Join(r.dir, "checkpoint.safetensors")
+			c, err := ckpt.Load(path)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("--resume: no checkpoint %s", path)
+				}
+				return err
+			}
+			if err := checkResume(f, r, c); err != nil {
+				return err
+			}
+			saved = append(saved, c)
+		}
+	}
+
+	ds, err := loadTrainData(f)
+	if err != nil {
+		return err
+	}
+	var cfg models.Config
+	if !f.resume {
+		if cfg, err = trainConfig(f, ds); err != nil {
+			return err
+		}
+	}
+	if ds.Len() < f.batch {
+		return usagef("--batch %d: the data set has only %d images", f.batch, ds.Len())
+	}
+	steps := f.steps
+	if f.epochs > 0 {
+		steps = f.epochs * (ds.Len() / f.batch)
+	}
+
+	for i, r := range runs {
+		if f.resume {
+			r.trainer, err = gan.Resume(saved[i], ds)
+		} else {
+			r.trainer, err = gan.NewTrainer(ds, gan.Options{Config: cfg, Policy: r.policy, Batch: f.batch,
+				Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// Output folders: made and probed only now that everything is ready.
+	for _, r := range runs {
+		if err := ensureWritable(r.dir); err != nil {
+			return err
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan struct{})
+	defer close(done) // runs before stop: the watcher below returns quietly
+	go func() {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			stop() // a second Ctrl-C kills at once
+			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
+		}
+	}()
+	var sums []gan.Summary
+	for _, r := range runs {
+		sum, err := trainOne(ctx, f, r, ds, steps, io)
+		if errors.Is(err, gan.ErrInterrupted) {
+			fmt.Fprintf(io.out, "%s: interrupted at step %d; wrote %s and %s\n", r.name, sum.LastStep, sum.Checkpoint, sum.Samples)
+			return fmt.Errorf("interrupted: continue with the same command and --resume")
+		}
+		if err != nil {
+			return err
+		}
+		sums = append(sums, sum)
+	}
+	if len(runs) > 1 {
+		printTrainTable(io.out, runs, sums)
+	}
+	return nil
+}
+
+// runLabel names a policy's run folder: the preset name, or the policy
+// file's base name.
+func runLabel(arg string) string {
+	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
+		return strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
+	}
+	return arg // a preset name
+}
+
+// checkResume compares the flags given explicitly with the run a
+// checkpoint holds.
+func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
+	s, err := gan.ReadState(c)
+	if err != nil {
+		return err
+	}
+	o := s.Options
+	var bad []string
+	if f.set["model"] && f.model != o.Config.Arch {
+		bad = append(bad, fmt.Sprintf("--model %s (checkpoint: %s)", f.model, o.Config.Arch))
+	}
+	if f.set["batch"] && f.batch != o.Batch {
+		bad = append(bad, fmt.Sprintf("--batch %d (checkpoint: %d)", f.batch, o.Batch))
+	}
+	if f.set["seed"] && f.seed != o.Seed {
+		bad = append(bad, fmt.Sprintf("--seed %d (checkpoint: %d)", f.seed, o.Seed))
+	}
+	if d := c.Meta["positgan.dataset"]; f.set["dataset"] && d != "" && d != f.dataset {
+		bad = append(bad, fmt.Sprintf("--dataset %s (checkpoint: %s)", f.dataset, d))
+	}
+	if o.Policy != nil && r.policy.String() != o.Policy.String() {
+		bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.name))
+	}
+	if len(bad) > 0 {
+		return usagef("--resume: %s", strings.Join(bad, ", "))
+	}
+	if !f.set["dataset"] {
+		if d := c.Meta["positgan.dataset"]; d != "" {
+			f.dataset = d
+		}
+	}
+	if !f.set["image-size"] && !f.set["channels"] {
+		f.imageSize, f.channels = o.Config.Height, o.Config.Channels
+	}
+	f.batch = o.Batch
+	return nil
+}
+
+// loadTrainData loads the training split of --dataset at the size the
+// model needs.
+func loadTrainData(f *trainFlags) (*datasets.Set, error) {
+	opt := datasets.Options{Split: datasets.Train, Channels: f.channels}
+	size := f.imageSize
+	if size == 0 && f.dataset != "mnist" && f.dataset != "fashion-mnist" {
+		if fi, err := os.Stat(f.dataset); err == nil && fi.IsDir() && !looksIDX(f.dataset) {
+			size = 64 // image folders: the DCGAN 64x64 setting
+		}
+	}
+	opt.Height, opt.Width = size, size
+	ds, err := datasets.Load(f.dataset, opt)
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func looksIDX(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*idx[13]?ubyte*"))
+	return len(m) > 0
+}
+
+// trainConfig returns the model configuration for the data set.
+func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
+	sh := ds.Shape()
+	classes := 0
+	if f.model == models.CGAN {
+		classes = ds.NumClasses()
+	}
+	if f.model == models.CGAN && classes < 2 {
+		return models.Config{}, usagef("--model cgan needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.dataset, classes)
+	}
+	cfg, err := models.DefaultConfig(f.model, sh.C, sh.H, sh.W, classes)
+	if f.features > 0 {
+		cfg.Features = f.features
+		err = cfg.Check()
+	}
+	if err != nil {
+		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, sh)}
+	}
+	return cfg, nil
+}
+
+// ensureWritable makes dir and checks that a file can be created in it.
+func ensureWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	probe, err := os.CreateTemp(dir, ".positgan-probe-*")
+	if err != nil {
+		return fmt.Errorf("output folder %s is not writable: %w", dir, errors.Unwrap(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// trainOne trains one policy's run to steps and prints its summary.
+func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set, steps int, io stdio) (gan.Summary, error) {
+	t := r.trainer
+	o := t.Options()
+	c := o.Config
+	start := t.Step()
+	if start >= steps {
+		fmt.Fprintf(io.out, "%s: already at step %d of %d; nothing to do\n", r.name, start, steps)
+		return gan.Summary{FirstStep: start, LastStep: start, Samples: filepath.Join(r.dir, "samples.png"),
+			Checkpoint: filepath.Join(r.dir, "checkpoint.safetensors")}, nil
+	}
+	verb := "training"
+	if start > 0 {
+		verb = fmt.Sprintf("resuming at step %d:", start)
+	}
+	fmt.Fprintf(io.out, "%s %s on %s (%d images %v) in %s: steps %d, batch %d, seed %d -> %s\n",
+		verb, c.Arch, f.dataset, ds.Len(), ds.Shape(), r.name, steps, o.Batch, o.Seed, r.dir)
+
+	onStep := progressReporter(io, r.name, start, steps, f.logEvery)
+	sum, err := t.Run(ctx, gan.RunOptions{
+		Dir: r.dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
+		KeepCheckpoints: f.keep, Meta: map[string]string{"positgan.dataset": f.dataset},
+		OnStep: onStep,
+	})
+	if err != nil {
+		return sum, err
+	}
+	n := sum.LastStep - sum.FirstStep
+	fmt.Fprintf(io.out, "%s: %d steps in %s (%.3f s/step); last %d steps: D loss %.3f, G loss %.3f, D(x) %.2f, D(G(z)) %.2f; "+
+		"skipped updates D %d, G %d; loss scales D %g, G %g\n",
+		r.name, n, sum.Elapsed.Round(time.Second), sum.Elapsed.Seconds()/float64(max(n, 1)), min(n, 100),
+		sum.MeanDLoss, sum.MeanGLoss, sum.MeanDReal, sum.MeanDFake, sum.SkippedD, sum.SkippedG, sum.FinalScaleD, sum.FinalScaleG)
+	fmt.Fprintf(io.out, "%s: wrote %s, %s, %s\n", r.name, sum.Samples, sum.Checkpoint, sum.Log)
+	return sum, nil
+}
+
+// progressReporter returns the per-step callback: a progress bar on a
+// terminal, a plain line every logEvery steps otherwise.
+func progressReporter(io stdio, name string, start, steps, logEvery int) func(gan.StepStats, time.Duration) {
+	if fd, ok := io.err.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
+		bar := progressbar.NewOptions(steps-start,
+			progressbar.OptionSetWriter(io.err),
+			progressbar.OptionSetDescription(name),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		return func(st gan.StepStats, _ time.Duration) {
+			bar.Describe(fmt.Sprintf("%s step %d  D %.3f  G %.3f", name, st.Step, st.DLoss, st.GLoss))
+			bar.Add(1)
+		}
+	}
+	return func(st gan.StepStats, el time.Duration) {
+		if logEvery == 0 || (st.Step%logEvery != 0 && st.Step != steps) {
+			return
+		}
+		done := st.Step - start
+		eta := time.Duration(float64(el) / float64(done) * float64(steps-st.Step))
+		fmt.Fprintf(io.err, "%s step %d/%d  D loss %.3f  G loss %.3f  D(x) %.2f  D(G(z)) %.2f  scale %g/%g  %.3f s/step  eta %s\n",
+			name, st.Step, steps, st.DLoss, st.GLoss, st.DReal, st.DFake, st.ScaleD, st.ScaleG,
+			el.Seconds()/float64(done), eta.Round(time.Second))
+	}
+}
+
+func printTrainTable(w io.Writer, runs []*trainRun, sums []gan.Summary) {
+	fmt.Fprintf(w, "\n%-14s %7s %9s %8s %8s %6s %9s %8s  %s\n", "policy", "steps", "s/step", "D loss", "G loss", "D(x)", "D(G(z))", "skipped", "samples")
+	for i, r := range runs {
+		s := sums[i]
+		n := max(s.LastStep-s.FirstStep, 1)
+		fmt.Fprintf(w, "%-14s %7d %9.3f %8.3f %8.3f %6.2f %9.2f %8d  %s\n", r.name, s.LastStep,
+			s.Elapsed.Seconds()/float64(n), s.MeanDLoss, s.MeanGLoss, s.MeanDReal, s.MeanDFake, s.SkippedD+s.SkippedG, s.Samples)
+	}
+	fmt.Fprintln(w, "(losses and D outputs: means over each run's last 100 steps; s/step: wall time of this invocation)")
+}

@@ -1,0 +1,110 @@
+package gan
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/models"
+)
+
+// Generated is a set of images made by a generator, held in memory. It
+// implements datasets.Dataset, so feature networks and FID take it as
+// they take real data.
+type Generated struct {
+	cfg    models.Config
+	pix    []float32 // (N, C, H, W), values in [-1, 1]
+	labels []int     // nil for an unconditional GAN
+}
+
+// GenerateSet returns n images from m's generator, made batch at a time
+// (batch <= 0 means 100) from latent vectors drawn with the given seed.
+// For a conditional GAN, image i has class i mod Classes, so every class
+// has n/Classes images (one more for the first n mod Classes classes).
+// The generator normalises each batch by its own statistics (models has
+// no running statistics), so an image depends on the batch it was made
+// in: the same model, n, seed and batch give the same bits, and FIDs are
+// comparable only between sets made with the same batch size. The last
+// batch holds the n mod batch images left over, if any.
+func GenerateSet(m *models.GAN, n int, seed uint64, batch int) (*Generated, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("gan: generating %d images, want at least 1", n)
+	}
+	if batch <= 0 {
+		batch = 100
+	}
+	c := m.Config
+	z, labels := EvalNoise(c, seed, n)
+	g := &Generated{cfg: c, pix: make([]float32, n*c.ImageSize()), labels: labels}
+	var s *Sampler
+	for i := 0; i < n; i += batch {
+		k := min(batch, n-i)
+		if s == nil || k != s.n {
+			var err error
+			if s, err = NewSampler(m, k); err != nil {
+				return nil, err
+			}
+		}
+		var lab []int
+		if labels != nil {
+			lab = labels[i : i+k]
+		}
+		if err := s.Generate(g.pix[i*c.ImageSize():(i+k)*c.ImageSize()], z[i*c.ZDim:(i+k)*c.ZDim], lab); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// EvalNoise returns the latent vectors (n·ZDim values) and, for a
+// conditional GAN, the labels (i mod Classes) of n evaluation images
+// drawn with seed. The stream is distinct from FixedNoise's, so FIDs are
+// not measured on the images of the sample grids.
+func EvalNoise(c models.Config, seed uint64, n int) (z []float32, labels []int) {
+	r := rand.New(rand.NewPCG(seed, seedFor(seed, "evaluation noise")))
+	z = make([]float32, n*c.ZDim)
+	for i := range z {
+		z[i] = float32(r.NormFloat64())
+	}
+	if c.Classes > 0 {
+		labels = make([]int, n)
+		for i := range labels {
+			labels[i] = i % c.Classes
+		}
+	}
+	return z, labels
+}
+
+var errGeneratedLength = errors.New("gan: Generated.Image: slice length mismatch")
+
+// Len returns the number of images.
+func (g *Generated) Len() int { return len(g.pix) / g.cfg.ImageSize() }
+
+// Shape returns the shape of every image.
+func (g *Generated) Shape() datasets.Shape {
+	return datasets.Shape{C: g.cfg.Channels, H: g.cfg.Height, W: g.cfg.Width}
+}
+
+// NumClasses returns the generator's number of classes (1 if unconditional).
+func (g *Generated) NumClasses() int { return max(g.cfg.Classes, 1) }
+
+// Image writes image i to dst in (C, H, W) order, values in [-1, 1].
+func (g *Generated) Image(dst []float32, i int) {
+	n := g.cfg.ImageSize()
+	if len(dst) != n {
+		panic(errGeneratedLength)
+	}
+	copy(dst, g.pix[i*n:(i+1)*n])
+}
+
+// Label returns the class image i was generated for (0 if unconditional).
+func (g *Generated) Label(i int) int {
+	if g.labels == nil {
+		return 0
+	}
+	return g.labels[i]
+}
+
+// Images returns all images, (N, C, H, W). The caller must not modify them.
+func (g *Generated) Images() []float32 { return g.pix }
