@@ -243,7 +243,7 @@ func LoadGAN(c *ckpt.Checkpoint, policy *quant.Policy) (*models.GAN, *Saved, err
 	if policy != nil {
 		t.opt.Policy, t.biases = policy, nil
 	}
-	m, err := models.New(s.Options.Config, t.formats, s.Options.Seed)
+	m, err := models.New(withPolicyTanh(s.Options.Config, policy), t.formats, s.Options.Seed)
 	if err != nil {
 		return nil, nil, err
 	}

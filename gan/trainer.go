@@ -107,6 +107,7 @@ func NewTrainer(ds datasets.Dataset, opt Options) (*Trainer, error) {
 // newTrainer builds a trainer whose layers start with the given biases.
 func newTrainer(ds datasets.Dataset, opt Options, biases Biases) (*Trainer, error) {
 	opt.defaults()
+	opt.Config = withPolicyTanh(opt.Config, opt.Policy)
 	if err := opt.check(ds); err != nil {
 		return nil, err
 	}
@@ -468,4 +469,13 @@ func nodes(ps []models.Param) gorgonia.Nodes {
 		ns[i] = p.Node
 	}
 	return ns
+}
+
+// withPolicyTanh returns c with the generator's output activation the
+// policy asks for (quant.Policy.Tanh; a nil policy keeps c's).
+func withPolicyTanh(c models.Config, p *quant.Policy) models.Config {
+	if p != nil {
+		c.Tanh = p.Tanh
+	}
+	return c
 }

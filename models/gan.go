@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/positgan/positgan/tanhapprox"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -39,6 +40,11 @@ type Config struct {
 	Height   int    `json:"height"`
 	Width    int    `json:"width"`
 	Features int    `json:"features"` // F: the width unit of both networks
+	// Tanh is G's output activation: "" the exact tanh, otherwise an
+	// approximation as tanhapprox.Parse reads it ("bitwise-corrected:posit(16,0)",
+	// "pwl:3"), from the policy (quant.Policy.Tanh). Its backward pass
+	// uses 1-y² at the approximate output y, as the posit GAN work does.
+	Tanh string `json:"tanh,omitempty"`
 }
 
 // DefaultConfig returns the standard configuration of arch for images of
@@ -68,6 +74,11 @@ func (c Config) Check() error {
 		return fmt.Errorf("models: %s: %d channels, want 1 or 3", c.Arch, c.Channels)
 	case c.Height <= 0 || c.Width <= 0:
 		return fmt.Errorf("models: %s: image size %dx%d must be positive", c.Arch, c.Height, c.Width)
+	}
+	if c.Tanh != "" {
+		if _, err := tanhapprox.Parse(tanhapprox.Tanh, c.Tanh); err != nil {
+			return fmt.Errorf("models: output activation: %w", err)
+		}
 	}
 	switch c.Arch {
 	case CGAN:
@@ -186,7 +197,7 @@ func buildCGAN(g *gorgonia.ExprGraph, c Config, f Formats, seed uint64, dt tenso
 		in = w
 	}
 	b.linear("fc5", in, c.ImageSize())
-	b.act(actTanh, 0)
+	b.outputTanh(c.Tanh)
 	if b.err != nil {
 		return nil, nil, b.err
 	}
@@ -233,7 +244,7 @@ func buildDCGAN(g *gorgonia.ExprGraph, c Config, f Formats, seed uint64, dt tens
 		maps /= 2
 	}
 	b.deconv(fmt.Sprintf("deconv%d", k+1), maps, c.Channels, 4, 2, 1, false)
-	b.act(actTanh, 0)
+	b.outputTanh(c.Tanh)
 	if b.err != nil {
 		return nil, nil, b.err
 	}

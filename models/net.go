@@ -9,6 +9,7 @@ import (
 
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/tanhapprox"
 )
 
 // Formats returns the formats of the quantized layer with the given name
@@ -343,3 +344,27 @@ func (b *builder) batchNorm(name string, c int) {
 func (b *builder) act(kind actKind, alpha float64) {
 	b.net.stages = append(b.net.stages, actStage{kind, alpha})
 }
+
+// outputTanh ends G in the exact tanh, or in the approximation spec names
+// (checked by Config.Check).
+func (b *builder) outputTanh(spec string) {
+	if spec == "" {
+		b.act(actTanh, 0)
+		return
+	}
+	a, err := tanhapprox.Parse(tanhapprox.Tanh, spec)
+	if err != nil {
+		b.err = err
+		return
+	}
+	b.net.stages = append(b.net.stages, approxStage{a})
+}
+
+// approxStage is an approximate activation (the P8+T output tanh).
+type approxStage struct{ a tanhapprox.Approx }
+
+func (s approxStage) fwd(_ *Net, x *gorgonia.Node) (*gorgonia.Node, error) {
+	return tanhapprox.Activation(x, s.a, tanhapprox.GradAtOutput)
+}
+func (s approxStage) share(*gorgonia.ExprGraph) stage { return s }
+func (s approxStage) params() []Param                 { return nil }
