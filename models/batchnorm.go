@@ -81,10 +81,10 @@ func (b *BatchNorm) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 	name := fmt.Sprintf("BatchNorm[%s %p]", b.name, st)
 	cs := tensor.Shape{b.C}
 	op := &diffOp{
-		funcOp: funcOp{name: name, in: []tensor.Shape{xs, cs, cs}, shape: xs, do: st.forward},
-		wrt:    []bool{true, true, true},
+		Func: funcOp{Name: name, In: []tensor.Shape{xs, cs, cs}, Out: xs, Fn: st.forward},
+		WRT:  []bool{true, true, true},
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		deps := []*gorgonia.Node{inputs[1], output, grad}
 		dx, err := backNode(name+".dx", xs, deps, st.backX)
 		if err != nil {
@@ -101,7 +101,7 @@ func (b *BatchNorm) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 }
 
 func (st *bnState) forward(in []*tensor.Dense) (*tensor.Dense, error) {
-	y := st.fwd.get(in[0].Dtype(), in[0].Shape())
+	y := st.fwd.Get(in[0].Dtype(), in[0].Shape())
 	n := in[0].Shape().TotalSize()
 	if len(st.xhat) != n {
 		st.xhat = make([]float64, n)

@@ -31,8 +31,8 @@ func activation(x *gorgonia.Node, kind actKind, alpha float64) (*gorgonia.Node, 
 	var fwd outBuf
 	name := fmt.Sprintf("%v(%g)", kind, alpha)
 	op := &diffOp{
-		funcOp: funcOp{name: name, in: []tensor.Shape{shape}, shape: shape, do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-			y := fwd.get(in[0].Dtype(), shape)
+		Func: funcOp{Name: name, In: []tensor.Shape{shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+			y := fwd.Get(in[0].Dtype(), shape)
 			switch x := in[0].Data().(type) {
 			case []float32:
 				actForward(y.Data().([]float32), x, kind, float32(alpha))
@@ -41,9 +41,9 @@ func activation(x *gorgonia.Node, kind actKind, alpha float64) (*gorgonia.Node, 
 			}
 			return y, nil
 		}},
-		wrt: []bool{true},
+		WRT: []bool{true},
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		dx, err := backNode(name+".dx", shape, []*gorgonia.Node{inputs[0], output, grad}, func(out *tensor.Dense, in []*tensor.Dense) {
 			switch dst := out.Data().(type) {
 			case []float32:
@@ -80,8 +80,8 @@ func ConcatCols(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 	var fwd outBuf
 	name := fmt.Sprintf("ConcatCols(%d,%d)", n, m)
 	op := &diffOp{
-		funcOp: funcOp{name: name, in: []tensor.Shape{as.Clone(), bs.Clone()}, shape: shape, do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-			y := fwd.get(in[0].Dtype(), shape)
+		Func: funcOp{Name: name, In: []tensor.Shape{as.Clone(), bs.Clone()}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+			y := fwd.Get(in[0].Dtype(), shape)
 			switch dst := y.Data().(type) {
 			case []float32:
 				concatCols(dst, in[0].Data().([]float32), in[1].Data().([]float32), rows, n, m)
@@ -90,9 +90,9 @@ func ConcatCols(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 			}
 			return y, nil
 		}},
-		wrt: []bool{true, true},
+		WRT: []bool{true, true},
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		part := func(what string, off, w int) (*gorgonia.Node, error) {
 			return backNode(name+"."+what, tensor.Shape{rows, w}, []*gorgonia.Node{grad}, func(out *tensor.Dense, in []*tensor.Dense) {
 				switch dst := out.Data().(type) {
@@ -139,7 +139,7 @@ func SoftplusLoss(gradScale *float64, xs []*gorgonia.Node, signs []float64) (*go
 	}
 	name := fmt.Sprintf("SoftplusLoss(%v, %p)", signs, gradScale)
 	op := &diffOp{
-		funcOp: funcOp{name: name, in: in, shape: tensor.ScalarShape(), do: func(ins []*tensor.Dense) (*tensor.Dense, error) {
+		Func: funcOp{Name: name, In: in, Out: tensor.ScalarShape(), Fn: func(ins []*tensor.Dense) (*tensor.Dense, error) {
 			var total float64
 			f32 := false
 			for i, d := range ins {
@@ -162,12 +162,12 @@ func SoftplusLoss(gradScale *float64, xs []*gorgonia.Node, signs []float64) (*go
 			}
 			return tensor.New(tensor.FromScalar(total)), nil
 		}},
-		wrt: make([]bool, len(xs)),
+		WRT: make([]bool, len(xs)),
 	}
-	for i := range op.wrt {
-		op.wrt[i] = true
+	for i := range op.WRT {
+		op.WRT[i] = true
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		res := make(gorgonia.Nodes, len(inputs))
 		for i, x := range inputs {
 			sign, n := signs[i], float64(in[i].TotalSize())
@@ -228,14 +228,14 @@ func watchGrad(x *gorgonia.Node, f func(dy []float32)) (*gorgonia.Node, error) {
 	st := new(outBuf)
 	name := fmt.Sprintf("WatchGrad(%p)", st)
 	op := &diffOp{
-		funcOp: funcOp{name: name, in: []tensor.Shape{shape}, shape: shape, do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-			y := st.get(in[0].Dtype(), shape)
+		Func: funcOp{Name: name, In: []tensor.Shape{shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+			y := st.Get(in[0].Dtype(), shape)
 			copy(y.Data().([]float32), in[0].Data().([]float32))
 			return y, nil
 		}},
-		wrt: []bool{true},
+		WRT: []bool{true},
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		dx, err := backNode(name+".dx", shape, []*gorgonia.Node{grad}, func(out *tensor.Dense, in []*tensor.Dense) {
 			dy := in[0].Data().([]float32)
 			f(dy)
@@ -260,8 +260,8 @@ func AddRowDot(s, h, e *gorgonia.Node) (*gorgonia.Node, error) {
 	var fwd outBuf
 	name := fmt.Sprintf("AddRowDot(%d)", n)
 	op := &diffOp{
-		funcOp: funcOp{name: name, in: []tensor.Shape{ss.Clone(), hs.Clone(), es.Clone()}, shape: shape, do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-			y := fwd.get(in[0].Dtype(), shape)
+		Func: funcOp{Name: name, In: []tensor.Shape{ss.Clone(), hs.Clone(), es.Clone()}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+			y := fwd.Get(in[0].Dtype(), shape)
 			switch dst := y.Data().(type) {
 			case []float32:
 				addRowDot(dst, in[0].Data().([]float32), in[1].Data().([]float32), in[2].Data().([]float32), rows, n)
@@ -270,9 +270,9 @@ func AddRowDot(s, h, e *gorgonia.Node) (*gorgonia.Node, error) {
 			}
 			return y, nil
 		}},
-		wrt: []bool{true, true, true},
+		WRT: []bool{true, true, true},
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		ds, err := backNode(name+".ds", shape, []*gorgonia.Node{grad}, func(out *tensor.Dense, in []*tensor.Dense) {
 			switch dst := out.Data().(type) {
 			case []float32:

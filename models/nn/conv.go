@@ -164,22 +164,22 @@ func (st *convState) node(x, w, b *gorgonia.Node, what string) (*gorgonia.Node, 
 		children = append(children, b)
 	}
 	op := &diffOp{
-		funcOp: funcOp{
-			name:  fmt.Sprintf("%s[%p](%+v, %v)", what, st, st.g, st.roles.f),
-			in:    in,
-			shape: st.yShape,
-			do:    st.forward,
+		Func: funcOp{
+			Name: fmt.Sprintf("%s[%p](%+v, %v)", what, st, st.g, st.roles.f),
+			In:   in,
+			Out:  st.yShape,
+			Fn:   st.forward,
 		},
-		wrt: []bool{true, true, true}[:len(in)],
+		WRT: []bool{true, true, true}[:len(in)],
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		return st.symDiff(op, inputs, output, grad)
 	}
 	return apply(op, children...)
 }
 
 func (st *convState) forward(in []*tensor.Dense) (*tensor.Dense, error) {
-	y := st.y.get(in[0].Dtype(), st.yShape)
+	y := st.y.Get(in[0].Dtype(), st.yShape)
 	var b *tensor.Dense
 	if len(in) == 3 {
 		b = in[2]
@@ -201,11 +201,11 @@ func (st *convState) symDiff(op *diffOp, inputs gorgonia.Nodes, output, grad *go
 	mk := func(what string, shape tensor.Shape, do func(dy, out *tensor.Dense)) (*gorgonia.Node, error) {
 		var buf outBuf
 		bop := &funcOp{
-			name:  op.name + "." + what,
-			in:    []tensor.Shape{output.Shape().Clone(), grad.Shape().Clone()},
-			shape: shape.Clone(),
-			do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-				out := buf.get(in[1].Dtype(), shape)
+			Name: op.Name + "." + what,
+			In:   []tensor.Shape{output.Shape().Clone(), grad.Shape().Clone()},
+			Out:  shape.Clone(),
+			Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+				out := buf.Get(in[1].Dtype(), shape)
 				do(in[1], out)
 				return out, nil
 			},

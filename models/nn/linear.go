@@ -91,22 +91,22 @@ func (l *Linear) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 		children = append(children, l.B)
 	}
 	op := &diffOp{
-		funcOp: funcOp{
-			name:  fmt.Sprintf("Linear[%s %p](%d→%d, %v)", l.name, st, l.In, l.Out, l.roles.f),
-			in:    in,
-			shape: tensor.Shape{xs[0], l.Out},
-			do:    st.forward,
+		Func: funcOp{
+			Name: fmt.Sprintf("Linear[%s %p](%d→%d, %v)", l.name, st, l.In, l.Out, l.roles.f),
+			In:   in,
+			Out:  tensor.Shape{xs[0], l.Out},
+			Fn:   st.forward,
 		},
-		wrt: []bool{true, true, true}[:len(in)],
+		WRT: []bool{true, true, true}[:len(in)],
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		return st.symDiff(op, inputs, output, grad)
 	}
 	return apply(op, children...)
 }
 
 func (st *linState) forward(in []*tensor.Dense) (*tensor.Dense, error) {
-	y := st.y.get(in[0].Dtype(), tensor.Shape{st.batch, st.l.Out})
+	y := st.y.Get(in[0].Dtype(), tensor.Shape{st.batch, st.l.Out})
 	var b *tensor.Dense
 	if len(in) == 3 {
 		b = in[2]
@@ -124,10 +124,10 @@ func (st *linState) roles() *roles { return st.l.roles }
 func (st *linState) symDiff(op *diffOp, inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 	mk := func(what string, shape tensor.Shape, do func(dy *tensor.Dense) *tensor.Dense) (*gorgonia.Node, error) {
 		bop := &funcOp{
-			name:  fmt.Sprintf("%s.%s", op.name, what),
-			in:    []tensor.Shape{output.Shape().Clone(), grad.Shape().Clone()},
-			shape: shape.Clone(),
-			do:    func(in []*tensor.Dense) (*tensor.Dense, error) { return do(in[1]), nil },
+			Name: fmt.Sprintf("%s.%s", op.Name, what),
+			In:   []tensor.Shape{output.Shape().Clone(), grad.Shape().Clone()},
+			Out:  shape.Clone(),
+			Fn:   func(in []*tensor.Dense) (*tensor.Dense, error) { return do(in[1]), nil },
 		}
 		return apply(bop, output, grad)
 	}
@@ -151,7 +151,7 @@ func (st *linState) symDiff(op *diffOp, inputs gorgonia.Nodes, output, grad *gor
 }
 
 func (st *linState) backX(dy *tensor.Dense) *tensor.Dense {
-	dx := st.dx.get(dy.Dtype(), st.xShape)
+	dx := st.dx.Get(dy.Dtype(), st.xShape)
 	if isF64(dy) {
 		linBackX(st, &st.b64, dy, dx)
 	} else {
@@ -161,7 +161,7 @@ func (st *linState) backX(dy *tensor.Dense) *tensor.Dense {
 }
 
 func (st *linState) backW(dy *tensor.Dense) *tensor.Dense {
-	dw := st.dw.get(dy.Dtype(), tensor.Shape{st.l.Out, st.l.In})
+	dw := st.dw.Get(dy.Dtype(), tensor.Shape{st.l.Out, st.l.In})
 	if isF64(dy) {
 		linBackW(st, &st.b64, dy, dw)
 	} else {
@@ -171,7 +171,7 @@ func (st *linState) backW(dy *tensor.Dense) *tensor.Dense {
 }
 
 func (st *linState) backB(dy *tensor.Dense) *tensor.Dense {
-	db := st.db.get(dy.Dtype(), tensor.Shape{st.l.Out})
+	db := st.db.Get(dy.Dtype(), tensor.Shape{st.l.Out})
 	if isF64(dy) {
 		sumRows(st.roles(), linDY(st, &st.b64, dy), data[float64](db), st.batch, 1)
 	} else {

@@ -152,12 +152,12 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 	}
 	st.n, st.c, st.inner, st.xShape = s[0], s[1], s.TotalSize()/(s[0]*s[1]), s.Clone()
 	op := &diffOp{
-		funcOp: funcOp{
-			name:  fmt.Sprintf("%s[%p](eps=%g)", st.name, st, st.eps),
-			in:    []tensor.Shape{st.xShape, gamma.Shape().Clone(), beta.Shape().Clone()},
-			shape: st.xShape,
-			do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-				y := st.y.get(in[0].Dtype(), st.xShape)
+		Func: funcOp{
+			Name: fmt.Sprintf("%s[%p](eps=%g)", st.name, st, st.eps),
+			In:   []tensor.Shape{st.xShape, gamma.Shape().Clone(), beta.Shape().Clone()},
+			Out:  st.xShape,
+			Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+				y := st.y.Get(in[0].Dtype(), st.xShape)
 				if isF64(y) {
 					normForward(st, &st.b64, in[0], in[1], in[2], y)
 				} else {
@@ -166,16 +166,16 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 				return y, nil
 			},
 		},
-		wrt: []bool{true, true, true},
+		WRT: []bool{true, true, true},
 	}
-	op.symDiff = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		mk := func(what string, shape tensor.Shape, buf *outBuf, do func(dy, gamma, dst *tensor.Dense)) (*gorgonia.Node, error) {
 			bop := &funcOp{
-				name:  op.name + "." + what,
-				in:    []tensor.Shape{grad.Shape().Clone(), inputs[1].Shape().Clone()},
-				shape: shape.Clone(),
-				do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-					d := buf.get(in[0].Dtype(), shape)
+				Name: op.Name + "." + what,
+				In:   []tensor.Shape{grad.Shape().Clone(), inputs[1].Shape().Clone()},
+				Out:  shape.Clone(),
+				Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+					d := buf.Get(in[0].Dtype(), shape)
 					do(in[0], in[1], d)
 					return d, nil
 				},

@@ -15,25 +15,25 @@ func unary(x *gorgonia.Node, name string, yShape tensor.Shape, fwd func(x, y *te
 	xShape := x.Shape().Clone()
 	var yBuf, dxBuf outBuf
 	op := &diffOp{
-		funcOp: funcOp{
-			name:  fmt.Sprintf("%s%v", name, xShape),
-			in:    []tensor.Shape{xShape},
-			shape: yShape.Clone(),
-			do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-				y := yBuf.get(in[0].Dtype(), yShape)
+		Func: funcOp{
+			Name: fmt.Sprintf("%s%v", name, xShape),
+			In:   []tensor.Shape{xShape},
+			Out:  yShape.Clone(),
+			Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+				y := yBuf.Get(in[0].Dtype(), yShape)
 				fwd(in[0], y)
 				return y, nil
 			},
 		},
-		wrt: []bool{true},
+		WRT: []bool{true},
 	}
-	op.symDiff = func(_ gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	op.Grad = func(_ gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		bop := &funcOp{
-			name:  op.name + ".grad",
-			in:    []tensor.Shape{yShape.Clone()},
-			shape: xShape,
-			do: func(in []*tensor.Dense) (*tensor.Dense, error) {
-				dx := dxBuf.get(in[0].Dtype(), xShape)
+			Name: op.Name + ".grad",
+			In:   []tensor.Shape{yShape.Clone()},
+			Out:  xShape,
+			Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+				dx := dxBuf.Get(in[0].Dtype(), xShape)
 				bwd(in[0], dx)
 				return dx, nil
 			},
