@@ -160,58 +160,16 @@ func evalMethod(fn tanhapprox.Func, method string, af approxFlags, formatSet, ro
 // approxEval reads every number before writing, so that bad input gives
 // an error and no output.
 func approxEval(w io.Writer, r io.Reader, a tanhapprox.Approx) error {
-	var xs []float64
-	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		x, err := parseFloat64(s)
-		if err != nil {
-			return usagef("line %d: %q is not a number", line, s)
-		}
-		xs = append(xs, x)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading stdin: %w", err)
+	xs, err := readNumbers(r, 64)
+	if err != nil {
+		return err
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,output")
 	for _, x := range xs {
-		fmt.Fprintf(bw, "%s,%s\n", float64String(x), float64String(a.At(x)))
+		fmt.Fprintf(bw, "%s,%s\n", numberString(x, 64), numberString(a.At(x), 64))
 	}
 	return bw.Flush()
-}
-
-// parseFloat64 parses a decimal or hex-float number, or inf, -inf, nan.
-func parseFloat64(s string) (float64, error) {
-	switch strings.ToLower(s) {
-	case "inf", "+inf", "infinity", "+infinity":
-		return math.Inf(1), nil
-	case "-inf", "-infinity":
-		return math.Inf(-1), nil
-	case "nan", "+nan", "-nan":
-		return math.NaN(), nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return v, nil // ±Inf or ±0, as IEEE conversion gives
-		}
-		return 0, err
-	}
-	return v, nil
-}
-
-// float64String is the shortest decimal that round-trips v.
-func float64String(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // ---- approx table ----
@@ -469,7 +427,7 @@ func tableCSV(w io.Writer, rows []tableRow, codeSet, gridSet string) error {
 			st  tanhapprox.Stats
 		}{{codeSet, r.codes}, {gridSet, r.grid}} {
 			fmt.Fprintf(bw, "%v,%s,%s,%d,%s,%s,%s,%s\n", r.fn, r.name, s.set, s.st.N,
-				float64String(s.st.Max), float64String(s.st.Mean), float64String(s.st.ArgMax), ns)
+				numberString(s.st.Max, 64), numberString(s.st.Mean, 64), numberString(s.st.ArgMax, 64), ns)
 		}
 	}
 	return bw.Flush()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/positgan/positgan/quant"
@@ -93,18 +92,10 @@ func codeString(f quant.Format, c uint32) string {
 // valueString is the shortest decimal that round-trips the float64 v, with
 // the spellings NaR (posit), NaN, +Inf and -Inf.
 func valueString(f quant.Format, v float64) string {
-	switch {
-	case math.IsNaN(v):
-		if _, ok := f.(quant.Posit); ok {
-			return "NaR"
-		}
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
+	if _, ok := f.(quant.Posit); ok && math.IsNaN(v) {
+		return "NaR"
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return numberString(v, 64)
 }
 
 func formatTable(w io.Writer, f quant.Format) error {
@@ -122,61 +113,22 @@ func formatTable(w io.Writer, f quant.Format) error {
 // formatQuantize reads every line first, so that a bad line leaves no
 // partial output behind.
 func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
-	var xs []float32
-	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
-		s := strings.TrimSpace(sc.Text())
-		x, err := parseNumber(s)
-		if err != nil {
-			return usagef("line %d: %q is not a number", line, s)
-		}
-		xs = append(xs, x)
+	xs64, err := readNumbers(r, 32)
+	if err != nil {
+		return err
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading stdin: %w", err)
+	xs := make([]float32, len(xs64))
+	for i, x := range xs64 {
+		xs[i] = float32(x) // exact: readNumbers rounded to float32 already
 	}
 	q := make([]float32, len(xs))
 	f.RoundSlice(q, xs) // the kernel training uses
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,code,value")
 	for i, x := range xs {
-		fmt.Fprintf(bw, "%s,%s,%s\n", float32String(x), codeString(f, f.Encode(x)), valueString(f, float64(q[i])))
+		fmt.Fprintf(bw, "%s,%s,%s\n", numberString(float64(x), 32), codeString(f, f.Encode(x)), valueString(f, float64(q[i])))
 	}
 	return bw.Flush()
-}
-
-// parseNumber converts decimal, hex-float, inf and nan spellings straight to
-// float32 (one rounding, no detour through float64).
-func parseNumber(s string) (float32, error) {
-	switch strings.ToLower(s) {
-	case "inf", "+inf", "infinity", "+infinity":
-		return float32(math.Inf(1)), nil
-	case "-inf", "-infinity":
-		return float32(math.Inf(-1)), nil
-	case "nan", "+nan", "-nan":
-		return float32(math.NaN()), nil
-	}
-	v, err := strconv.ParseFloat(s, 32)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return float32(v), nil // ±Inf or ±0 as IEEE conversion gives
-		}
-		return 0, err
-	}
-	return float32(v), nil
-}
-
-// float32String is the shortest decimal that round-trips the float32 x.
-func float32String(x float32) string {
-	switch {
-	case x != x:
-		return "NaN"
-	case math.IsInf(float64(x), 1):
-		return "+Inf"
-	case math.IsInf(float64(x), -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(float64(x), 'g', -1, 32)
 }
 
 // formatInfo is what info prints about a format.
