@@ -26,7 +26,7 @@ import (
 // defaultTrainSteps is the default length of a run: with the default CGAN
 // on MNIST, enough for recognisable digits, and short enough that the
 // default command (two policies) takes a few minutes on two cores.
-const defaultTrainSteps = 1500
+const defaultTrainSteps = 1000
 
 // trainFlags are the flags of positgan train.
 type trainFlags struct {
