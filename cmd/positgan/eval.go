@@ -14,6 +14,8 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/ckpt"
 )
 
 // evalCmd groups the evaluation commands.
@@ -247,6 +249,9 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags) (eval.Sta
 	if isStatsFile(path) {
 		return eval.ReadStats(path)
 	}
+	if strings.EqualFold(filepath.Ext(path), ".safetensors") {
+		return evalCheckpointStats(path, ext, o)
+	}
 	var split datasets.Split
 	switch *o.split {
 	case "train":
@@ -267,6 +272,33 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags) (eval.Sta
 		}
 	}
 	f, err := featnet.FeaturesOf(ext, ds, 100)
+	if err != nil {
+		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return eval.StatsOf(f)
+}
+
+// evalCheckpointStats returns the feature statistics of --n images (10000
+// for --n 0) that a checkpoint's generator makes from noise drawn with
+// --seed; a conditional generator's labels cycle through the classes.
+func evalCheckpointStats(path string, ext featnet.Extractor, o featureFlags) (eval.Stats, error) {
+	c, err := ckpt.Load(path)
+	if err != nil {
+		return eval.Stats{}, err
+	}
+	m, _, err := gan.LoadGAN(c, nil)
+	if err != nil {
+		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	n := *o.n
+	if n == 0 {
+		n = 10000
+	}
+	g, err := gan.GenerateSet(m, n, *o.seed, 100)
+	if err != nil {
+		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := featnet.FeaturesOf(ext, g, 100)
 	if err != nil {
 		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
