@@ -29,7 +29,8 @@ func evalCmd() *command {
 			}},
 		{name: "fid", usage: "A B [--features lenet-mnist] [--n 10000]",
 			summary: "FID between two image sets, each a .npz statistics file (pytorch-fid --save-stats format),\n" +
-				"mnist, fashion-mnist, an IDX file or directory, or an image folder. Prints the FID first, then\n" +
+				"mnist, fashion-mnist, an IDX file or directory, an image folder, or a generator checkpoint\n" +
+				"(--n images are generated from it). Prints the FID first, then\n" +
 				"the name of the feature network it was measured with, e.g. FID (LeNet-MNIST).",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				o := addFeatureFlags(fs)
