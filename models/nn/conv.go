@@ -28,10 +28,7 @@ func NewConv2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad int
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{outC, inC, k, k}, inC*k*k, outC)
 	c := &Conv2d{InC: inC, OutC: outC, K: k, Stride: stride, Pad: pad, name: name, roles: newRoles(f, o.seed)}
-	c.W = paramNode(g, w, name+".w")
-	if b != nil {
-		c.B = paramNode(g, b, name+".b")
-	}
+	c.W, c.B = newParams(g, w, b, name)
 	return c, nil
 }
 
@@ -46,12 +43,23 @@ func (c *Conv2d) Share(g *gorgonia.ExprGraph) *Conv2d {
 // Params returns the learnable nodes: W, then B if present.
 func (c *Conv2d) Params() gorgonia.Nodes { return params(c.W, c.B) }
 
-func shareParams(g *gorgonia.ExprGraph, w, b *gorgonia.Node, name string) (*gorgonia.Node, *gorgonia.Node) {
-	w2 := paramNode(g, w.Value().(*tensor.Dense), name+".w")
-	if b == nil {
-		return w2, nil
+// newParams returns a layer's parameter nodes in g: name.w holding w and,
+// if b is not nil, name.b holding b.
+func newParams(g *gorgonia.ExprGraph, w, b *tensor.Dense, name string) (W, B *gorgonia.Node) {
+	W = paramNode(g, w, name+".w")
+	if b != nil {
+		B = paramNode(g, b, name+".b")
 	}
-	return w2, paramNode(g, b.Value().(*tensor.Dense), name+".b")
+	return W, B
+}
+
+// shareParams returns nodes in g holding the tensors of the nodes w and b.
+func shareParams(g *gorgonia.ExprGraph, w, b *gorgonia.Node, name string) (*gorgonia.Node, *gorgonia.Node) {
+	var bt *tensor.Dense
+	if b != nil {
+		bt = b.Value().(*tensor.Dense)
+	}
+	return newParams(g, w.Value().(*tensor.Dense), bt, name)
 }
 
 // ConvTranspose2d is the transpose (gradient) of a Conv2d with the same
@@ -75,10 +83,7 @@ func NewConvTranspose2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{inC, outC, k, k}, outC*k*k, outC)
 	c := &ConvTranspose2d{InC: inC, OutC: outC, K: k, Stride: stride, Pad: pad, OutPad: outPad, name: name, roles: newRoles(f, o.seed)}
-	c.W = paramNode(g, w, name+".w")
-	if b != nil {
-		c.B = paramNode(g, b, name+".b")
-	}
+	c.W, c.B = newParams(g, w, b, name)
 	return c, nil
 }
 

@@ -29,10 +29,7 @@ func NewLinear(g *gorgonia.ExprGraph, name string, in, out int, f quant.LayerFor
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{out, in}, in, out)
 	l := &Linear{In: in, Out: out, name: name, roles: newRoles(f, o.seed)}
-	l.W = paramNode(g, w, name+".w")
-	if b != nil {
-		l.B = paramNode(g, b, name+".b")
-	}
+	l.W, l.B = newParams(g, w, b, name)
 	return l, nil
 }
 
