@@ -231,6 +231,8 @@ func (cv fixedConv) slow(x float32) (int64, bool) {
 }
 
 // dot64 and dot128 inline the common case of of: an exact conversion.
+// The check is written out in both loops on purpose: moved into a shared
+// inlined helper it measured about 8% slower (BenchmarkQuireDotFloat32).
 func (cv fixedConv) dot64(a, b []float32) (int64, bool) {
 	b = b[:len(a)]
 	mul, max := cv.mul, uint64(cv.max)
