@@ -223,11 +223,7 @@ func TestMulDefinition(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prod, err := gorgonia.HadamardProd(y, c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loss, err := gorgonia.Sum(prod)
+			loss, err := weightedBy(y, c)
 			if err != nil {
 				t.Fatal(err)
 			}

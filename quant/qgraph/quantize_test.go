@@ -273,11 +273,7 @@ func TestQuantizeGradBackwardFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := gorgonia.HadamardProd(y, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loss, err := gorgonia.Sum(p)
+	loss, err := weightedBy(y, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,6 +321,12 @@ func weightedSum(y *gorgonia.Node, seed int) (*gorgonia.Node, error) {
 		}
 		c = input(y.Graph(), "c32"+y.Name(), y.Shape(), v32)
 	}
+	return weightedBy(y, c)
+}
+
+// weightedBy returns the loss sum(y ⊙ c), whose gradient with respect to
+// y is c.
+func weightedBy(y, c *gorgonia.Node) (*gorgonia.Node, error) {
 	p, err := gorgonia.HadamardProd(y, c)
 	if err != nil {
 		return nil, err
