@@ -142,12 +142,22 @@ func (k *floatKernel) roundSliceGo(dst, src []float32) {
 // a time; the inputs it must redo live on the stack.
 const floatChunk = 512
 
-// roundFloatChunked runs kern over src in chunks, then rounds the float32
+// roundFloatChunked runs the kernel (the portable Go one if portable is
+// set) over src in chunks, then rounds the float32
 // subnormal inputs, which the kernel does not handle when k.fixSub, by the
 // exact path. It saves them first, as dst may be src.
-func (f Float) roundFloatChunked(dst, src []float32, k *floatKernel, kern func(dst, src []float32, k *floatKernel)) {
+func (f Float) roundFloatChunked(dst, src []float32, k *floatKernel, portable bool) {
+	// A plain choice of path rather than a function value, which would
+	// move k to the heap on every call.
+	kern := func(d, s []float32) {
+		if portable {
+			k.roundSliceGo(d, s)
+		} else {
+			roundFloatSlice(d, s, k)
+		}
+	}
 	if !k.fixSub {
-		kern(dst, src, k)
+		kern(dst, src)
 		return
 	}
 	var idx [floatChunk]int32
@@ -162,7 +172,7 @@ func (f Float) roundFloatChunked(dst, src []float32, k *floatKernel, kern func(d
 				n++
 			}
 		}
-		kern(d, s, k)
+		kern(d, s)
 		for j := range n {
 			d[idx[j]] = float32(f.Round64(float64(val[j])))
 		}
@@ -188,7 +198,7 @@ func (f Float) RoundSlice(dst, src []float32) {
 		}
 		return
 	}
-	f.roundFloatChunked(dst, src, &k, roundFloatSlice)
+	f.roundFloatChunked(dst, src, &k, false)
 }
 
 // RoundSliceStochastic rounds each src[i] to one of the two values of f
