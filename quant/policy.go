@@ -101,55 +101,50 @@ func (p *Policy) For(layer string) LayerFormats {
 	return lf
 }
 
+// formatField returns the address of format field k of lf, or nil for the
+// keys that are not formats (accum, rounding).
+func formatField(lf *LayerFormats, k int) *Format {
+	switch k {
+	case keyWeight:
+		return &lf.Weight
+	case keyAct:
+		return &lf.Act
+	case keyOut:
+		return &lf.Out
+	case keyErr:
+		return &lf.Err
+	case keyWGrad:
+		return &lf.WGrad
+	case keyAccumFormat:
+		return &lf.AccumFormat
+	}
+	return nil
+}
+
 // setField copies field k of src to dst.
 func setField(dst *LayerFormats, k int, src *LayerFormats) {
 	switch k {
-	case keyWeight:
-		dst.Weight = src.Weight
-	case keyAct:
-		dst.Act = src.Act
-	case keyOut:
-		dst.Out = src.Out
-	case keyErr:
-		dst.Err = src.Err
-	case keyWGrad:
-		dst.WGrad = src.WGrad
 	case keyAccum:
 		dst.Accum = src.Accum
-	case keyAccumFormat:
-		dst.AccumFormat = src.AccumFormat
 	case keyRounding:
 		dst.Rounding = src.Rounding
+	default:
+		*formatField(dst, k) = *formatField(src, k)
 	}
 }
 
 // fieldString returns field k of lf as it appears in a setting.
 func fieldString(lf *LayerFormats, k int) string {
-	fmtName := func(f Format) string {
-		if f == nil {
-			return noFormat
-		}
-		return f.String()
-	}
 	switch k {
-	case keyWeight:
-		return fmtName(lf.Weight)
-	case keyAct:
-		return fmtName(lf.Act)
-	case keyOut:
-		return fmtName(lf.Out)
-	case keyErr:
-		return fmtName(lf.Err)
-	case keyWGrad:
-		return fmtName(lf.WGrad)
 	case keyAccum:
 		return lf.Accum.String()
-	case keyAccumFormat:
-		return fmtName(lf.AccumFormat)
 	case keyRounding:
 		return lf.Rounding.String()
 	}
-	panic("quant: bad policy key")
+	if f := *formatField(lf, k); f != nil {
+		return f.String()
+	}
+	return noFormat
 }
 
 // parseField parses value as field k into lf.
@@ -169,20 +164,7 @@ func parseField(lf *LayerFormats, k int, value string) error {
 			return err
 		}
 	}
-	switch k {
-	case keyWeight:
-		lf.Weight = f
-	case keyAct:
-		lf.Act = f
-	case keyOut:
-		lf.Out = f
-	case keyErr:
-		lf.Err = f
-	case keyWGrad:
-		lf.WGrad = f
-	case keyAccumFormat:
-		lf.AccumFormat = f
-	}
+	*formatField(lf, k) = f
 	return nil
 }
 
