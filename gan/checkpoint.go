@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"

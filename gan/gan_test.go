@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )

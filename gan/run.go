@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
 )
 

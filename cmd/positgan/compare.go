@@ -30,7 +30,7 @@ import (
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )

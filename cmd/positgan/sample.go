@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/quant"
 )
 

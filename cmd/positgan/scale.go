@@ -14,7 +14,7 @@ import (
 
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )

@@ -18,7 +18,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 )
 
 // writeIDX writes n 28x28 images of 10 classes (a bar whose position

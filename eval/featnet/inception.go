@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 )
 
 // InceptionSize is the side of the square images the FID Inception-v3

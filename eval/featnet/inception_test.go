@@ -13,7 +13,7 @@ import (
 
 	"github.com/nlpodyssey/safetensors"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 )
 
 // TestInceptionArchitecture checks the layer list against two published

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 )
 
 // TestShippedWeights loads each shipped network: the embedded bytes must

@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/nlpodyssey/safetensors"
-	"github.com/positgan/positgan/internal/ckpt"
+	"github.com/positgan/positgan/ckpt"
 	"github.com/x448/float16"
 )
 
