@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"

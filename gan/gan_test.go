@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 )
 

@@ -25,12 +25,12 @@ import (
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/ckpt"
 )
 
 // evalCmd groups the evaluation commands.

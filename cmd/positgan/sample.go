@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/quant"
 )
 

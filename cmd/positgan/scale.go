@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )

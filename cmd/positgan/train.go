@@ -16,9 +16,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )

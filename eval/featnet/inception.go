@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 )
 
 // InceptionSize is the side of the square images the FID Inception-v3

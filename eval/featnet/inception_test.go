@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/nlpodyssey/safetensors"
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 )
 
 // TestInceptionArchitecture checks the layer list against two published

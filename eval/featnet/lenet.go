@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 )
 
 // TestShippedWeights loads each shipped network: the embedded bytes must
