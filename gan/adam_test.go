@@ -1,6 +1,7 @@
-package gan
+package gan_test
 
 import (
+	"github.com/positgan/positgan/gan"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,7 +12,7 @@ import (
 func TestAdamReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	const n, steps = 50, 20
-	a := NewAdam([]int{n})
+	a := gan.NewAdam([]int{n})
 	p := make([]float32, n)
 	ref := make([]float64, n)
 	m, v := make([]float64, n), make([]float64, n)
@@ -47,7 +48,7 @@ func TestAdamReference(t *testing.T) {
 // gradients give the same bits.
 func TestAdamScaleExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
-	a, b := NewAdam([]int{10}), NewAdam([]int{10})
+	a, b := gan.NewAdam([]int{10}), gan.NewAdam([]int{10})
 	pa, pb := make([]float32, 10), make([]float32, 10)
 	for s := 0; s < 5; s++ {
 		ga, gb := make([]float32, 10), make([]float32, 10)

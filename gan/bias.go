@@ -6,7 +6,6 @@ import (
 
 	"gorgonia.org/gorgonia"
 
-	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
@@ -17,8 +16,9 @@ type layerHists struct {
 }
 
 // measure returns the binade histograms of every quantized layer's
-// weights and of its inputs and outputs in the last discriminator-step run
-// (G on noise, D on real and fake images).
+// weights and of its inputs and outputs in the last run of the first
+// update in which the layer appears (for a GAN, the discriminator step:
+// G on noise, D on real and fake images).
 func (t *Trainer) measure() map[string]*layerHists {
 	hs := map[string]*layerHists{}
 	get := func(layer string) *layerHists {
@@ -29,7 +29,7 @@ func (t *Trainer) measure() map[string]*layerHists {
 		}
 		return h
 	}
-	for _, p := range t.m.Params() {
+	for _, p := range t.nets.Params() {
 		if p.Weight {
 			get(p.Layer).weight.Add(p.Data())
 		}
@@ -41,11 +41,20 @@ func (t *Trainer) measure() map[string]*layerHists {
 			}
 		}
 	}
-	for _, net := range []*models.Net{t.gr.dG, t.gr.dD} {
-		for _, tap := range net.Taps() {
+	measured := map[string]bool{}
+	for _, u := range t.gr.updates {
+		seen := map[string]bool{}
+		for _, tap := range u.taps {
+			if measured[tap.Layer] {
+				continue
+			}
+			seen[tap.Layer] = true
 			h := get(tap.Layer)
 			add(&h.act, tap.In)
 			add(&h.out, tap.Out)
+		}
+		for l := range seen {
+			measured[l] = true
 		}
 	}
 	return hs
@@ -103,7 +112,7 @@ func (t *Trainer) reestimateBiases() (bool, error) {
 // policyTakesBias reports whether any layer's weight, activation or
 // output format takes an exponent bias.
 func (t *Trainer) policyTakesBias() bool {
-	for _, layer := range t.m.Layers() {
+	for _, layer := range t.nets.Layers() {
 		lf := t.opt.Policy.For(layer)
 		for _, f := range []quant.Format{lf.Weight, lf.Act, lf.Out} {
 			if f != nil {
@@ -116,34 +125,41 @@ func (t *Trainer) policyTakesBias() bool {
 	return false
 }
 
-// rebuild builds the GAN and its graphs again with the current formats
-// and the current parameter values (the layers of models/nn fix their
-// formats when built). Stochastic rounding restarts from streams seeded by
-// the run's seed and the step.
+// rebuild builds the networks and their graphs again with the current
+// formats and the current parameter values and buffers (the layers of
+// models/nn fix their formats when built). Stochastic rounding restarts
+// from streams seeded by the run's seed and the step.
 func (t *Trainer) rebuild() error {
 	seed := t.opt.Seed
 	if t.step > 0 {
 		seed = seedFor(t.opt.Seed, fmt.Sprintf("build at step %d", t.step))
 	}
-	m, err := models.New(t.opt.Config, t.formats, seed)
+	n, err := build(t.model, t.formats, seed)
 	if err != nil {
 		return err
 	}
-	old, now := t.m.Params(), m.Params()
+	old, now := t.nets.Params(), n.Params()
 	for i := range now {
 		copy(now[i].Data(), old[i].Data())
 	}
-	gr, err := newGraphs(m, t)
+	oldB, nowB := t.nets.Buffers(), n.Buffers()
+	for i := range nowB {
+		copy(nowB[i].Data(), oldB[i].Data())
+	}
+	prev := t.nets
+	t.nets = n
+	gr, err := newGraphs(t)
 	if err != nil {
+		t.nets = prev
 		return err
 	}
-	t.m, t.gr = m, gr
+	t.gr = gr
 	return nil
 }
 
 // stochastic reports whether any layer rounds stochastically.
 func (t *Trainer) stochastic() bool {
-	for _, layer := range t.m.Layers() {
+	for _, layer := range t.nets.Layers() {
 		if t.formats(layer).Rounding == quant.Stochastic {
 			return true
 		}

@@ -8,36 +8,55 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
 
 // Checkpoint metadata keys.
 const (
-	metaState  = "positgan.train"  // JSON: runState
-	metaPolicy = "positgan.policy" // TOML, as quant.Policy.String
-	metaConfig = "positgan.model"  // JSON: models.Config
+	MetaState  = "positgan.train"  // JSON: the run's state
+	MetaPolicy = "positgan.policy" // TOML, as quant.Policy.String
+	MetaModel  = "positgan.model"  // JSON: Model.Config
 )
 
 // runState is everything of a Trainer that is not a tensor.
 type runState struct {
-	Config    models.Config        `json:"model"`
-	Batch     int                  `json:"batch"`
-	Seed      uint64               `json:"seed"`
-	LR        float64              `json:"lr"`
-	Beta1     float64              `json:"beta1"`
-	Beta2     float64              `json:"beta2"`
-	Eps       float64              `json:"eps"`
-	BiasEvery int                  `json:"bias_every"`
-	Step      int                  `json:"step"`
-	Biases    Biases               `json:"biases,omitempty"`
-	AdamTD    int                  `json:"adam_t_d"`
-	AdamTG    int                  `json:"adam_t_g"`
-	ScalerD   scalerState          `json:"loss_scaler_d"`
-	ScalerG   scalerState          `json:"loss_scaler_g"`
-	Loader    datasets.LoaderState `json:"loader"`
-	RNG       []byte               `json:"rng"`
+	Model     json.RawMessage        `json:"model"`
+	Batch     int                    `json:"batch"`
+	Seed      uint64                 `json:"seed"`
+	LR        float64                `json:"lr"`
+	Beta1     float64                `json:"beta1"`
+	Beta2     float64                `json:"beta2"`
+	Eps       float64                `json:"eps"`
+	BiasEvery int                    `json:"bias_every"`
+	Step      int                    `json:"step"`
+	Biases    Biases                 `json:"biases,omitempty"`
+	AdamT     map[string]int         `json:"adam_t"`       // by group
+	Scalers   map[string]scalerState `json:"loss_scalers"` // by update
+	Loaders   []datasets.LoaderState `json:"loaders"`      // by data set
+	RNG       []byte                 `json:"rng"`
+	// The layout before parameter groups (CGAN and DCGAN only); read, not written.
+	AdamTD  int                   `json:"adam_t_d,omitempty"`
+	AdamTG  int                   `json:"adam_t_g,omitempty"`
+	ScalerD *scalerState          `json:"loss_scaler_d,omitempty"`
+	ScalerG *scalerState          `json:"loss_scaler_g,omitempty"`
+	Loader  *datasets.LoaderState `json:"loader,omitempty"`
+}
+
+// upgrade fills the fields of the group layout from the two-network
+// layout of older checkpoints.
+func (st *runState) upgrade() {
+	if st.AdamT == nil && st.ScalerD != nil {
+		st.AdamT = map[string]int{"D": st.AdamTD, "G": st.AdamTG}
+		st.Scalers = map[string]scalerState{"D": *st.ScalerD}
+		if st.ScalerG != nil {
+			st.Scalers["G"] = *st.ScalerG
+		}
+	}
+	if st.Loaders == nil && st.Loader != nil {
+		st.Loaders = []datasets.LoaderState{*st.Loader}
+	}
 }
 
 type scalerState struct {
@@ -59,10 +78,11 @@ func loadScaler(s scalerState) (*scaling.LossScaler, error) {
 	return l, nil
 }
 
-// Checkpoint returns the trainer's complete state: parameters, Adam
-// moments, and as metadata the model configuration, the policy, the step,
-// the exponent biases, the loss scalers, the data loader's position and
-// the noise generator's state. Resume continues from it exactly.
+// Checkpoint returns the trainer's complete state: parameters, batch-norm
+// running statistics, Adam moments, and as metadata the model's
+// configuration, the policy, the step, the exponent biases, the loss
+// scalers, the data loaders' positions and the noise generator's state.
+// Resume continues from it exactly.
 //
 // With stochastic rounding, whose random streams live inside the layers
 // of models/nn and cannot be saved, taking a checkpoint restarts those
@@ -78,40 +98,44 @@ func (t *Trainer) Checkpoint() (c *ckpt.Checkpoint, err error) {
 		}()
 	}
 	c = ckpt.New()
-	for _, p := range t.m.Params() {
+	for _, p := range t.nets.Params() {
 		c.Tensors[p.Name] = ckpt.Tensor{Shape: p.Node.Shape().Clone(), Data: clone(p.Data())}
 	}
-	for _, o := range []struct {
-		net  string
-		ps   []models.Param
-		adam *Adam
-	}{{"D", t.m.D.Params(), t.adamD}, {"G", t.m.G.Params(), t.adamG}} {
-		for i, p := range o.ps {
-			sh := p.Node.Shape().Clone()
-			c.Tensors["adam.m/"+p.Name] = ckpt.Tensor{Shape: sh, Data: clone(o.adam.M[i])}
-			c.Tensors["adam.v/"+p.Name] = ckpt.Tensor{Shape: sh, Data: clone(o.adam.V[i])}
-		}
-	}
-	rng, err := t.rng.MarshalBinary()
-	if err != nil {
-		return nil, err
+	for _, b := range t.nets.Buffers() {
+		c.Tensors[b.Name] = ckpt.Tensor{Shape: b.Tensor.Shape().Clone(), Data: clone(b.Data())}
 	}
 	st := runState{
-		Config: t.opt.Config, Batch: t.opt.Batch, Seed: t.opt.Seed,
-		LR: t.adamD.LR, Beta1: t.adamD.Beta1, Beta2: t.adamD.Beta2, Eps: t.adamD.Eps,
+		Model: json.RawMessage(t.model.Config()), Batch: t.opt.Batch, Seed: t.opt.Seed,
+		LR: t.opt.LR, Beta1: t.opt.Beta1, Beta2: t.opt.Beta2,
 		BiasEvery: t.opt.BiasEvery, Step: t.step, Biases: t.Biases(),
-		AdamTD: t.adamD.T, AdamTG: t.adamG.T,
-		ScalerD: saveScaler(t.scalerD), ScalerG: saveScaler(t.scalerG),
-		Loader: t.loader.State(), RNG: rng,
+		AdamT: map[string]int{}, Scalers: map[string]scalerState{},
+	}
+	for _, g := range t.nets.Groups {
+		a := t.adam[g.Name]
+		st.AdamT[g.Name], st.Eps = a.T, a.Eps
+		for i, p := range g.Net.Params() {
+			sh := p.Node.Shape().Clone()
+			c.Tensors["adam.m/"+p.Name] = ckpt.Tensor{Shape: sh, Data: clone(a.M[i])}
+			c.Tensors["adam.v/"+p.Name] = ckpt.Tensor{Shape: sh, Data: clone(a.V[i])}
+		}
+	}
+	for name, s := range t.scalers {
+		st.Scalers[name] = saveScaler(s)
+	}
+	for _, l := range t.loaders {
+		st.Loaders = append(st.Loaders, l.State())
+	}
+	if st.RNG, err = t.rng.MarshalBinary(); err != nil {
+		return nil, err
 	}
 	js, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
 	}
-	c.Meta[metaState] = string(js)
-	c.Meta[metaConfig] = t.opt.Config.String()
+	c.Meta[MetaState] = string(js)
+	c.Meta[MetaModel] = t.model.Config()
 	if t.opt.Policy != nil {
-		c.Meta[metaPolicy] = t.opt.Policy.String()
+		c.Meta[MetaPolicy] = t.opt.Policy.String()
 	}
 	return c, nil
 }
@@ -123,40 +147,45 @@ type Saved struct {
 	Options Options
 	Step    int
 	Biases  Biases
-	state   runState
+	// Model is the model's configuration (Model.Config), from which
+	// package models builds it again.
+	Model string
+	state runState
 }
 
 // ReadState returns the run described by checkpoint c without building
 // anything.
 func ReadState(c *ckpt.Checkpoint) (*Saved, error) {
-	js, ok := c.Meta[metaState]
+	js, ok := c.Meta[MetaState]
 	if !ok {
-		return nil, fmt.Errorf("gan: checkpoint has no %s metadata: not a positgan training checkpoint", metaState)
+		return nil, fmt.Errorf("gan: checkpoint has no %s metadata: not a positgan training checkpoint", MetaState)
 	}
 	var st runState
 	if err := json.Unmarshal([]byte(js), &st); err != nil {
 		return nil, fmt.Errorf("gan: checkpoint state: %w", err)
 	}
-	if err := st.Config.Check(); err != nil {
-		return nil, fmt.Errorf("gan: checkpoint: %w", err)
-	}
+	st.upgrade()
 	var pol *quant.Policy
-	if s, ok := c.Meta[metaPolicy]; ok {
+	if s, ok := c.Meta[MetaPolicy]; ok {
 		var err error
 		if pol, err = quant.ReadPolicy(strings.NewReader(s)); err != nil {
 			return nil, fmt.Errorf("gan: checkpoint policy: %w", err)
 		}
 	}
-	opt := Options{Config: st.Config, Policy: pol, Batch: st.Batch, Seed: st.Seed,
+	model := c.Meta[MetaModel]
+	if model == "" {
+		model = string(st.Model)
+	}
+	opt := Options{Policy: pol, Batch: st.Batch, Seed: st.Seed,
 		LR: st.LR, Beta1: st.Beta1, Beta2: st.Beta2, BiasEvery: st.BiasEvery}
-	return &Saved{Options: opt, Step: st.Step, Biases: st.Biases, state: st}, nil
+	return &Saved{Options: opt, Step: st.Step, Biases: st.Biases, Model: model, state: st}, nil
 }
 
-// Resume returns a trainer that continues the run checkpoint c saved, on
-// the same data set ds: the following steps are bit for bit those the
-// run that saved it took after saving it (see Checkpoint for stochastic
-// rounding).
-func Resume(c *ckpt.Checkpoint, ds datasets.Dataset) (*Trainer, error) {
+// Resume returns a trainer that continues the run checkpoint c saved, of
+// model m (built from the checkpoint's configuration, see Saved.Model) on
+// the same data: the following steps are bit for bit those the run that
+// saved it took after saving it (see Checkpoint for stochastic rounding).
+func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, error) {
 	s, err := ReadState(c)
 	if err != nil {
 		return nil, err
@@ -165,37 +194,41 @@ func Resume(c *ckpt.Checkpoint, ds datasets.Dataset) (*Trainer, error) {
 	if st.Biases == nil {
 		st.Biases = Biases{}
 	}
-	t, err := newTrainer(ds, s.Options, st.Biases)
+	t, err := newTrainer(m, data, s.Options, st.Biases)
 	if err != nil {
 		return nil, err
 	}
-	if err := loadParams(c, t.m.Params()); err != nil {
+	if err := loadNets(c, t.nets, false); err != nil {
 		return nil, err
 	}
-	for _, o := range []struct {
-		ps   []models.Param
-		adam *Adam
-		tt   int
-	}{{t.m.D.Params(), t.adamD, st.AdamTD}, {t.m.G.Params(), t.adamG, st.AdamTG}} {
-		for i, p := range o.ps {
-			if err := loadTensor(c, "adam.m/"+p.Name, o.adam.M[i]); err != nil {
+	for _, g := range t.nets.Groups {
+		a := t.adam[g.Name]
+		for i, p := range g.Net.Params() {
+			if err := loadTensor(c, "adam.m/"+p.Name, a.M[i]); err != nil {
 				return nil, err
 			}
-			if err := loadTensor(c, "adam.v/"+p.Name, o.adam.V[i]); err != nil {
+			if err := loadTensor(c, "adam.v/"+p.Name, a.V[i]); err != nil {
 				return nil, err
 			}
 		}
-		o.adam.T = o.tt
+		a.T, a.Eps = st.AdamT[g.Name], st.Eps
 	}
-	t.adamD.Eps, t.adamG.Eps = st.Eps, st.Eps
-	if t.scalerD, err = loadScaler(st.ScalerD); err != nil {
-		return nil, err
+	for name := range t.scalers {
+		ss, ok := st.Scalers[name]
+		if !ok {
+			return nil, fmt.Errorf("gan: checkpoint has no loss scaler for update %s", name)
+		}
+		if t.scalers[name], err = loadScaler(ss); err != nil {
+			return nil, err
+		}
 	}
-	if t.scalerG, err = loadScaler(st.ScalerG); err != nil {
-		return nil, err
+	if len(st.Loaders) != len(t.loaders) {
+		return nil, fmt.Errorf("gan: checkpoint has %d data loaders, the model reads %d data sets", len(st.Loaders), len(t.loaders))
 	}
-	if err := t.loader.Restore(st.Loader); err != nil {
-		return nil, fmt.Errorf("gan: checkpoint does not fit this data set: %w", err)
+	for i, l := range t.loaders {
+		if err := l.Restore(st.Loaders[i]); err != nil {
+			return nil, fmt.Errorf("gan: checkpoint does not fit this data set: %w", err)
+		}
 	}
 	t.rng = new(rand.PCG)
 	if err := t.rng.UnmarshalBinary(st.RNG); err != nil {
@@ -210,13 +243,35 @@ func Resume(c *ckpt.Checkpoint, ds datasets.Dataset) (*Trainer, error) {
 	return t, nil
 }
 
-func loadParams(c *ckpt.Checkpoint, ps []models.Param) error {
-	for _, p := range ps {
+// loadNets copies the checkpoint's parameters and buffers into n. A
+// missing buffer is an error unless optional (checkpoints written before
+// batch norm kept running statistics have none); it reports whether all
+// buffers were there.
+func loadNets(c *ckpt.Checkpoint, n *Nets, optional bool) error {
+	for _, p := range n.Params() {
 		if err := loadTensor(c, p.Name, p.Data()); err != nil {
 			return err
 		}
 	}
+	for _, b := range n.Buffers() {
+		if _, ok := c.Tensors[b.Name]; !ok && optional {
+			continue
+		}
+		if err := loadTensor(c, b.Name, b.Data()); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// hasBuffers reports whether c holds every buffer of n.
+func hasBuffers(c *ckpt.Checkpoint, n *Nets) bool {
+	for _, b := range n.Buffers() {
+		if _, ok := c.Tensors[b.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func loadTensor(c *ckpt.Checkpoint, name string, dst []float32) error {
@@ -231,24 +286,31 @@ func loadTensor(c *ckpt.Checkpoint, name string, dst []float32) error {
 	return nil
 }
 
-// LoadGAN builds the GAN a checkpoint holds, with its policy and chosen
-// exponent biases (or, if policy is not nil, with that policy instead and
-// no biases: to run a trained generator in other arithmetic).
-func LoadGAN(c *ckpt.Checkpoint, policy *quant.Policy) (*models.GAN, *Saved, error) {
+// Load builds model m's networks from checkpoint c for inference, with
+// the checkpoint's policy and chosen exponent biases, or, if policy is
+// not nil, with that policy instead and no biases (to run a trained
+// generator in other arithmetic). Batch norm evaluates with its running
+// statistics; checkpoints written before it kept them have none, and
+// their networks report BatchStats.
+func Load(c *ckpt.Checkpoint, m Model, policy *quant.Policy) (*Nets, *Saved, error) {
 	s, err := ReadState(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Trainer{opt: s.Options, biases: s.Biases}
+	pol, biases := s.Options.Policy, s.Biases
 	if policy != nil {
-		t.opt.Policy, t.biases = policy, nil
+		pol, biases = policy, nil
 	}
-	m, err := models.New(withPolicyTanh(s.Options.Config, policy), t.formats, s.Options.Seed)
+	n, err := build(m, func(layer string) quant.LayerFormats { return biased(pol, biases, layer) }, s.Options.Seed)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := loadParams(c, m.Params()); err != nil {
+	if err := loadNets(c, n, true); err != nil {
 		return nil, nil, err
 	}
-	return m, s, nil
+	n.BatchStats = !hasBuffers(c, n)
+	for _, g := range n.Groups {
+		nn.SetTraining(g.Net, false)
+	}
+	return n, s, nil
 }

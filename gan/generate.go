@@ -6,43 +6,47 @@ import (
 	"math/rand/v2"
 
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/models"
 )
 
 // Generated is a set of images made by a generator, held in memory. It
 // implements datasets.Dataset, so feature networks and FID take it as
 // they take real data.
 type Generated struct {
-	cfg    models.Config
+	cfg    GeneratorSpec
 	pix    []float32 // (N, C, H, W), values in [-1, 1]
 	labels []int     // nil for an unconditional GAN
 }
 
-// GenerateSet returns n images from m's generator, made batch at a time
-// (batch <= 0 means 100) from latent vectors drawn with the given seed.
-// For a conditional GAN, image i has class i mod Classes, so every class
-// has n/Classes images (one more for the first n mod Classes classes).
-// The generator normalises each batch by its own statistics (models has
-// no running statistics), so an image depends on the batch it was made
-// in: the same model, n, seed and batch give the same bits, and FIDs are
-// comparable only between sets made with the same batch size. The last
-// batch holds the n mod batch images left over, if any.
-func GenerateSet(m *models.GAN, n int, seed uint64, batch int) (*Generated, error) {
+// GenerateSet returns n images from the generator of nets, made batch at
+// a time (batch <= 0 means 100) from latent vectors drawn with the given
+// seed. For a conditional generator, image i has class i mod Classes, so
+// every class has n/Classes images (one more for the first n mod Classes
+// classes). With the default options batch norm uses its running
+// statistics and an image does not depend on the batch it is made in;
+// with o.BatchStats (or networks without running statistics) it does, and
+// FIDs are comparable only between sets made with the same batch size.
+// The same networks, n, seed and batch give the same bits.
+func GenerateSet(nets *Nets, n int, seed uint64, batch int, o SampleOptions) (*Generated, error) {
+	gm, ok := nets.Model.(Generator)
+	if !ok {
+		return nil, fmt.Errorf("gan: the model does not make images from noise")
+	}
 	if n <= 0 {
 		return nil, fmt.Errorf("gan: generating %d images, want at least 1", n)
 	}
 	if batch <= 0 {
 		batch = 100
 	}
-	c := m.Config
+	c := gm.Generator()
 	z, labels := EvalNoise(c, seed, n)
-	g := &Generated{cfg: c, pix: make([]float32, n*c.ImageSize()), labels: labels}
+	size := c.Image.Size()
+	g := &Generated{cfg: c, pix: make([]float32, n*size), labels: labels}
 	var s *Sampler
 	for i := 0; i < n; i += batch {
 		k := min(batch, n-i)
 		if s == nil || k != s.n {
 			var err error
-			if s, err = NewSampler(m, k); err != nil {
+			if s, err = NewSampler(nets, k, o); err != nil {
 				return nil, err
 			}
 		}
@@ -50,7 +54,7 @@ func GenerateSet(m *models.GAN, n int, seed uint64, batch int) (*Generated, erro
 		if labels != nil {
 			lab = labels[i : i+k]
 		}
-		if err := s.Generate(g.pix[i*c.ImageSize():(i+k)*c.ImageSize()], z[i*c.ZDim:(i+k)*c.ZDim], lab); err != nil {
+		if err := s.Generate(g.pix[i*size:(i+k)*size], z[i*c.ZSize():(i+k)*c.ZSize()], lab); err != nil {
 			return nil, err
 		}
 	}
@@ -61,9 +65,9 @@ func GenerateSet(m *models.GAN, n int, seed uint64, batch int) (*Generated, erro
 // conditional GAN, the labels (i mod Classes) of n evaluation images
 // drawn with seed. The stream is distinct from FixedNoise's, so FIDs are
 // not measured on the images of the sample grids.
-func EvalNoise(c models.Config, seed uint64, n int) (z []float32, labels []int) {
+func EvalNoise(c GeneratorSpec, seed uint64, n int) (z []float32, labels []int) {
 	r := rand.New(rand.NewPCG(seed, seedFor(seed, "evaluation noise")))
-	z = make([]float32, n*c.ZDim)
+	z = make([]float32, n*c.ZSize())
 	for i := range z {
 		z[i] = float32(r.NormFloat64())
 	}
@@ -79,19 +83,17 @@ func EvalNoise(c models.Config, seed uint64, n int) (z []float32, labels []int) 
 var errGeneratedLength = errors.New("gan: Generated.Image: slice length mismatch")
 
 // Len returns the number of images.
-func (g *Generated) Len() int { return len(g.pix) / g.cfg.ImageSize() }
+func (g *Generated) Len() int { return len(g.pix) / g.cfg.Image.Size() }
 
 // Shape returns the shape of every image.
-func (g *Generated) Shape() datasets.Shape {
-	return datasets.Shape{C: g.cfg.Channels, H: g.cfg.Height, W: g.cfg.Width}
-}
+func (g *Generated) Shape() datasets.Shape { return g.cfg.Image }
 
 // NumClasses returns the generator's number of classes (1 if unconditional).
 func (g *Generated) NumClasses() int { return max(g.cfg.Classes, 1) }
 
 // Image writes image i to dst in (C, H, W) order, values in [-1, 1].
 func (g *Generated) Image(dst []float32, i int) {
-	n := g.cfg.ImageSize()
+	n := g.cfg.Image.Size()
 	if len(dst) != n {
 		panic(errGeneratedLength)
 	}

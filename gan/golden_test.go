@@ -1,15 +1,18 @@
-package gan
+package gan_test
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
 )
 
@@ -67,11 +70,9 @@ func goldenRun(t *testing.T, c goldenCase) (string, string) {
 		}
 	}
 	ds := toyData(t, 40, c.cfg.Height, c.cfg.Channels)
-	tr, err := NewTrainer(ds, Options{Config: c.cfg, Policy: pol, Batch: 16, Seed: 11, BiasEvery: c.biasEvery})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st StepStats
+	tr := newTrainer(t, c.cfg, ds, gan.Options{Policy: pol, Batch: 16, Seed: 11, BiasEvery: c.biasEvery})
+	var st gan.StepStats
+	var err error
 	for i := 0; i < c.steps; i++ {
 		if st, err = tr.TrainStep(); err != nil {
 			t.Fatal(err)
@@ -92,6 +93,35 @@ func goldenRun(t *testing.T, c goldenCase) (string, string) {
 			h.Write(buf[:])
 		}
 	}
-	fmt.Fprintf(h, "D %x G %x", math.Float64bits(st.DLoss), math.Float64bits(st.GLoss))
-	return hex.EncodeToString(h.Sum(nil))[:32], fmt.Sprintf("D %.6g G %.6g", st.DLoss, st.GLoss)
+	fmt.Fprintf(h, "D %x G %x", math.Float64bits(st.Losses[0]), math.Float64bits(st.Losses[1]))
+	return hex.EncodeToString(h.Sum(nil))[:32], fmt.Sprintf("D %.6g G %.6g", st.Losses[0], st.Losses[1])
+}
+
+// goldenTensors returns the parameters and Adam moments of tr by name.
+func goldenTensors(tr *gan.Trainer) map[string][]float32 {
+	m := map[string][]float32{}
+	for _, g := range tr.Nets().Groups {
+		a := tr.Adam(g.Name)
+		for i, p := range g.Net.Params() {
+			m[p.Name] = p.Data()
+			m["adam.m/"+p.Name], m["adam.v/"+p.Name] = a.M[i], a.V[i]
+		}
+	}
+	return m
+}
+
+func readGolden(t *testing.T) map[string]string {
+	f, err := os.Open("testdata/golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), " "); ok && !strings.HasPrefix(k, "#") {
+			m[k] = v
+		}
+	}
+	return m
 }

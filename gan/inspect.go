@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
+	"slices"
 
-	"github.com/positgan/positgan/models"
+	"gorgonia.org/gorgonia"
+
+	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/scaling"
 )
 
@@ -25,64 +26,57 @@ type TensorHist struct {
 func Roles() []string { return []string{"weight", "act", "out", "err"} }
 
 // Histograms measures the binade histograms of every quantized layer's
-// weights, and of its activations, outputs and errors in one generator
-// step on n latent vectors drawn from seed (G makes n images, D judges
-// them, and the generator's loss is differentiated down to every layer).
-// It returns them role by role, layers in network order.
-func Histograms(m *models.GAN, n int, seed uint64) (hs []TensorHist, err error) {
+// weights, and of its activations, outputs and errors in one run of the
+// generator's update (for a model that is not a Generator, the last
+// update) on a batch of n drawn from seed, without data: for a GAN, G
+// makes n images, D judges them, and the generator's loss is
+// differentiated down to every layer. It returns them role by role,
+// layers in the order the update applies them.
+func Histograms(nets *Nets, n int, seed uint64) (hs []TensorHist, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("gan: building the inspection graph: %v", r)
 		}
 	}()
-	c := m.Config
-	g := gorgonia.NewGraph()
-	z, zd := input(g, "z", c.ZShape(n))
-	r := rand.New(rand.NewPCG(seed, seedFor(seed, "inspect")))
-	for i := range zd {
-		zd[i] = float32(r.NormFloat64())
-	}
-	var y *gorgonia.Node
-	if c.Classes > 0 {
-		var yd []float32
-		y, yd = input(g, "y", tensor.Shape{n, c.Classes})
-		labels := make([]int, n)
-		for i := range labels {
-			labels[i] = i % c.Classes
+	m := nets.Model
+	ups := m.Updates()
+	up := ups[len(ups)-1]
+	if gm, ok := m.(Generator); ok {
+		for _, u := range ups {
+			if slices.Contains(u.Groups, gm.Generator().Net) {
+				up = u
+			}
 		}
-		oneHot(yd, labels, c.Classes)
 	}
-	G, D := m.G.Share(g), m.D.Share(g)
-	G.CaptureErrors()
-	D.CaptureErrors()
-	fake, err := G.Fwd(z, y)
+	in, ts := newInputs(m, n)
+	m.Feed(in, nil, rand.New(rand.NewPCG(seed, seedFor(seed, "inspect"))))
+	u := &Graph{update: up, g: gorgonia.NewGraph(), nets: nets, shared: map[string]nn.Module{},
+		inputs: map[string]*gorgonia.Node{}, data: ts, scale: new(float64), capture: true, train: true}
+	*u.scale = 1
+	loss, err := m.Loss(u)
 	if err != nil {
 		return nil, err
 	}
-	out, err := D.Fwd(fake, y)
+	ps, err := u.params()
 	if err != nil {
 		return nil, err
 	}
-	loss, err := models.SoftplusMean(out, -1, nil)
-	if err != nil {
-		return nil, err
-	}
-	taps := append(G.Taps(), D.Taps()...)
-	var params gorgonia.Nodes
-	for _, p := range G.Params() {
-		params = append(params, p.Node)
+	params := make(gorgonia.Nodes, len(ps))
+	for i, p := range ps {
+		params[i] = p.Node
 	}
 	if _, err := gorgonia.Grad(loss, params...); err != nil {
 		return nil, fmt.Errorf("gan: inspection gradients: %w", err)
 	}
-	vm := gorgonia.NewTapeMachine(g)
+	vm := gorgonia.NewTapeMachine(u.g)
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("gan: inspection run: %w", err)
 	}
+	taps := u.taps()
 	vals := func(n *gorgonia.Node) []float32 { return n.Value().Data().([]float32) }
 	weights := map[string][]float32{}
-	for _, p := range m.Params() {
+	for _, p := range nets.Params() {
 		if p.Weight {
 			weights[p.Layer] = p.Data()
 		}
@@ -98,7 +92,9 @@ func Histograms(m *models.GAN, n int, seed uint64) (hs []TensorHist, err error) 
 			case "out":
 				h = scaling.Log2Histogram(vals(t.Out))
 			case "err":
-				h = scaling.Log2Histogram(*t.Err)
+				if t.Err != nil {
+					h = scaling.Log2Histogram(*t.Err)
+				}
 			}
 			hs = append(hs, TensorHist{Layer: t.Layer, Role: role, Hist: h})
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/models"
 )
 
 // RunOptions say how long to train and what to write.
@@ -32,7 +31,8 @@ type RunOptions struct {
 	SampleEvery, CheckpointEvery int
 	KeepCheckpoints              bool
 	// GridImages is the number of images of the sample grids (default
-	// 100 for conditional GANs, 10 per class; 64 otherwise).
+	// 100 for conditional GANs, 10 per class; 64 otherwise). Models that
+	// do not make images from noise (see Generator) write no grids.
 	GridImages int
 	// Meta is extra checkpoint metadata (such as the data set's name).
 	Meta map[string]string
@@ -40,24 +40,31 @@ type RunOptions struct {
 	OnStep func(st StepStats, elapsed time.Duration)
 }
 
-// Summary reports a run.
+// Summary reports a run. Slices are indexed like the model's Updates
+// (Skipped, MeanLosses, FinalScales) and Metrics (MeanMetrics).
 type Summary struct {
 	FirstStep, LastStep int           // steps done before and after the run
 	Elapsed             time.Duration // wall time of the training steps
-	SkippedD, SkippedG  int           // updates skipped for overflow
-	// MeanDLoss, MeanGLoss, MeanDReal, MeanDFake: means over the last
-	// (up to) 100 steps.
-	MeanDLoss, MeanGLoss, MeanDReal, MeanDFake float64
-	FinalScaleD, FinalScaleG                   float64
-	Samples, Checkpoint, Log                   string
+	Updates             []string      // the names of the model's updates
+	Metrics             []string      // the names of the model's metrics
+	Skipped             []int         // updates skipped for overflow
+	// MeanLosses and MeanMetrics are means over the last (up to) 100 steps.
+	MeanLosses, MeanMetrics  []float64
+	FinalScales              []float64
+	Samples, Checkpoint, Log string // Samples is "" for models without grids
 }
 
 // ErrInterrupted is returned by Run when its context was cancelled: the
 // step under way was finished and the checkpoint and samples written.
 var ErrInterrupted = errors.New("gan: interrupted")
 
-// logHeader is the first line of log.csv.
-const logHeader = "step,epoch,d_loss,g_loss,d_real,d_fake,loss_scale_d,loss_scale_g,skipped_d,skipped_g,step_seconds,elapsed_seconds"
+// LogHeader returns the first line of m's log.csv: step, epoch, the
+// columns of Trainer.LogColumns, step_seconds and elapsed_seconds. For
+// CGAN and DCGAN: step,epoch,d_loss,g_loss,d_real,d_fake,loss_scale_d,
+// loss_scale_g,skipped_d,skipped_g,step_seconds,elapsed_seconds.
+func LogHeader(m Model) string {
+	return "step,epoch," + strings.Join(logColumns(m), ",") + ",step_seconds,elapsed_seconds"
+}
 
 // Run trains until ro.Steps steps are done or ctx is cancelled, logging
 // every step to Dir/log.csv and writing sample grids and checkpoints as
@@ -65,39 +72,46 @@ const logHeader = "step,epoch,d_loss,g_loss,d_real,d_fake,loss_scale_d,loss_scal
 // samples.png and checkpoint.safetensors.
 func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	sum := Summary{FirstStep: t.step, LastStep: t.step,
-		Samples: filepath.Join(ro.Dir, "samples.png"), Checkpoint: filepath.Join(ro.Dir, "checkpoint.safetensors"),
-		Log: filepath.Join(ro.Dir, "log.csv")}
-	logf, err := openLog(sum.Log, t.step)
+		Checkpoint: filepath.Join(ro.Dir, "checkpoint.safetensors"), Log: filepath.Join(ro.Dir, "log.csv"),
+		Metrics: t.model.Metrics()}
+	for _, u := range t.model.Updates() {
+		sum.Updates = append(sum.Updates, u.Name)
+	}
+	logf, err := openLog(sum.Log, LogHeader(t.model), t.step)
 	if err != nil {
 		return sum, err
 	}
 	defer logf.Close()
 	w := bufio.NewWriter(logf)
 
-	c := t.opt.Config
-	n := ro.GridImages
-	if n <= 0 {
-		n = 64
-		if c.Classes > 0 {
-			n = 10 * c.Classes
+	var grid func(path string) error
+	if gm, ok := t.model.(Generator); ok {
+		sum.Samples = filepath.Join(ro.Dir, "samples.png")
+		spec := gm.Generator()
+		n := ro.GridImages
+		if n <= 0 {
+			n = 64
+			if spec.Classes > 0 {
+				n = 10 * spec.Classes
+			}
 		}
-	}
-	rows, cols := GridShape(c, n)
-	z, labels := FixedNoise(c, t.opt.Seed, rows, cols)
-	var sampler *Sampler
-	var sampled *models.GAN
-	grid := func(path string) error {
-		if sampler == nil || sampled != t.m {
-			if sampler, err = NewSampler(t.m, rows*cols); err != nil {
+		rows, cols := GridShape(spec, n)
+		z, labels := FixedNoise(spec, t.opt.Seed, rows, cols)
+		var sampler *Sampler
+		var sampled *Nets
+		grid = func(path string) error {
+			if sampler == nil || sampled != t.nets {
+				if sampler, err = NewSampler(t.nets, rows*cols, SampleOptions{}); err != nil {
+					return err
+				}
+				sampled = t.nets
+			}
+			imgs := make([]float32, rows*cols*spec.Image.Size())
+			if err := sampler.Generate(imgs, z, labels); err != nil {
 				return err
 			}
-			sampled = t.m
+			return WriteGrid(path, imgs, spec.Image, rows, cols)
 		}
-		imgs := make([]float32, rows*cols*c.ImageSize())
-		if err := sampler.Generate(imgs, z, labels); err != nil {
-			return err
-		}
-		return WriteGrid(path, imgs, c, rows, cols)
 	}
 	save := func(path string) error {
 		ck, err := t.Checkpoint()
@@ -126,20 +140,23 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		}
 		dt := time.Since(t0)
 		el := time.Since(start)
-		fmt.Fprintf(w, "%d,%d,%.6g,%.6g,%.6g,%.6g,%g,%g,%d,%d,%.4f,%.3f\n", st.Step, st.Epoch, st.DLoss, st.GLoss,
-			st.DReal, st.DFake, st.ScaleD, st.ScaleG, b2i(st.SkippedD), b2i(st.SkippedG), dt.Seconds(), el.Seconds())
+		writeLogLine(w, st, dt, el)
 		if err := w.Flush(); err != nil {
 			return sum, fmt.Errorf("gan: writing %s: %w", sum.Log, err)
 		}
-		sum.SkippedD += b2i(st.SkippedD)
-		sum.SkippedG += b2i(st.SkippedG)
+		if sum.Skipped == nil {
+			sum.Skipped = make([]int, len(st.Skipped))
+		}
+		for i, sk := range st.Skipped {
+			sum.Skipped[i] += b2i(sk)
+		}
 		if recent = append(recent, st); len(recent) > 100 {
 			recent = recent[1:]
 		}
 		if ro.OnStep != nil {
 			ro.OnStep(st, el)
 		}
-		if ro.SampleEvery > 0 && t.step%ro.SampleEvery == 0 && t.step < ro.Steps {
+		if grid != nil && ro.SampleEvery > 0 && t.step%ro.SampleEvery == 0 && t.step < ro.Steps {
 			if err := grid(filepath.Join(ro.Dir, fmt.Sprintf("samples_%06d.png", t.step))); err != nil {
 				return sum, err
 			}
@@ -157,16 +174,27 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	sum.LastStep = t.step
-	sum.FinalScaleD, sum.FinalScaleG = t.scalerD.Scale, t.scalerG.Scale
+	for _, u := range t.model.Updates() {
+		sum.FinalScales = append(sum.FinalScales, t.scalers[u.Name].Scale)
+	}
+	if sum.Skipped == nil {
+		sum.Skipped = make([]int, len(sum.Updates))
+	}
+	sum.MeanLosses = make([]float64, len(sum.Updates))
+	sum.MeanMetrics = make([]float64, len(sum.Metrics))
 	for _, st := range recent {
 		k := float64(len(recent))
-		sum.MeanDLoss += st.DLoss / k
-		sum.MeanGLoss += st.GLoss / k
-		sum.MeanDReal += st.DReal / k
-		sum.MeanDFake += st.DFake / k
+		for i, l := range st.Losses {
+			sum.MeanLosses[i] += l / k
+		}
+		for i, m := range st.Metrics {
+			sum.MeanMetrics[i] += m / k
+		}
 	}
-	if err := grid(sum.Samples); err != nil {
-		return sum, err
+	if grid != nil {
+		if err := grid(sum.Samples); err != nil {
+			return sum, err
+		}
 	}
 	if err := save(sum.Checkpoint); err != nil {
 		return sum, err
@@ -175,6 +203,24 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		return sum, ErrInterrupted
 	}
 	return sum, nil
+}
+
+// writeLogLine writes one step's line of log.csv.
+func writeLogLine(w io.Writer, st StepStats, dt, el time.Duration) {
+	fmt.Fprintf(w, "%d,%d", st.Step, st.Epoch)
+	for _, l := range st.Losses {
+		fmt.Fprintf(w, ",%.6g", l)
+	}
+	for _, m := range st.Metrics {
+		fmt.Fprintf(w, ",%.6g", m)
+	}
+	for _, s := range st.Scales {
+		fmt.Fprintf(w, ",%g", s)
+	}
+	for _, sk := range st.Skipped {
+		fmt.Fprintf(w, ",%d", b2i(sk))
+	}
+	fmt.Fprintf(w, ",%.4f,%.3f\n", dt.Seconds(), el.Seconds())
 }
 
 func b2i(b bool) int {
@@ -187,9 +233,9 @@ func b2i(b bool) int {
 // openLog opens the log for appending after step: a new log with its
 // header at step 0; otherwise the existing log cut after the line of step
 // (lines a crashed run wrote after its last checkpoint are dropped).
-func openLog(path string, step int) (*os.File, error) {
+func openLog(path, header string, step int) (*os.File, error) {
 	var keep bytes.Buffer
-	keep.WriteString(logHeader + "\n")
+	keep.WriteString(header + "\n")
 	if step > 0 {
 		if data, err := os.ReadFile(path); err == nil {
 			lines := strings.Split(string(data), "\n")

@@ -12,51 +12,102 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/models/nn"
 )
 
-// Sampler runs a GAN's generator alone on batches of a fixed size, in its
-// own graph over the GAN's parameter tensors.
+// Generator is a model whose network makes images from latent noise and,
+// if conditional, class labels: CGAN and DCGAN. Sample grids, generated
+// image sets (FID) and inspection work with any Generator.
+type Generator interface {
+	Model
+	Generator() GeneratorSpec
+}
+
+// GeneratorSpec describes a Generator's image-making network.
+type GeneratorSpec struct {
+	Net     string         // the group whose network makes images, e.g. "G"
+	Z       []int          // the shape of one latent vector, e.g. (100) or (100, 1, 1)
+	Classes int            // > 0: conditional on one-hot labels of this many classes
+	Image   datasets.Shape // the images it makes, values in [-1, 1]
+}
+
+// ZSize returns the number of values of one latent vector.
+func (s GeneratorSpec) ZSize() int {
+	n := 1
+	for _, d := range s.Z {
+		n *= d
+	}
+	return n
+}
+
+// SampleOptions say how a Sampler evaluates.
+type SampleOptions struct {
+	// BatchStats normalises every batch by its own statistics (batch norm
+	// in training mode), as the reference DCGAN code evaluates: an image
+	// then depends on the batch it is made in. The default uses the
+	// running statistics, as PyTorch's eval mode does.
+	BatchStats bool
+}
+
+// Sampler runs a generator alone on batches of a fixed size, in its own
+// graph over the networks' parameter tensors.
 type Sampler struct {
-	cfg  models.Config
+	spec GeneratorSpec
 	n    int
 	z, y []float32
 	out  *gorgonia.Node
 	m    gorgonia.VM
 }
 
-// NewSampler returns a sampler of n images at a time from m's generator.
-func NewSampler(m *models.GAN, n int) (s *Sampler, err error) {
+// NewSampler returns a sampler of n images at a time from the generator
+// of nets (whose Model must be a Generator).
+func NewSampler(nets *Nets, n int, o SampleOptions) (s *Sampler, err error) {
+	gm, ok := nets.Model.(Generator)
+	if !ok {
+		return nil, fmt.Errorf("gan: the model does not make images from noise")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("gan: building the sampling graph: %v", r)
 		}
 	}()
-	c := m.Config
-	g := gorgonia.NewGraph()
-	s = &Sampler{cfg: c, n: n}
-	var z, y *gorgonia.Node
-	z, s.z = input(g, "z", c.ZShape(n))
-	if c.Classes > 0 {
-		y, s.y = input(g, "y", tensor.Shape{n, c.Classes})
+	spec := gm.Generator()
+	net := nets.Net(spec.Net)
+	if net == nil {
+		return nil, fmt.Errorf("gan: the model has no network %q", spec.Net)
 	}
-	if s.out, err = m.G.Share(g).Fwd(z, y); err != nil {
+	g := gorgonia.NewGraph()
+	s = &Sampler{spec: spec, n: n}
+	var z, y *gorgonia.Node
+	z, s.z = input(g, "z", append(tensor.Shape{n}, spec.Z...))
+	if spec.Classes > 0 {
+		y, s.y = input(g, "y", tensor.Shape{n, spec.Classes})
+	}
+	gen := net.Share(g)
+	nn.SetTraining(gen, o.BatchStats || nets.BatchStats)
+	if s.out, err = gen.Forward(&nn.Pass{Cond: y, FreezeStats: true}, z); err != nil {
 		return nil, err
 	}
 	s.m = gorgonia.NewTapeMachine(g)
 	return s, nil
 }
 
-// Generate writes to dst the images G makes from the latent vectors z
-// (n·ZDim values) and labels (n classes; nil for an unconditional GAN),
-// in (N, C, H, W) order with values in [-1, 1].
+func input(g *gorgonia.ExprGraph, name string, shape tensor.Shape) (*gorgonia.Node, []float32) {
+	t := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...))
+	return gorgonia.NodeFromAny(g, t, gorgonia.WithName(name)), t.Data().([]float32)
+}
+
+// Generate writes to dst the images the generator makes from the latent
+// vectors z (n·ZSize values) and labels (n classes; nil for an
+// unconditional generator), in (N, C, H, W) order with values in [-1, 1].
 func (s *Sampler) Generate(dst, z []float32, labels []int) error {
-	if len(z) != len(s.z) || len(dst) != s.n*s.cfg.ImageSize() || (s.cfg.Classes > 0 && len(labels) != s.n) {
+	if len(z) != len(s.z) || len(dst) != s.n*s.spec.Image.Size() || (s.spec.Classes > 0 && len(labels) != s.n) {
 		panic("gan: Generate: slice lengths do not match the sampler")
 	}
 	copy(s.z, z)
-	oneHot(s.y, labels, s.cfg.Classes)
+	OneHot(s.y, labels, s.spec.Classes)
 	defer s.m.Reset()
 	if err := s.m.RunAll(); err != nil {
 		return fmt.Errorf("gan: generating: %w", err)
@@ -71,10 +122,10 @@ func (s *Sampler) Generate(dst, z []float32, labels []int) error {
 // same seed gives the same noise, so grids of one run are comparable
 // across steps and grids of runs in different policies are comparable
 // image by image.
-func FixedNoise(c models.Config, seed uint64, rows, cols int) (z []float32, labels []int) {
+func FixedNoise(c GeneratorSpec, seed uint64, rows, cols int) (z []float32, labels []int) {
 	n := rows * cols
 	r := rand.New(rand.NewPCG(seed, seedFor(seed, "fixed noise")))
-	z = make([]float32, n*c.ZDim)
+	z = make([]float32, n*c.ZSize())
 	for i := range z {
 		z[i] = float32(r.NormFloat64())
 	}
@@ -90,7 +141,7 @@ func FixedNoise(c models.Config, seed uint64, rows, cols int) (z []float32, labe
 // GridShape returns the rows and columns of the sample grid for n images
 // (conditional GANs: one row per class, n rounded up to a multiple of
 // the number of classes).
-func GridShape(c models.Config, n int) (rows, cols int) {
+func GridShape(c GeneratorSpec, n int) (rows, cols int) {
 	if c.Classes > 0 {
 		cols = max(1, (n+c.Classes-1)/c.Classes)
 		return c.Classes, cols
@@ -102,17 +153,17 @@ func GridShape(c models.Config, n int) (rows, cols int) {
 
 // WriteGrid writes images (N, C, H, W, values in [-1, 1]) as a PNG grid of
 // rows by cols tiles separated by 2-pixel gaps, atomically.
-func WriteGrid(path string, images []float32, c models.Config, rows, cols int) error {
+func WriteGrid(path string, images []float32, c datasets.Shape, rows, cols int) error {
 	img := Grid(images, c, rows, cols)
 	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 // Grid returns the images as a grid image (see WriteGrid); tiles past the
 // end of images stay black.
-func Grid(images []float32, c models.Config, rows, cols int) image.Image {
+func Grid(images []float32, c datasets.Shape, rows, cols int) image.Image {
 	const gap = 2
-	H, W, C := c.Height, c.Width, c.Channels
-	size := c.ImageSize()
+	H, W, C := c.H, c.W, c.C
+	size := c.Size()
 	n := len(images) / size
 	w, h := cols*(W+gap)+gap, rows*(H+gap)+gap
 	img := image.NewRGBA(image.Rect(0, 0, w, h))

@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
 
 // Options configure a training run.
 type Options struct {
-	Config models.Config
 	// Policy is the quantization policy; nil means float32 everywhere.
 	Policy *quant.Policy
 	Batch  int
@@ -42,20 +42,14 @@ func (o *Options) defaults() {
 	}
 }
 
-func (o *Options) check(ds datasets.Dataset) error {
-	c := o.Config
-	if err := c.Check(); err != nil {
-		return err
+func (o *Options) check(data []datasets.Dataset) error {
+	if len(data) == 0 {
+		return fmt.Errorf("gan: no data set")
 	}
-	sh := ds.Shape()
-	if sh.C != c.Channels || sh.H != c.Height || sh.W != c.Width {
-		return fmt.Errorf("gan: the data set has %v images, the model wants %dx%dx%d", sh, c.Channels, c.Height, c.Width)
-	}
-	if c.Classes > 0 && ds.NumClasses() != c.Classes {
-		return fmt.Errorf("gan: the data set has %d classes, the model %d", ds.NumClasses(), c.Classes)
-	}
-	if o.Batch < 1 || o.Batch > ds.Len() {
-		return fmt.Errorf("gan: batch size %d: want 1 to %d (the data set's size)", o.Batch, ds.Len())
+	for _, ds := range data {
+		if o.Batch < 1 || o.Batch > ds.Len() {
+			return fmt.Errorf("gan: batch size %d: want 1 to %d (the data set's size)", o.Batch, ds.Len())
+		}
 	}
 	if o.BiasEvery < 0 {
 		return fmt.Errorf("gan: bias re-estimation interval %d must not be negative", o.BiasEvery)
@@ -67,77 +61,97 @@ func (o *Options) check(ds datasets.Dataset) error {
 // policy's, per layer: Weight, Act and Out roles (see quant.Scale).
 type Biases map[string][3]int
 
-// StepStats are the figures of one training step.
+// StepStats are the figures of one training step. Losses, Scales and
+// Skipped are indexed like the model's Updates, Metrics like its Metrics.
 type StepStats struct {
-	Step           int     // steps done, counting this one
-	Epoch          int     // of the data loader
-	DLoss, GLoss   float64 // discriminator and generator losses (unscaled)
-	DReal, DFake   float64 // mean D(x) on real and fake images, as probabilities
-	ScaleD, ScaleG float64 // loss scales used in this step
-	SkippedD       bool    // D's update was skipped (gradient overflow or saturation)
-	SkippedG       bool
-	Rebuilt        bool // exponent biases changed after this step
+	Step    int       // steps done, counting this one
+	Epoch   int       // of the (first) data loader
+	Losses  []float64 // each update's loss (unscaled)
+	Metrics []float64
+	Scales  []float64 // the loss scales used in this step
+	Skipped []bool    // the update was skipped (gradient overflow or saturation)
+	Rebuilt bool      // exponent biases changed after this step
 }
 
-// Trainer trains a GAN: alternating discriminator and generator steps
-// with Adam, the non-saturating loss, loss scaling and (optionally)
-// exponent-bias re-estimation. Same options, same seed, same data: same
-// bits, also across a checkpoint and Resume.
+// Trainer trains a Model: its updates in order at every step, each with
+// Adam per parameter group, loss scaling and (optionally) exponent-bias
+// re-estimation. Same model, options, seed and data: same bits, also
+// across a checkpoint and Resume.
 type Trainer struct {
+	model   Model
 	opt     Options
-	ds      datasets.Dataset
-	loader  *datasets.Loader
-	rng     *rand.PCG // noise and fake labels
+	data    []datasets.Dataset
+	loaders []*datasets.Loader
+	rng     *rand.PCG // noise
 	step    int
 	biases  Biases
-	adamD   *Adam
-	adamG   *Adam
-	scalerD *scaling.LossScaler
-	scalerG *scaling.LossScaler
+	adam    map[string]*Adam               // by group
+	scalers map[string]*scaling.LossScaler // by update
 
-	m  *models.GAN
-	gr *graphs
+	nets *Nets
+	gr   *graphs
 }
 
-// NewTrainer returns a trainer of a freshly initialised GAN on ds.
-func NewTrainer(ds datasets.Dataset, opt Options) (*Trainer, error) {
-	return newTrainer(ds, opt, Biases{})
+// NewTrainer returns a trainer of a freshly initialised m on data (one
+// data set per domain the model reads: one for CGAN and DCGAN).
+func NewTrainer(m Model, data []datasets.Dataset, opt Options) (*Trainer, error) {
+	return newTrainer(m, data, opt, Biases{})
 }
 
 // newTrainer builds a trainer whose layers start with the given biases.
-func newTrainer(ds datasets.Dataset, opt Options, biases Biases) (*Trainer, error) {
+func newTrainer(m Model, data []datasets.Dataset, opt Options, biases Biases) (*Trainer, error) {
 	opt.defaults()
-	opt.Config = withPolicyTanh(opt.Config, opt.Policy)
-	if err := opt.check(ds); err != nil {
+	if err := opt.check(data); err != nil {
 		return nil, err
 	}
-	loader, err := datasets.NewLoader(ds, opt.Batch, seedFor(opt.Seed, "data"))
-	if err != nil {
+	if err := m.Check(data); err != nil {
 		return nil, err
 	}
-	t := &Trainer{opt: opt, ds: ds, loader: loader, rng: rand.NewPCG(opt.Seed, seedFor(opt.Seed, "noise")), biases: biases}
+	t := &Trainer{model: m, opt: opt, data: data, rng: rand.NewPCG(opt.Seed, seedFor(opt.Seed, "noise")), biases: biases,
+		adam: map[string]*Adam{}, scalers: map[string]*scaling.LossScaler{}}
+	for i, ds := range data {
+		use := "data"
+		if i > 0 {
+			use = fmt.Sprintf("data %d", i)
+		}
+		l, err := datasets.NewLoader(ds, opt.Batch, seedFor(opt.Seed, use))
+		if err != nil {
+			return nil, err
+		}
+		t.loaders = append(t.loaders, l)
+	}
 	ls := quant.LossScale{Scale: 1}
 	if opt.Policy != nil && opt.Policy.LossScale.Scale > 0 {
 		ls = opt.Policy.LossScale
 	}
-	if t.scalerD, err = scaling.NewLossScaler(ls.Scale, ls.Dynamic); err != nil {
+	for _, u := range m.Updates() {
+		s, err := scaling.NewLossScaler(ls.Scale, ls.Dynamic)
+		if err != nil {
+			return nil, err
+		}
+		t.scalers[u.Name] = s
+	}
+	var err error
+	if t.nets, err = build(m, t.formats, opt.Seed); err != nil {
 		return nil, err
 	}
-	if t.scalerG, err = scaling.NewLossScaler(ls.Scale, ls.Dynamic); err != nil {
-		return nil, err
+	for _, g := range t.nets.Groups {
+		t.adam[g.Name] = t.newAdam(g.Net.Params())
 	}
-	if t.m, err = models.New(opt.Config, t.formats, opt.Seed); err != nil {
-		return nil, err
+	for _, u := range m.Updates() {
+		for _, g := range u.Groups {
+			if t.adam[g] == nil {
+				return nil, fmt.Errorf("gan: update %s trains group %q, which the model does not build", u.Name, g)
+			}
+		}
 	}
-	t.adamD = t.newAdam(t.m.D.Params())
-	t.adamG = t.newAdam(t.m.G.Params())
-	if t.gr, err = newGraphs(t.m, t); err != nil {
+	if t.gr, err = newGraphs(t); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-func (t *Trainer) newAdam(ps []models.Param) *Adam {
+func (t *Trainer) newAdam(ps []nn.Param) *Adam {
 	sizes := make([]int, len(ps))
 	for i, p := range ps {
 		sizes[i] = len(p.Data())
@@ -159,8 +173,12 @@ func seedFor(seed uint64, use string) uint64 {
 // formats returns the formats of a layer: the policy's, with the biases
 // chosen so far applied.
 func (t *Trainer) formats(layer string) quant.LayerFormats {
-	lf := t.opt.Policy.For(layer)
-	if b, ok := t.biases[layer]; ok {
+	return biased(t.opt.Policy, t.biases, layer)
+}
+
+func biased(p *quant.Policy, biases Biases, layer string) quant.LayerFormats {
+	lf := p.For(layer)
+	if b, ok := biases[layer]; ok {
 		lf.Weight = scaled(lf.Weight, b[0])
 		lf.Act = scaled(lf.Act, b[1])
 		lf.Out = scaled(lf.Out, b[2])
@@ -185,9 +203,16 @@ func (t *Trainer) Step() int { return t.step }
 // Options returns the run's options.
 func (t *Trainer) Options() Options { return t.opt }
 
-// Model returns the GAN being trained. Its parameters change in place at
-// every step; after a bias change the trainer switches to a new GAN.
-func (t *Trainer) Model() *models.GAN { return t.m }
+// Model returns the model being trained.
+func (t *Trainer) Model() Model { return t.model }
+
+// Nets returns the networks being trained. Their parameters change in
+// place at every step; after a bias change the trainer switches to new
+// networks (over copies of the same values).
+func (t *Trainer) Nets() *Nets { return t.nets }
+
+// Adam returns the optimiser state of the group named name, or nil.
+func (t *Trainer) Adam(group string) *Adam { return t.adam[group] }
 
 // Biases returns the exponent biases chosen so far (a copy).
 func (t *Trainer) Biases() Biases {
@@ -201,57 +226,62 @@ func (t *Trainer) Biases() Biases {
 // Formats returns the formats layer uses now.
 func (t *Trainer) Formats(layer string) quant.LayerFormats { return t.formats(layer) }
 
-// Epoch returns the data loader's epoch.
-func (t *Trainer) Epoch() int { return t.loader.Epoch() }
+// Epoch returns the (first) data loader's epoch.
+func (t *Trainer) Epoch() int { return t.loaders[0].Epoch() }
 
-// TrainStep runs one discriminator and one generator update.
+// LogColumns returns the names of the per-step columns of the log, in
+// the order of StepStats: "<update>_loss" for each update, the model's
+// metrics, "loss_scale_<update>" and "skipped_<update>" for each update.
+func (t *Trainer) LogColumns() []string { return logColumns(t.model) }
+
+func logColumns(m Model) []string {
+	var cols []string
+	us := m.Updates()
+	for _, u := range us {
+		cols = append(cols, strings.ToLower(u.Name)+"_loss")
+	}
+	cols = append(cols, m.Metrics()...)
+	for _, u := range us {
+		cols = append(cols, "loss_scale_"+strings.ToLower(u.Name))
+	}
+	for _, u := range us {
+		cols = append(cols, "skipped_"+strings.ToLower(u.Name))
+	}
+	return cols
+}
+
+// TrainStep runs one step: every update of the model, in order.
 func (t *Trainer) TrainStep() (StepStats, error) {
-	st := StepStats{Step: t.step + 1}
 	gr := t.gr
-	c := t.opt.Config
-	x, labels := t.loader.Next()
-	copy(gr.realX, x)
-	oneHot(gr.realY, labels, c.Classes)
-	nrm := rand.New(t.rng)
-	for i := range gr.z {
-		gr.z[i] = float32(nrm.NormFloat64())
+	n := len(gr.updates)
+	st := StepStats{Step: t.step + 1, Losses: make([]float64, n), Scales: make([]float64, n), Skipped: make([]bool, n),
+		Metrics: make([]float64, len(t.model.Metrics()))}
+	batches := make([]Batch, len(t.loaders))
+	for i, l := range t.loaders {
+		batches[i].X, batches[i].Labels = l.Next()
 	}
-	if c.Classes > 0 {
-		for i := range gr.fakeLabels {
-			gr.fakeLabels[i] = nrm.IntN(c.Classes)
+	t.model.Feed(gr.inputs, batches, rand.New(t.rng))
+	for i, u := range gr.updates {
+		s := t.scalers[u.update.Name]
+		*u.scale = s.Scale
+		st.Scales[i] = s.Scale
+		u.errs = scaling.GradStats{}
+		if err := u.vm.RunAll(); err != nil {
+			return st, fmt.Errorf("gan: step %d: update %s: %w", st.Step, u.update.Name, err)
 		}
-		oneHot(gr.fakeY, gr.fakeLabels, c.Classes)
+		st.Losses[i] = scalarOf(u.loss)
+		for _, m := range u.metrics {
+			st.Metrics[m.index] = m.reduce(m.node.Value().Data().([]float32))
+		}
+		st.Skipped[i] = !t.update(u)
+		u.vm.Reset()
 	}
-
-	// Discriminator: minimise softplus(-D(x)) + softplus(D(G(z))).
-	gr.scaleD = t.scalerD.Scale
-	st.ScaleD = gr.scaleD
-	gr.errD = scaling.GradStats{}
-	if err := gr.dm.RunAll(); err != nil {
-		return st, fmt.Errorf("gan: step %d: discriminator: %w", st.Step, err)
-	}
-	st.DLoss = scalarOf(gr.dLoss)
-	st.DReal = meanSigmoid(gr.dRealOut)
-	st.DFake = meanSigmoid(gr.dFakeOut)
-	st.SkippedD = !t.update(t.adamD, t.scalerD, gr.dParams, gr.dGrads, gr.errD)
-	gr.dm.Reset()
-
-	// Generator: minimise softplus(-D(G(z))) with the updated D and the
-	// same z and labels.
-	gr.scaleG = t.scalerG.Scale
-	st.ScaleG = gr.scaleG
-	gr.errG = scaling.GradStats{}
-	if err := gr.gm.RunAll(); err != nil {
-		return st, fmt.Errorf("gan: step %d: generator: %w", st.Step, err)
-	}
-	st.GLoss = scalarOf(gr.gLoss)
-	st.SkippedG = !t.update(t.adamG, t.scalerG, gr.gParams, gr.gGrads, gr.errG)
-	gr.gm.Reset()
-
 	t.step++
-	st.Epoch = t.loader.Epoch()
-	if math.IsNaN(st.DLoss) || math.IsNaN(st.GLoss) {
-		return st, fmt.Errorf("gan: step %d: loss is NaN (D %v, G %v)", st.Step, st.DLoss, st.GLoss)
+	st.Epoch = t.Epoch()
+	for i, l := range st.Losses {
+		if math.IsNaN(l) {
+			return st, fmt.Errorf("gan: step %d: loss of update %s is NaN", st.Step, gr.updates[i].update.Name)
+		}
 	}
 	if t.opt.BiasEvery > 0 && t.step%t.opt.BiasEvery == 0 {
 		changed, err := t.reestimateBiases()
@@ -264,8 +294,8 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 }
 
 // update inspects the weight gradients, adds the errors' statistics, lets
-// the scaler decide, and applies Adam if the step is good. It reports
-// whether the update was applied.
+// the scaler decide, and applies Adam to each trained group if the step
+// is good. It reports whether the update was applied.
 //
 // Errors must be inspected as well as weight gradients: a saturating
 // format (posits) clips an error that overflows it to its largest value
@@ -274,24 +304,33 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 // one with the largest fraction of saturated values): the loss gradient
 // at D's output has one value per image, and all of them saturating must
 // count as overflow however many values the other tensors have.
-func (t *Trainer) update(a *Adam, s *scaling.LossScaler, ps []models.Param, grads []*gorgonia.Node, errs scaling.GradStats) bool {
-	stats := errs
-	pd := make([][]float32, len(ps))
-	gd := make([][]float32, len(ps))
-	for i, p := range ps {
-		pd[i] = p.Data()
-		gd[i] = grads[i].Value().Data().([]float32)
+func (t *Trainer) update(u *updateGraph) bool {
+	stats := u.errs
+	gd := make([][]float32, len(u.params))
+	for i, p := range u.params {
+		gd[i] = u.grads[i].Value().Data().([]float32)
 		var f quant.Format
 		if p.Quantized {
 			f = t.formats(p.Layer).WGrad
 		}
 		stats = worse(stats, scaling.Inspect(gd[i], f))
 	}
+	s := t.scalers[u.update.Name]
 	scale := s.Scale
 	if !s.Update(stats) {
 		return false
 	}
-	a.Step(pd, gd, scale)
+	off := 0
+	for _, g := range u.update.Groups {
+		a := t.adam[g]
+		k := len(a.M)
+		pd := make([][]float32, k)
+		for i := range pd {
+			pd[i] = u.params[off+i].Data()
+		}
+		a.Step(pd, gd[off:off+k], scale)
+		off += k
+	}
 	return true
 }
 
@@ -309,7 +348,9 @@ func worse(a, b scaling.GradStats) scaling.GradStats {
 	return a
 }
 
-func oneHot(dst []float32, labels []int, classes int) {
+// OneHot sets dst (len(labels) rows of classes values) to the one-hot
+// encoding of labels.
+func OneHot(dst []float32, labels []int, classes int) {
 	if classes == 0 {
 		return
 	}
@@ -334,10 +375,11 @@ func scalarOf(n *gorgonia.Node) float64 {
 	return math.NaN()
 }
 
-func meanSigmoid(n *gorgonia.Node) float64 {
-	d := n.Value().Data().([]float32)
+// MeanSigmoid returns the mean of sigmoid over x: a discriminator's mean
+// probability from its logits.
+func MeanSigmoid(x []float32) float64 {
 	var s float64
-	for _, v := range d {
+	for _, v := range x {
 		x := float64(v)
 		if x >= 0 {
 			s += 1 / (1 + math.Exp(-x))
@@ -346,136 +388,93 @@ func meanSigmoid(n *gorgonia.Node) float64 {
 			s += e / (1 + e)
 		}
 	}
-	return s / float64(len(d))
+	return s / float64(len(x))
 }
 
-// graphs are the discriminator-step and generator-step graphs over one
-// GAN's parameters, with their machines and input tensors.
+// graphs are the graphs of a step's updates over one set of networks,
+// with their machines, and the input tensors they share.
 type graphs struct {
-	realX, realY, z, fakeY []float32 // input tensors' data, written before each run
-	fakeLabels             []int
-	scaleD, scaleG         float64           // the losses' gradient scales, read at each run
-	errD, errG             scaling.GradStats // saturation of the errors in the last run
-
-	dm                 gorgonia.VM
-	dLoss              *gorgonia.Node
-	dRealOut, dFakeOut *gorgonia.Node
-	dParams            []models.Param
-	dGrads             []*gorgonia.Node
-	dG, dD             *models.Net // G and D as built in the D-step graph (for taps)
-
-	gm      gorgonia.VM
-	gLoss   *gorgonia.Node
-	gParams []models.Param
-	gGrads  []*gorgonia.Node
+	inputs  Inputs
+	updates []*updateGraph
 }
 
-func input(g *gorgonia.ExprGraph, name string, shape tensor.Shape) (*gorgonia.Node, []float32) {
-	t := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...))
-	return gorgonia.NodeFromAny(g, t, gorgonia.WithName(name)), t.Data().([]float32)
+type updateGraph struct {
+	update  Update
+	scale   *float64
+	errs    scaling.GradStats // saturation of the errors in the last run
+	vm      gorgonia.VM
+	loss    *gorgonia.Node
+	params  []nn.Param
+	grads   []*gorgonia.Node
+	metrics []indexedMetric
+	taps    []nn.Tap
 }
 
-func newGraphs(m *models.GAN, t *Trainer) (gr *graphs, err error) {
+type indexedMetric struct {
+	metric
+	index int
+}
+
+// newInputs makes the input tensors m declares for batch.
+func newInputs(m Model, batch int) (Inputs, map[string]*tensor.Dense) {
+	in, ts := Inputs{}, map[string]*tensor.Dense{}
+	for _, d := range m.Inputs(batch) {
+		t := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(d.Shape...))
+		ts[d.Name] = t
+		in[d.Name] = t.Data().([]float32)
+	}
+	return in, ts
+}
+
+func newGraphs(t *Trainer) (gr *graphs, err error) {
 	defer func() {
 		// NewTapeMachine panics on compile errors (see the notes on Gorgonia).
 		if r := recover(); r != nil {
 			err = fmt.Errorf("gan: building the training graphs: %v", r)
 		}
 	}()
-	c := m.Config
-	B := t.opt.Batch
-	gr = &graphs{fakeLabels: make([]int, B)}
-	// Inputs are created once per graph and share backing arrays across
-	// the two graphs where they are the same data (z, fake labels).
-	zT := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(c.ZShape(B)...))
-	gr.z = zT.Data().([]float32)
-	var fakeYT *tensor.Dense
-	if c.Classes > 0 {
-		fakeYT = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(B, c.Classes))
-		gr.fakeY = fakeYT.Data().([]float32)
+	m := t.model
+	in, ts := newInputs(m, t.opt.Batch)
+	gr = &graphs{inputs: in}
+	metricIndex := map[string]int{}
+	for i, name := range m.Metrics() {
+		metricIndex[name] = i
 	}
-
-	// D step.
-	gd := gorgonia.NewGraph()
-	var realX, realY, fakeY *gorgonia.Node
-	realX, gr.realX = input(gd, "x", c.XShape(B))
-	z := gorgonia.NodeFromAny(gd, zT, gorgonia.WithName("z"))
-	if c.Classes > 0 {
-		realY, gr.realY = input(gd, "y", tensor.Shape{B, c.Classes})
-		fakeY = gorgonia.NodeFromAny(gd, fakeYT, gorgonia.WithName("y_fake"))
-	}
-	gr.dG, gr.dD = m.G.Share(gd), m.D.Share(gd)
-	watch := func(stats *scaling.GradStats) func(string, []float32) {
-		return func(layer string, dy []float32) {
+	for _, up := range m.Updates() {
+		ug := &updateGraph{update: up, scale: new(float64)}
+		watch := func(layer string, dy []float32) {
 			if f := t.formats(layer).Err; f != nil {
-				*stats = worse(*stats, scaling.Inspect(dy, f))
+				ug.errs = worse(ug.errs, scaling.Inspect(dy, f))
 			}
 		}
+		u := &Graph{update: up, g: gorgonia.NewGraph(), nets: t.nets, shared: map[string]nn.Module{},
+			inputs: map[string]*gorgonia.Node{}, data: ts, scale: ug.scale, watch: watch, train: true}
+		if ug.loss, err = m.Loss(u); err != nil {
+			return nil, fmt.Errorf("gan: update %s: %w", up.Name, err)
+		}
+		if ug.params, err = u.params(); err != nil {
+			return nil, err
+		}
+		nodes := make(gorgonia.Nodes, len(ug.params))
+		for i, p := range ug.params {
+			nodes[i] = p.Node
+		}
+		if ug.grads, err = gorgonia.Grad(ug.loss, nodes...); err != nil {
+			return nil, fmt.Errorf("gan: update %s: gradients: %w", up.Name, err)
+		}
+		roots := gorgonia.Nodes{ug.loss}
+		for _, mt := range u.metrics {
+			i, ok := metricIndex[mt.name]
+			if !ok {
+				return nil, fmt.Errorf("gan: update %s reports metric %q, which the model does not declare", up.Name, mt.name)
+			}
+			ug.metrics = append(ug.metrics, indexedMetric{mt, i})
+			roots = append(roots, mt.node)
+		}
+		roots = append(roots, ug.grads...)
+		ug.taps = u.taps()
+		ug.vm = gorgonia.NewTapeMachine(u.g.SubgraphRoots(roots...))
+		gr.updates = append(gr.updates, ug)
 	}
-	gr.dD.WatchErrors(watch(&gr.errD))
-	fake, err := gr.dG.Fwd(z, fakeY)
-	if err != nil {
-		return nil, err
-	}
-	if gr.dRealOut, err = gr.dD.Fwd(realX, realY); err != nil {
-		return nil, err
-	}
-	if gr.dFakeOut, err = gr.dD.Fwd(fake, fakeY); err != nil {
-		return nil, err
-	}
-	gr.dLoss, err = models.SoftplusLoss(&gr.scaleD, []*gorgonia.Node{gr.dRealOut, gr.dFakeOut}, []float64{-1, 1})
-	if err != nil {
-		return nil, err
-	}
-	gr.dParams = gr.dD.Params()
-	if gr.dGrads, err = gorgonia.Grad(gr.dLoss, nodes(gr.dParams)...); err != nil {
-		return nil, fmt.Errorf("gan: discriminator gradients: %w", err)
-	}
-	roots := append(gorgonia.Nodes{gr.dLoss, gr.dRealOut, gr.dFakeOut}, gr.dGrads...)
-	gr.dm = gorgonia.NewTapeMachine(gd.SubgraphRoots(roots...))
-
-	// G step.
-	gg := gorgonia.NewGraph()
-	z2 := gorgonia.NodeFromAny(gg, zT, gorgonia.WithName("z"))
-	var fakeY2 *gorgonia.Node
-	if c.Classes > 0 {
-		fakeY2 = gorgonia.NodeFromAny(gg, fakeYT, gorgonia.WithName("y_fake"))
-	}
-	G2, D2 := m.G.Share(gg), m.D.Share(gg)
-	G2.WatchErrors(watch(&gr.errG))
-	D2.WatchErrors(watch(&gr.errG))
-	fake2, err := G2.Fwd(z2, fakeY2)
-	if err != nil {
-		return nil, err
-	}
-	out2, err := D2.Fwd(fake2, fakeY2)
-	if err != nil {
-		return nil, err
-	}
-	if gr.gLoss, err = models.SoftplusMean(out2, -1, &gr.scaleG); err != nil {
-		return nil, err
-	}
-	gr.gParams = G2.Params()
-	if gr.gGrads, err = gorgonia.Grad(gr.gLoss, nodes(gr.gParams)...); err != nil {
-		return nil, fmt.Errorf("gan: generator gradients: %w", err)
-	}
-	gr.gm = gorgonia.NewTapeMachine(gg.SubgraphRoots(append(gorgonia.Nodes{gr.gLoss}, gr.gGrads...)...))
 	return gr, nil
-}
-
-func nodes(ps []models.Param) gorgonia.Nodes {
-	ns := make(gorgonia.Nodes, len(ps))
-	for i, p := range ps {
-		ns[i] = p.Node
-	}
-	return ns
-}
-
-// withPolicyTanh returns c with the generator's output activation the
-// policy asks for (quant.Policy.Tanh; a nil policy keeps c's).
-func withPolicyTanh(c models.Config, p *quant.Policy) models.Config {
-	if p != nil {
-		c.Tanh = p.Tanh
-	}
-	return c
 }

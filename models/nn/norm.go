@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 
-	"github.com/positgan/positgan/internal/gemm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -64,8 +63,8 @@ func (l *InstanceNorm) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 // updates the running mean and unbiased variance by
 // running = (1-Momentum)·running + Momentum·batch, as PyTorch does; in
 // evaluation mode it uses the running statistics. The mode is the
-// layer's, set by Train and Eval, and applies to the next runs of every
-// node built from it; creating a TapeMachine does not change it or the
+// copy's (see Share), set by Train and Eval, and applies to the next runs
+// of every node built from that copy; creating a TapeMachine does not change it or the
 // statistics (gorgonia.BatchNorm's are reset whenever one is created).
 type BatchNorm struct {
 	C             int
@@ -74,7 +73,7 @@ type BatchNorm struct {
 	// RunningMean and RunningVar, shape (C), start at 0 and 1. They are
 	// shared by every copy made with Share.
 	RunningMean, RunningVar *tensor.Dense
-	mode                    *bool // training; shared by copies
+	mode                    *bool // training; each copy has its own
 	name                    string
 }
 
@@ -102,10 +101,14 @@ func (l *BatchNorm) Eval() { *l.mode = false }
 // Training reports whether the layer is in training mode.
 func (l *BatchNorm) Training() bool { return *l.mode }
 
-// Share returns a copy of l in graph g that shares its parameters, running
-// statistics and mode.
+// Share returns a copy of l in graph g that shares its parameters and
+// running statistics. The copy starts in l's mode and has its own from
+// then on, so that a sampler's copy can evaluate while a trainer's
+// copies train.
 func (l *BatchNorm) Share(g *gorgonia.ExprGraph) *BatchNorm {
 	c := *l
+	mode := *l.mode
+	c.mode = &mode
 	c.Gamma = paramNode(g, l.Gamma.Value().(*tensor.Dense), l.name+".gamma")
 	c.Beta = paramNode(g, l.Beta.Value().(*tensor.Dense), l.name+".beta")
 	return &c
@@ -115,14 +118,13 @@ func (l *BatchNorm) Share(g *gorgonia.ExprGraph) *BatchNorm {
 func (l *BatchNorm) Params() gorgonia.Nodes { return gorgonia.Nodes{l.Gamma, l.Beta} }
 
 // Fwd returns the normalised x.
-func (l *BatchNorm) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
-	st := &normState{name: "BatchNorm " + l.name, bn: l, eps: l.Eps}
-	return st.node(x, l.Gamma, l.Beta, l.C)
-}
+func (l *BatchNorm) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) { return l.fwd(x, false) }
 
-// normBufs hold what the backward pass needs from the forward pass.
-type normBufs[T gemm.Float] struct {
-	xhat []T
+// fwd returns the normalised x; frozen keeps the running statistics as
+// they are in training mode.
+func (l *BatchNorm) fwd(x *gorgonia.Node, frozen bool) (*gorgonia.Node, error) {
+	st := &normState{name: "BatchNorm " + l.name, bn: l, eps: l.Eps, frozen: frozen}
+	return st.node(x, l.Gamma, l.Beta, l.C)
 }
 
 // normState is one normalisation node's state. A group is the set of
@@ -135,8 +137,8 @@ type normState struct {
 	eps           float64
 	n, c, inner   int
 	xShape        tensor.Shape
-	b32           normBufs[float32]
-	b64           normBufs[float64]
+	frozen        bool      // batch norm: do not update the running statistics
+	xhat          []float64 // the normalised input, for the backward pass
 	invstd        []float64 // per group
 	batchStats    bool      // the last forward run normalised by batch statistics
 	y, dx, dg, db outBuf
@@ -159,9 +161,9 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 			Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 				y := st.y.Get(in[0].Dtype(), st.xShape)
 				if isF64(y) {
-					normForward(st, &st.b64, in[0], in[1], in[2], y)
+					normForward[float64](st, in[0], in[1], in[2], y)
 				} else {
-					normForward(st, &st.b32, in[0], in[1], in[2], y)
+					normForward[float32](st, in[0], in[1], in[2], y)
 				}
 				return y, nil
 			},
@@ -184,9 +186,9 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		}
 		dx, err := mk("dx", st.xShape, &st.dx, func(dy, gamma, dst *tensor.Dense) {
 			if isF64(dy) {
-				normBackX(st, &st.b64, dy, gamma, dst)
+				normBackX[float64](st, dy, gamma, dst)
 			} else {
-				normBackX(st, &st.b32, dy, gamma, dst)
+				normBackX[float32](st, dy, gamma, dst)
 			}
 		})
 		if err != nil {
@@ -194,9 +196,9 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		}
 		dg, err := mk("dgamma", inputs[1].Shape(), &st.dg, func(dy, _, dst *tensor.Dense) {
 			if isF64(dy) {
-				normBackAffine(st, &st.b64, dy, dst, true)
+				normBackAffine[float64](st, dy, dst, true)
 			} else {
-				normBackAffine(st, &st.b32, dy, dst, true)
+				normBackAffine[float32](st, dy, dst, true)
 			}
 		})
 		if err != nil {
@@ -204,9 +206,9 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		}
 		db, err := mk("dbeta", inputs[2].Shape(), &st.db, func(dy, _, dst *tensor.Dense) {
 			if isF64(dy) {
-				normBackAffine(st, &st.b64, dy, dst, false)
+				normBackAffine[float64](st, dy, dst, false)
 			} else {
-				normBackAffine(st, &st.b32, dy, dst, false)
+				normBackAffine[float32](st, dy, dst, false)
 			}
 		})
 		return gorgonia.Nodes{dx, dg, db}, err

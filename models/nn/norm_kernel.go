@@ -29,9 +29,9 @@ func plane[T gemm.Float](s []T, st *normState, b, c int) []T {
 	return s[i : i+st.inner]
 }
 
-func normForward[T gemm.Float](st *normState, bb *normBufs[T], xt, gt, bt, yt *tensor.Dense) {
+func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x, gamma, beta, y := data[T](xt), data[T](gt), data[T](bt), data[T](yt)
-	bb.xhat = grow(bb.xhat, len(x))
+	st.xhat = grow(st.xhat, len(x))
 	ng := st.groups()
 	st.invstd = grow(st.invstd, st.c*ng)
 	st.batchStats = st.bn == nil || st.bn.Training()
@@ -58,7 +58,7 @@ func normForward[T gemm.Float](st *normState, bb *normBufs[T], xt, gt, bt, yt *t
 					}
 				}
 				variance /= m
-				if st.bn != nil {
+				if st.bn != nil && !st.frozen {
 					mo := st.bn.Momentum
 					unbiased := variance
 					if m > 1 {
@@ -74,10 +74,10 @@ func normForward[T gemm.Float](st *normState, bb *normBufs[T], xt, gt, bt, yt *t
 			st.invstd[c*ng+gi] = inv
 			g, be := float64(gamma[c]), float64(beta[c])
 			for b := b0; b < b1; b++ {
-				xs, xh, ys := plane(x, st, b, c), plane(bb.xhat, st, b, c), plane(y, st, b, c)
+				xs, xh, ys := plane(x, st, b, c), plane(st.xhat, st, b, c), plane(y, st, b, c)
 				for i, v := range xs {
 					h := (float64(v) - mean) * inv
-					xh[i] = T(h)
+					xh[i] = h
 					ys[i] = T(g*h + be)
 				}
 			}
@@ -85,7 +85,7 @@ func normForward[T gemm.Float](st *normState, bb *normBufs[T], xt, gt, bt, yt *t
 	}
 }
 
-func normBackX[T gemm.Float](st *normState, bb *normBufs[T], dyt, gt, dxt *tensor.Dense) {
+func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	dy, gamma, dx := data[T](dyt), data[T](gt), data[T](dxt)
 	ng := st.groups()
 	for c := 0; c < st.c; c++ {
@@ -102,21 +102,21 @@ func normBackX[T gemm.Float](st *normState, bb *normBufs[T], dyt, gt, dxt *tenso
 				}
 				continue
 			}
-			// dx = inv·(dxh - mean(dxh) - xhat·mean(dxh·xhat)), dxh = dy·gamma.
+			// dx = γ·inv/m · (m·dy − Σdy − x̂·Σdy·x̂): sums and x̂ in float64.
 			m := float64((b1 - b0) * st.inner)
 			var s, sx float64
 			for b := b0; b < b1; b++ {
-				d, xh := plane(dy, st, b, c), plane(bb.xhat, st, b, c)
+				d, xh := plane(dy, st, b, c), plane(st.xhat, st, b, c)
 				for i, v := range d {
 					s += float64(v)
-					sx += float64(v) * float64(xh[i])
+					sx += float64(v) * xh[i]
 				}
 			}
-			s, sx = s*g/m, sx*g/m
+			k := g * inv / m
 			for b := b0; b < b1; b++ {
-				d, xh, o := plane(dy, st, b, c), plane(bb.xhat, st, b, c), plane(dx, st, b, c)
+				d, xh, o := plane(dy, st, b, c), plane(st.xhat, st, b, c), plane(dx, st, b, c)
 				for i, v := range d {
-					o[i] = T(inv * (float64(v)*g - s - float64(xh[i])*sx))
+					o[i] = T(k * (m*float64(v) - s - xh[i]*sx))
 				}
 			}
 		}
@@ -124,15 +124,15 @@ func normBackX[T gemm.Float](st *normState, bb *normBufs[T], dyt, gt, dxt *tenso
 }
 
 // normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
-func normBackAffine[T gemm.Float](st *normState, bb *normBufs[T], dyt, dstt *tensor.Dense, gamma bool) {
+func normBackAffine[T gemm.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
 	dy, dst := data[T](dyt), data[T](dstt)
 	for c := 0; c < st.c; c++ {
 		var s float64
 		for b := 0; b < st.n; b++ {
-			d, xh := plane(dy, st, b, c), plane(bb.xhat, st, b, c)
+			d, xh := plane(dy, st, b, c), plane(st.xhat, st, b, c)
 			for i, v := range d {
 				if gamma {
-					s += float64(v) * float64(xh[i])
+					s += float64(v) * xh[i]
 				} else {
 					s += float64(v)
 				}
