@@ -1,7 +1,9 @@
 // Package ckpt reads and writes checkpoints: named float32 tensors plus
 // string metadata, in the safetensors container
 // (https://github.com/huggingface/safetensors), so that other tools can
-// open them.
+// open them. It holds positgan's only safetensors decoder: ReadSafetensors
+// also reads files written elsewhere (PyTorch state_dicts, say), converting
+// F64, F16 and BF16 tensors to float32.
 //
 // A checkpoint also records a format version and a SHA-256 of its tensor
 // data in the safetensors metadata, so that a truncated or corrupted file is
@@ -21,6 +23,7 @@ import (
 	"sort"
 
 	"github.com/nlpodyssey/safetensors"
+	"github.com/x448/float16"
 
 	"github.com/positgan/positgan/internal/atomicfile"
 )
@@ -99,53 +102,124 @@ func Save(path string, c *Checkpoint) error {
 
 // Load reads a checkpoint written by Save. A file that is not a
 // safetensors file, has another version, or whose data does not match its
-// checksum gives a *CorruptError.
+// checksum gives a *CorruptError. Use ReadSafetensors for safetensors files
+// written by other tools.
 func Load(path string) (*Checkpoint, error) {
 	buf, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("ckpt: %w", err)
 	}
-	return decode(path, buf)
+	return Decode(path, buf)
 }
 
 // Decode is Load for a checkpoint held in memory (an embedded file, say);
 // name is what errors call it.
-func Decode(name string, buf []byte) (*Checkpoint, error) { return decode(name, buf) }
-
-func decode(path string, buf []byte) (*Checkpoint, error) {
-	st, err := safetensors.Deserialize(buf)
+func Decode(name string, buf []byte) (*Checkpoint, error) {
+	st, meta, err := parse(name, buf)
 	if err != nil {
-		return nil, &CorruptError{path, err.Error()}
+		return nil, err
 	}
-	_, md, err := safetensors.ReadMetadata(buf)
+	if v := meta[keyVersion]; v != Version {
+		return nil, &CorruptError{name, fmt.Sprintf("version %q, want %q", v, Version)}
+	}
+	c, err := convert(st, meta, nil)
 	if err != nil {
-		return nil, &CorruptError{path, err.Error()}
-	}
-	c := New()
-	for k, v := range md.Metadata() {
-		c.Meta[k] = v
-	}
-	if v := c.Meta[keyVersion]; v != Version {
-		return nil, &CorruptError{path, fmt.Sprintf("version %q, want %q", v, Version)}
-	}
-	for _, nt := range st.Tensors() {
-		tv := nt.TensorView
-		if tv.DType() != safetensors.F32 {
-			return nil, &CorruptError{path, fmt.Sprintf("tensor %q has dtype %v, want F32", nt.Name, tv.DType())}
-		}
-		shape := make([]int, len(tv.Shape()))
-		for i, d := range tv.Shape() {
-			shape[i] = int(d)
-		}
-		c.Tensors[nt.Name] = Tensor{Shape: shape, Data: f32s(tv.Data())}
+		return nil, &CorruptError{name, err.Error()}
 	}
 	if want, got := c.Meta[keySHA], digest(c.Tensors); want != got {
-		return nil, &CorruptError{path, "tensor data does not match its checksum"}
+		return nil, &CorruptError{name, "tensor data does not match its checksum"}
 	}
 	delete(c.Meta, keyVersion)
 	delete(c.Meta, keySHA)
 	return c, nil
 }
+
+// ReadSafetensors reads any safetensors file, such as one written by
+// PyTorch tools: it needs no positgan version or checksum, and checks none.
+// Tensors in F32, F64, F16 and BF16 are converted to float32 (rounding F64
+// to nearest); a tensor of another element type is a *TensorError naming
+// it. Tensors for which skip reports true are left out before their type is
+// looked at (skip nil: none). All metadata is kept in Meta. A file that is
+// not a safetensors file gives a *CorruptError.
+func ReadSafetensors(path string, skip func(name string) bool) (*Checkpoint, error) {
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ckpt: %w", err)
+	}
+	return DecodeSafetensors(path, buf, skip)
+}
+
+// DecodeSafetensors is ReadSafetensors for a file held in memory; name is
+// what errors call it.
+func DecodeSafetensors(name string, buf []byte, skip func(name string) bool) (*Checkpoint, error) {
+	st, meta, err := parse(name, buf)
+	if err != nil {
+		return nil, err
+	}
+	c, err := convert(st, meta, skip)
+	if err != nil {
+		return nil, fmt.Errorf("ckpt: %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// parse reads the safetensors header and metadata of buf.
+func parse(name string, buf []byte) (safetensors.SafeTensors, map[string]string, error) {
+	_, md, err := safetensors.ReadMetadata(buf)
+	if err != nil {
+		return safetensors.SafeTensors{}, nil, &CorruptError{name, "not a safetensors file: " + err.Error()}
+	}
+	st, err := safetensors.Deserialize(buf) // parses the header again; cannot fail now
+	if err != nil {
+		return safetensors.SafeTensors{}, nil, &CorruptError{name, "not a safetensors file: " + err.Error()}
+	}
+	meta := make(map[string]string, len(md.Metadata()))
+	for k, v := range md.Metadata() {
+		meta[k] = v
+	}
+	return st, meta, nil
+}
+
+// convert returns the tensors of st not skipped, as float32, with meta.
+func convert(st safetensors.SafeTensors, meta map[string]string, skip func(string) bool) (*Checkpoint, error) {
+	c := &Checkpoint{Tensors: map[string]Tensor{}, Meta: meta}
+	for _, nt := range st.Tensors() {
+		if skip != nil && skip(nt.Name) {
+			continue
+		}
+		tv := nt.TensorView
+		shape := make([]int, len(tv.Shape()))
+		for i, d := range tv.Shape() {
+			shape[i] = int(d)
+		}
+		var data []float32
+		switch b := tv.Data(); tv.DType() {
+		case safetensors.F32:
+			data = f32s(b)
+		case safetensors.F64:
+			data = f64s(b)
+		case safetensors.F16:
+			data = f16s(b)
+		case safetensors.BF16:
+			data = bf16s(b)
+		default:
+			return nil, &TensorError{Name: nt.Name, Reason: fmt.Sprintf("element type %v, want F32, F64, F16 or BF16", tv.DType())}
+		}
+		c.Tensors[nt.Name] = Tensor{Shape: shape, Data: data}
+	}
+	return c, nil
+}
+
+// TensorError reports a tensor that cannot be used: of an element type
+// ReadSafetensors does not convert, or (from callers such as featnet)
+// missing or of the wrong shape. Its message names the tensor and leaves
+// the package and file to whoever wraps it.
+type TensorError struct {
+	Name   string
+	Reason string
+}
+
+func (e *TensorError) Error() string { return fmt.Sprintf("tensor %q: %s", e.Name, e.Reason) }
 
 // IsCorrupt reports whether err is a *CorruptError.
 func IsCorrupt(err error) bool {
@@ -191,6 +265,34 @@ func f32s(b []byte) []float32 {
 	xs := make([]float32, len(b)/4)
 	for i := range xs {
 		xs[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return xs
+}
+
+// f64s rounds each float64 of b to the nearest float32.
+func f64s(b []byte) []float32 {
+	xs := make([]float32, len(b)/8)
+	for i := range xs {
+		xs[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+	}
+	return xs
+}
+
+// f16s widens each IEEE binary16 of b to float32, exactly.
+func f16s(b []byte) []float32 {
+	xs := make([]float32, len(b)/2)
+	for i := range xs {
+		xs[i] = float16.Frombits(binary.LittleEndian.Uint16(b[2*i:])).Float32()
+	}
+	return xs
+}
+
+// bf16s widens each bfloat16 of b to float32: bfloat16 is the top half of
+// a float32.
+func bf16s(b []byte) []float32 {
+	xs := make([]float32, len(b)/2)
+	for i := range xs {
+		xs[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16)
 	}
 	return xs
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
-	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/experiment"
 )
 
 // evalCmd groups the evaluation commands.
@@ -281,27 +281,19 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags) (eval.Sta
 
 // evalCheckpointStats returns the feature statistics of --n images (10000
 // for --n 0) that a checkpoint's generator makes from noise drawn with
-// --seed; a conditional generator's labels cycle through the classes.
+// --seed (experiment.GeneratorStats, as positgan compare measures them).
 func evalCheckpointStats(path string, ext featnet.Extractor, o featureFlags) (eval.Stats, error) {
 	c, err := ckpt.Load(path)
 	if err != nil {
 		return eval.Stats{}, err
 	}
-	m, _, err := gan.LoadGAN(c, nil)
-	if err != nil {
-		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
-	}
 	n := *o.n
 	if n == 0 {
 		n = 10000
 	}
-	g, err := gan.GenerateSet(m, n, *o.seed, 100)
+	st, err := experiment.GeneratorStats(c, ext, n, *o.seed, 100)
 	if err != nil {
 		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := featnet.FeaturesOf(ext, g, 100)
-	if err != nil {
-		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return eval.StatsOf(f)
+	return st, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/positgan/positgan/quant"
@@ -54,13 +53,13 @@ func formatCmd() *command {
 					if err != nil {
 						return err
 					}
-					inf, err := describe(f)
+					d, err := formatInfo(f)
 					if err != nil {
 						return err
 					}
-					inf.print(io.out)
+					printDescription(io.out, d)
 					if *plot != "" {
-						return plotHistogram(*plot, inf)
+						return plotHistogram(*plot, d)
 					}
 					return nil
 				}
@@ -131,108 +130,47 @@ func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
 	return bw.Flush()
 }
 
-// formatInfo is what info prints about a format.
-type formatInfo struct {
-	f                  quant.Format
-	min, max           float64 // smallest and largest positive finite values
-	minNormal          float64 // 0 when the format has no subnormals to tell apart
-	decades            float64
-	gapBelow, gapAbove float64 // distance from 1 (or the values around it) to its neighbours
-	hist               []binade
-	finite, positive   int
+// formatInfo describes f for info: the library's description, with the
+// width checked here so that a too-wide format is a usage error.
+func formatInfo(f quant.Format) (quant.Description, error) {
+	if f.Bits() > quant.MaxDescribeBits {
+		return quant.Description{}, usagef("%v has %d bits; info enumerates formats of at most %d bits", f, f.Bits(), quant.MaxDescribeBits)
+	}
+	d, err := quant.Describe(f)
+	if err != nil {
+		return quant.Description{}, usageError{err}
+	}
+	return d, nil
 }
 
-type binade struct {
-	exp   int // values in [2^exp, 2^(exp+1))
-	codes int
-}
-
-// describe enumerates a format's codes (at most 16 bits) and derives the
-// figures info prints.
-func describe(f quant.Format) (*formatInfo, error) {
-	if f.Bits() > maxTableBits {
-		return nil, usagef("%v has %d bits; info enumerates formats of at most %d bits", f, f.Bits(), maxTableBits)
-	}
-	inf := &formatInfo{f: f}
-	var pos []float64
-	seen := map[float64]bool{}
-	for c := uint32(0); c < 1<<f.Bits(); c++ {
-		v := f.Decode(c)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		inf.finite++
-		if v > 0 && !seen[v] {
-			seen[v] = true
-			pos = append(pos, v)
-		}
-	}
-	if len(pos) == 0 {
-		return nil, fmt.Errorf("%v has no positive finite values", f)
-	}
-	sort.Float64s(pos)
-	inf.positive = len(pos)
-	inf.min, inf.max = pos[0], pos[len(pos)-1]
-	inf.decades = math.Log10(inf.max / inf.min)
-	if mn, ok := f.(interface{ MinNormal() float64 }); ok {
-		inf.minNormal = mn.MinNormal()
-	}
-	// The values bracketing 1.
-	i := sort.SearchFloat64s(pos, 1) // first >= 1
-	switch {
-	case i < len(pos) && pos[i] == 1:
-		if i > 0 {
-			inf.gapBelow = 1 - pos[i-1]
-		}
-		if i+1 < len(pos) {
-			inf.gapAbove = pos[i+1] - 1
-		}
-	case i > 0 && i < len(pos):
-		inf.gapBelow, inf.gapAbove = 1-pos[i-1], pos[i]-1
-	}
-	for _, v := range pos {
-		_, e := math.Frexp(v) // v = frac·2^e, frac in [0.5,1)
-		e--
-		// Empty binades between occupied ones are listed with 0, so the
-		// histogram shows the gaps of a tapered format honestly.
-		for n := len(inf.hist); n > 0 && inf.hist[n-1].exp < e-1; n++ {
-			inf.hist = append(inf.hist, binade{exp: inf.hist[n-1].exp + 1})
-		}
-		if n := len(inf.hist); n > 0 && inf.hist[n-1].exp == e {
-			inf.hist[n-1].codes++
-		} else {
-			inf.hist = append(inf.hist, binade{exp: e, codes: 1})
-		}
-	}
-	return inf, nil
-}
-
-func (inf *formatInfo) print(w io.Writer) {
+// printDescription writes d as info shows it.
+func printDescription(w io.Writer, d quant.Description) {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
-	fmt.Fprintf(bw, "format:        %v\n", inf.f)
-	fmt.Fprintf(bw, "bits:          %d\n", inf.f.Bits())
-	fmt.Fprintf(bw, "finite codes:  %d (%d distinct positive values)\n", inf.finite, inf.positive)
-	if _, ok := inf.f.(quant.Posit); ok {
-		fmt.Fprintf(bw, "minpos:        %s\n", valueString(inf.f, inf.min))
-		fmt.Fprintf(bw, "maxpos:        %s\n", valueString(inf.f, inf.max))
+	f := d.Format
+	fmt.Fprintf(bw, "format:        %v\n", f)
+	fmt.Fprintf(bw, "bits:          %d\n", f.Bits())
+	fmt.Fprintf(bw, "finite codes:  %d (%d distinct positive values)\n", d.FiniteCodes, d.PositiveValues)
+	if _, ok := f.(quant.Posit); ok {
+		fmt.Fprintf(bw, "minpos:        %s\n", valueString(f, d.MinPos))
+		fmt.Fprintf(bw, "maxpos:        %s\n", valueString(f, d.MaxPos))
 	} else {
-		fmt.Fprintf(bw, "min positive:  %s\n", valueString(inf.f, inf.min))
-		if inf.minNormal > 0 && inf.minNormal != inf.min {
-			fmt.Fprintf(bw, "min normal:    %s (below it: subnormals)\n", valueString(inf.f, inf.minNormal))
+		fmt.Fprintf(bw, "min positive:  %s\n", valueString(f, d.MinPos))
+		if d.MinNormal > d.MinPos {
+			fmt.Fprintf(bw, "min normal:    %s (below it: subnormals)\n", valueString(f, d.MinNormal))
 		}
-		fmt.Fprintf(bw, "max:           %s\n", valueString(inf.f, inf.max))
+		fmt.Fprintf(bw, "max:           %s\n", valueString(f, d.MaxPos))
 	}
-	fmt.Fprintf(bw, "range:         %.2f decades (log10 max/min)\n", inf.decades)
-	fmt.Fprintf(bw, "gap near 1:    %s (below: %s, above: %s)\n", valueString(inf.f, math.Max(inf.gapBelow, inf.gapAbove)),
-		valueString(inf.f, inf.gapBelow), valueString(inf.f, inf.gapAbove))
+	fmt.Fprintf(bw, "range:         %.2f decades (log10 max/min)\n", d.Decades())
+	fmt.Fprintf(bw, "gap near 1:    %s (below: %s, above: %s)\n", valueString(f, d.Gap()),
+		valueString(f, d.GapBelow), valueString(f, d.GapAbove))
 	fmt.Fprintf(bw, "\npositive values per binade [2^e, 2^(e+1)):\n")
 	most := 0
-	for _, b := range inf.hist {
-		most = max(most, b.codes)
+	for _, b := range d.Binades {
+		most = max(most, b.Values)
 	}
-	for _, b := range inf.hist {
-		bar := strings.Repeat("#", (b.codes*40+most-1)/most) // at least one # for a nonzero count
-		fmt.Fprintf(bw, "  2^%-5d %6d %s\n", b.exp, b.codes, bar)
+	for _, b := range d.Binades {
+		bar := strings.Repeat("#", (b.Values*40+most-1)/most) // at least one # for a nonzero count
+		fmt.Fprintf(bw, "  2^%-5d %6d %s\n", b.Exp, b.Values, bar)
 	}
 }

@@ -110,6 +110,18 @@ func TestFormatInfo(t *testing.T) {
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("plot is not a PNG: %v", err)
 	}
+	// The histogram rows, as the posit definition gives them (see
+	// quant's TestDescribe): one value at 2^-12, none at 2^-11, 16 in each
+	// binade next to 1.
+	for _, row := range []string{"  2^-12        1 #", "  2^-11        0 \n", "  2^0         16 " + strings.Repeat("#", 40)} {
+		if !strings.Contains(out, row) {
+			t.Errorf("info lacks histogram row %q", row)
+		}
+	}
+	// Too wide to enumerate: a usage error.
+	if _, stderr, code := runCLI(t, "", "format", "info", "fp32"); code != 2 || !strings.Contains(stderr, "at most 16 bits") {
+		t.Errorf("fp32: exit %d, stderr %q", code, stderr)
+	}
 	// An unwritable destination is an error and leaves nothing behind.
 	_, stderr, code = runCLI(t, "", "format", "info", "posit(8,1)", "--plot", filepath.Join(dir, "nodir", "h.png"))
 	if code != 1 || !strings.Contains(stderr, "nodir") {

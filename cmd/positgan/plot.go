@@ -10,24 +10,25 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/quant"
 )
 
 // plotHistogram writes the binade histogram of a format as a PNG bar chart.
-func plotHistogram(path string, inf *formatInfo) error {
+func plotHistogram(path string, d quant.Description) error {
 	if !strings.HasSuffix(strings.ToLower(path), ".png") {
 		return usagef("--plot %s: want a .png file name", path)
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%v: positive values per binade", inf.f)
+	p.Title.Text = fmt.Sprintf("%v: positive values per binade", d.Format)
 	p.X.Label.Text = "binade exponent e (values in [2^e, 2^(e+1)))"
 	p.Y.Label.Text = "values"
-	vals := make(plotter.Values, len(inf.hist))
-	names := make([]string, len(inf.hist))
-	step := max(1, len(inf.hist)/16)
-	for i, b := range inf.hist {
-		vals[i] = float64(b.codes)
+	vals := make(plotter.Values, len(d.Binades))
+	names := make([]string, len(d.Binades))
+	step := max(1, len(d.Binades)/16)
+	for i, b := range d.Binades {
+		vals[i] = float64(b.Values)
 		if i%step == 0 {
-			names[i] = fmt.Sprint(b.exp)
+			names[i] = fmt.Sprint(b.Exp)
 		}
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(max(2, 400/float64(len(vals)))))

@@ -151,7 +151,7 @@ func ignoredTensor(name string) bool {
 // error that names it. The weights cannot be downloaded here: convert them
 // once where they can (see the package documentation for the script).
 func LoadInception(path string) (*Inception, error) {
-	ts, _, err := readSafetensors(path, ignoredTensor)
+	ts, err := readSafetensors(path, ignoredTensor)
 	if err != nil {
 		return nil, err
 	}

@@ -464,15 +464,6 @@ func setTensor(dst *tensor.Dense, ts map[string]ckpt.Tensor, name string) error 
 	return nil
 }
 
-// TensorError reports a weight tensor that is missing or has the wrong
-// shape.
-type TensorError struct {
-	Name   string
-	Reason string
-}
-
-func (e *TensorError) Error() string { return fmt.Sprintf("tensor %q: %s", e.Name, e.Reason) }
-
 // ---- loss scaling ----
 
 // newScaler returns the policy's loss scaler, or nil for none.

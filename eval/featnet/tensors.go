@@ -2,15 +2,10 @@ package featnet
 
 import (
 	"embed"
-	"encoding/binary"
 	"fmt"
-	"math"
-	"os"
 	"slices"
 
-	"github.com/nlpodyssey/safetensors"
 	"github.com/positgan/positgan/ckpt"
-	"github.com/x448/float16"
 )
 
 // weightFiles holds the shipped LeNet weights.
@@ -52,75 +47,20 @@ func ShippedLeNet(spec string) (*LeNet, error) {
 	return nil, fmt.Errorf("featnet: unknown feature network %q (want %s)", spec, Specs)
 }
 
-// readSafetensors reads the tensors and metadata of a safetensors file,
-// leaving out the tensors skip reports (nil: none).
-func readSafetensors(path string, skip func(name string) bool) (map[string]ckpt.Tensor, map[string]string, error) {
-	buf, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("featnet: %w", err)
-	}
-	ts, meta, err := decodeSafetensors(buf, skip)
-	if err != nil {
-		return nil, nil, fmt.Errorf("featnet: %s: %w", path, err)
-	}
-	return ts, meta, nil
-}
+// TensorError reports a weight tensor that is missing, has the wrong shape
+// or an element type that cannot be converted to float32. It is
+// ckpt.TensorError, which the safetensors decoder returns.
+type TensorError = ckpt.TensorError
 
-// decodeSafetensors decodes a safetensors file held in buf, leaving out the
+// readSafetensors reads the tensors of a safetensors file, leaving out the
 // tensors skip reports (nil: none). Tensors in F16, BF16 and F64 are
-// converted to float32; other element types are an error.
-func decodeSafetensors(buf []byte, skip func(string) bool) (map[string]ckpt.Tensor, map[string]string, error) {
-	st, err := safetensors.Deserialize(buf)
+// converted to float32; other element types are a *TensorError.
+func readSafetensors(path string, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
+	c, err := ckpt.ReadSafetensors(path, skip)
 	if err != nil {
-		return nil, nil, fmt.Errorf("not a safetensors file: %w", err)
+		return nil, fmt.Errorf("featnet: %w", err)
 	}
-	_, md, err := safetensors.ReadMetadata(buf)
-	if err != nil {
-		return nil, nil, fmt.Errorf("not a safetensors file: %w", err)
-	}
-	meta := map[string]string{}
-	for k, v := range md.Metadata() {
-		meta[k] = v
-	}
-	ts := map[string]ckpt.Tensor{}
-	for _, nt := range st.Tensors() {
-		if skip != nil && skip(nt.Name) {
-			continue
-		}
-		tv := nt.TensorView
-		shape := make([]int, len(tv.Shape()))
-		for i, d := range tv.Shape() {
-			shape[i] = int(d)
-		}
-		b := tv.Data()
-		var data []float32
-		switch tv.DType() {
-		case safetensors.F32:
-			data = make([]float32, len(b)/4)
-			for i := range data {
-				data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-			}
-		case safetensors.F64:
-			data = make([]float32, len(b)/8)
-			for i := range data {
-				data[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
-			}
-		case safetensors.F16:
-			data = make([]float32, len(b)/2)
-			for i := range data {
-				data[i] = float16.Frombits(binary.LittleEndian.Uint16(b[2*i:])).Float32()
-			}
-		case safetensors.BF16:
-			data = make([]float32, len(b)/2)
-			for i := range data {
-				data[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16)
-			}
-		default:
-			return nil, nil, &TensorError{Name: nt.Name, Reason: fmt.Sprintf("element type %v, want F32, F64, F16 or BF16", tv.DType())}
-		}
-		ts[nt.Name] = ckpt.Tensor{Shape: shape, Data: data}
-	}
-	return ts, meta, nil
+	return c.Tensors, nil
 }
 
 // sortedKeys returns the keys of m in order.

@@ -8,10 +8,11 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// The activations below do what gorgonia.Rectify, LeakyRelu and Tanh do,
-// into buffers kept from run to run: Gorgonia's allocate their results and
-// several temporaries on every run. Each keeps a private copy of what its
-// backward pass needs, so an in-place op downstream cannot corrupt it.
+// The activations below do what gorgonia.Rectify, LeakyRelu, Tanh and
+// Sigmoid do, into buffers kept from run to run: Gorgonia's allocate their
+// results and several temporaries on every run. Each keeps a private copy
+// of what its backward pass needs, so an in-place op downstream cannot
+// corrupt it.
 
 // saved is a private per-element-type buffer.
 type saved struct {
@@ -73,6 +74,33 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 				tanhBack(data[float64](dx), data[float64](dy), out.s64)
 			} else {
 				tanhBack(data[float32](dx), data[float32](dy), out.s32)
+			}
+		})
+}
+
+// Sigmoid returns the logistic function 1/(1+exp(-x)), as PyTorch's
+// nn.Sigmoid, computed in float64 without overflow for any x (it is 0 or
+// 1 exactly far out, never NaN). The backward pass is dy·y·(1-y) from the
+// saved output y.
+func Sigmoid(x *gorgonia.Node) (*gorgonia.Node, error) {
+	var out saved // the output, for the backward pass
+	return unary(x, fmt.Sprintf("Sigmoid[%p]", &out), x.Shape(),
+		func(x, y *tensor.Dense) {
+			if isF64(x) {
+				out.s64 = grow(out.s64, x.Size())
+				sigmoidTo(out.s64, data[float64](x))
+				copy(data[float64](y), out.s64)
+			} else {
+				out.s32 = grow(out.s32, x.Size())
+				sigmoidTo(out.s32, data[float32](x))
+				copy(data[float32](y), out.s32)
+			}
+		},
+		func(dy, dx *tensor.Dense) {
+			if isF64(dy) {
+				sigmoidBack(data[float64](dx), data[float64](dy), out.s64)
+			} else {
+				sigmoidBack(data[float32](dx), data[float32](dy), out.s32)
 			}
 		})
 }

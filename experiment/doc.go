@@ -1,0 +1,22 @@
+// Package experiment compares quantization policies: a Sweep trains one
+// GAN in several policies over several seeds, measures an FID for every
+// run's generator and tabulates the results (Compare). It is what
+// positgan compare runs, as a library for notebooks and other programs.
+//
+// A sweep lives in one folder, Sweep.Out, and is resumable: Compare skips
+// the runs whose result.json matches the sweep and continues half-trained
+// runs from their checkpoints, bit for bit. The folder holds
+//
+//	<policy>/seed<k>/               one run: checkpoint.safetensors, log.csv,
+//	                                samples.png and result.json (a Result)
+//	reference_<features>_n<N>_seed<S>.npz
+//	                                feature statistics of the real images
+//	results.md, results.csv         mean ± std over seeds per policy
+//	runs.csv                        one line per run
+//	fid.png                         bar chart of the FID
+//	grids/<policy>.png, grids.png   the first seed's sample grids
+//
+// GeneratorStats is the FID pipeline of a generator checkpoint, shared
+// with positgan eval. Every call into packages gan and models is in
+// train.go.
+package experiment

@@ -1,0 +1,100 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/internal/atomicfile"
+)
+
+// A Result is what a finished run records in its result.json: its
+// figures, and the inputs its FID depends on, so that a sweep with other
+// settings measures the run again.
+type Result struct {
+	Policy   string  `json:"policy"`
+	Seed     uint64  `json:"seed"`
+	Steps    int     `json:"steps"`
+	Dataset  string  `json:"dataset"`
+	Features string  `json:"features"`
+	N        int     `json:"n"`
+	EvalSeed uint64  `json:"eval_seed"`
+	Metric   string  `json:"metric"`
+	FID      float64 `json:"fid"`
+	DLoss    float64 `json:"d_loss"` // mean over the last 100 steps
+	GLoss    float64 `json:"g_loss"`
+	SkippedD int     `json:"skipped_d"` // updates skipped over the whole run
+	SkippedG int     `json:"skipped_g"`
+	SPerStep float64 `json:"s_per_step"` // mean wall time of a step
+}
+
+// readResult returns a run's recorded result if it was measured with the
+// settings of s.
+func readResult(s *Sweep, r Run, metric string) (*Result, bool) {
+	data, err := os.ReadFile(filepath.Join(r.Dir, ResultFile))
+	if err != nil {
+		return nil, false
+	}
+	var res Result
+	if json.Unmarshal(data, &res) != nil {
+		return nil, false
+	}
+	ok := res.Policy == r.Policy && res.Seed == r.Seed && res.Steps == s.Steps && res.Dataset == s.Dataset &&
+		res.Features == s.Features && res.N == s.N && res.EvalSeed == s.EvalSeed && res.Metric == metric
+	return &res, ok
+}
+
+// runOne trains one run to s.Steps (from scratch, or on from its
+// checkpoint), measures its FID against ref and records the result.
+func runOne(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extractor, ref eval.Stats, log io.Writer) (*Result, error) {
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := m.train(ctx, s, r, log); err != nil {
+		return nil, err
+	}
+	res := &Result{Policy: r.Policy, Seed: r.Seed, Steps: s.Steps, Dataset: s.Dataset, Features: s.Features,
+		N: s.N, EvalSeed: s.EvalSeed, Metric: featnet.MetricName(ext)}
+	if err := readFigures(res, filepath.Join(r.Dir, "log.csv"), s.Steps); err != nil {
+		return nil, err
+	}
+	c, err := ckpt.Load(filepath.Join(r.Dir, checkpointFile))
+	if err != nil {
+		return nil, err
+	}
+	st, err := GeneratorStats(c, ext, s.N, s.EvalSeed, 100)
+	if err != nil {
+		return nil, err
+	}
+	if res.FID, err = eval.FrechetDistance(st, ref); err != nil {
+		return nil, err
+	}
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(r.Dir, ResultFile), append(js, '\n')); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+const checkpointFile = "checkpoint.safetensors"
+
+// loadCheckpoint returns a run's checkpoint, or nil if it has none yet.
+func loadCheckpoint(r Run) (*ckpt.Checkpoint, error) {
+	c, err := ckpt.Load(filepath.Join(r.Dir, checkpointFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}

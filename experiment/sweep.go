@@ -1,0 +1,312 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/quant"
+)
+
+// A Sweep says what Compare trains and measures. Every field but Features,
+// CheckpointEvery, Log and Progress must be set.
+type Sweep struct {
+	Model   string // "cgan" or "dcgan"
+	Dataset string // mnist, fashion-mnist, or an IDX directory with a test split
+	// Policies are quantization presets or .toml files (quant.ParsePolicy).
+	// A run folder is named after the preset, or the file's base name.
+	Policies []string
+	// Seeds runs per policy, with training seeds FirstSeed, FirstSeed+1, ...
+	Seeds     int
+	FirstSeed uint64
+	Steps     int     // training steps per run
+	Batch     int     // batch size
+	LR        float64 // Adam learning rate
+	// CheckpointEvery > 0 rewrites a run's checkpoint every so many steps;
+	// 0 writes it only when the run ends.
+	CheckpointEvery int
+	// N images per FID: generated ones from noise drawn with EvalSeed (for
+	// a conditional GAN, labels cycling through the classes), and real
+	// ones drawn with EvalSeed from the test split. The same for every run.
+	N        int
+	EvalSeed uint64
+	// Features is the FID's feature network (featnet.Load); empty means
+	// lenet-mnist for mnist and lenet-fashion for fashion-mnist.
+	Features string
+	Out      string // the sweep's folder
+	// Log, if not nil, receives a line when a run starts, resumes or
+	// ends, and when the reference statistics are computed.
+	Log io.Writer
+	// Progress, if not nil, is called before a run trains from step start
+	// to Steps; the function it returns, if not nil, after every step.
+	Progress func(r Run, start int) func(st StepStats, elapsed time.Duration)
+}
+
+// A Run is one (policy, seed) run of a sweep.
+type Run struct {
+	Policy string // the folder name: preset name, or policy file's base name
+	Seed   uint64
+	Dir    string // Out/<Policy>/seed<Seed>
+	policy *quant.Policy
+}
+
+func (r Run) String() string { return fmt.Sprintf("%s seed %d", r.Policy, r.Seed) }
+
+// A ConfigError says which field of a Sweep is invalid, or does not fit
+// the data or the runs already in Out.
+type ConfigError struct {
+	Field string // the Sweep field, e.g. "Steps"
+	Value string // its value, if the message needs it
+	Err   error
+}
+
+func (e *ConfigError) Error() string {
+	s := "experiment: " + e.Field
+	if e.Value != "" {
+		s += " " + e.Value
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+func configErrorf(field, value, format string, a ...any) error {
+	return &ConfigError{Field: field, Value: value, Err: fmt.Errorf(format, a...)}
+}
+
+// A RunError is the failure of one run. If Err is gan.ErrInterrupted, the
+// run's checkpoint was written and Compare continues it when called again.
+type RunError struct {
+	Run Run
+	Err error
+}
+
+func (e *RunError) Error() string { return "experiment: " + e.Run.String() + ": " + e.Err.Error() }
+func (e *RunError) Unwrap() error { return e.Err }
+
+// ResultFile is the name of the file in a run's folder that records its
+// Result.
+const ResultFile = "result.json"
+
+// check checks the fields Compare needs before it reads anything, and
+// fills in Features.
+func (s *Sweep) check() error {
+	switch {
+	case s.Steps <= 0:
+		return configErrorf("Steps", strconv.Itoa(s.Steps), "must be positive")
+	case s.Seeds <= 0:
+		return configErrorf("Seeds", strconv.Itoa(s.Seeds), "must be positive")
+	case s.N < 2:
+		return configErrorf("N", strconv.Itoa(s.N), "an FID needs at least 2 images")
+	case s.Batch <= 0:
+		return configErrorf("Batch", strconv.Itoa(s.Batch), "must be positive")
+	case !(s.LR > 0):
+		return configErrorf("LR", fmt.Sprint(s.LR), "must be positive")
+	case s.CheckpointEvery < 0:
+		return configErrorf("CheckpointEvery", strconv.Itoa(s.CheckpointEvery), "must not be negative")
+	case !knownModel(s.Model):
+		return configErrorf("Model", strconv.Quote(s.Model), "want cgan or dcgan")
+	case s.Out == "":
+		return configErrorf("Out", "", "empty folder name")
+	}
+	if s.Features == "" {
+		switch s.Dataset {
+		case "mnist":
+			s.Features = "lenet-mnist"
+		case "fashion-mnist":
+			s.Features = "lenet-fashion"
+		default:
+			return configErrorf("Features", "", "no default for data set %s; name a feature network (%s)", s.Dataset, featnet.Specs)
+		}
+	}
+	return nil
+}
+
+// Runs parses the policies and lays out the runs, policy by policy, seed
+// by seed.
+func (s Sweep) Runs() ([]Run, error) {
+	if len(s.Policies) == 0 {
+		return nil, configErrorf("Policies", "", "none given")
+	}
+	if s.Seeds <= 0 {
+		return nil, configErrorf("Seeds", strconv.Itoa(s.Seeds), "must be positive")
+	}
+	var runs []Run
+	seen := map[string]bool{}
+	for _, name := range s.Policies {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, configErrorf("Policies", strconv.Quote(strings.Join(s.Policies, ",")), "empty policy name")
+		}
+		p, err := quant.ParsePolicy(name)
+		if err != nil {
+			return nil, &ConfigError{Field: "Policies", Value: name, Err: err}
+		}
+		label := policyLabel(name)
+		if seen[label] {
+			return nil, configErrorf("Policies", label, "given twice")
+		}
+		seen[label] = true
+		for k := range s.Seeds {
+			seed := s.FirstSeed + uint64(k)
+			runs = append(runs, Run{Policy: label, Seed: seed, policy: p,
+				Dir: filepath.Join(s.Out, label, fmt.Sprintf("seed%d", seed))})
+		}
+	}
+	return runs, nil
+}
+
+// policyLabel names a policy's run folder: the preset name, or the policy
+// file's base name.
+func policyLabel(arg string) string {
+	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
+		return strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
+	}
+	return arg
+}
+
+// Compare runs the sweep: every run not finished yet is trained to
+// s.Steps (from scratch, or on from its checkpoint) and its FID measured;
+// the table files in s.Out are rewritten after every run. Invalid fields,
+// and checkpoints in s.Out that belong to another sweep, give a
+// *ConfigError before anything is trained; the failure of a run gives a
+// *RunError. Cancelling ctx stops the run under way after its current
+// step, with its checkpoint written (a *RunError wrapping
+// gan.ErrInterrupted).
+func Compare(ctx context.Context, s Sweep) (*Table, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	log := s.Log
+	if log == nil {
+		log = io.Discard
+	}
+	ext, err := featnet.Load(s.Features)
+	if err != nil {
+		return nil, &ConfigError{Field: "Features", Err: err}
+	}
+	metric := featnet.MetricName(ext)
+	m, err := loadModel(&s)
+	if err != nil {
+		return nil, err
+	}
+	sh := m.data.Shape()
+	test, err := datasets.Load(s.Dataset, datasets.Options{Split: datasets.Test, Height: sh.H, Width: sh.W, Channels: sh.C})
+	if err != nil {
+		return nil, configErrorf("Dataset", s.Dataset, "the FID's real images come from the test split: %w", err)
+	}
+	if test.Len() < s.N {
+		return nil, configErrorf("N", strconv.Itoa(s.N), "the test split of %s has only %d images", s.Dataset, test.Len())
+	}
+	if err := ensureWritable(s.Out); err != nil {
+		return nil, err
+	}
+	// Existing checkpoints must belong to this sweep.
+	for _, r := range runs {
+		if err := m.checkCheckpoint(&s, r); err != nil {
+			return nil, err
+		}
+	}
+	ref, err := reference(&s, test, ext, log)
+	if err != nil {
+		return nil, err
+	}
+
+	t := &Table{Sweep: s, Metric: metric, Runs: runs, Results: make([]*Result, len(runs)), channels: sh.C}
+	start := time.Now()
+	measured := 0 // runs this call trained or evaluated, for the ETA
+	left := len(runs)
+	for i, r := range runs {
+		if res, ok := readResult(&s, r, metric); ok {
+			t.Results[i] = res
+			left--
+			fmt.Fprintf(log, "[%d/%d] %s: done (%s %.4g)\n", i+1, len(runs), r, metric, res.FID)
+		}
+	}
+	for i, r := range runs {
+		if t.Results[i] != nil {
+			continue
+		}
+		eta := ""
+		if measured > 0 {
+			eta = fmt.Sprintf(", comparison eta %s", (time.Since(start) / time.Duration(measured) * time.Duration(left-measured)).Round(time.Second))
+		}
+		fmt.Fprintf(log, "[%d/%d] %s%s\n", i+1, len(runs), r, eta)
+		res, err := runOne(ctx, &s, m, r, ext, ref, log)
+		if err != nil {
+			return nil, &RunError{Run: r, Err: err}
+		}
+		measured++
+		t.Results[i] = res
+		fmt.Fprintf(log, "[%d/%d] %s: %s %.4g, %.3f s/step\n", i+1, len(runs), r, metric, res.FID, res.SPerStep)
+		if err := t.writeFiles(); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.writeFiles(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ensureWritable makes dir and checks that a file can be created in it.
+func ensureWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	probe, err := os.CreateTemp(dir, ".positgan-probe-*")
+	if err != nil {
+		return fmt.Errorf("output folder %s is not writable: %w", dir, errors.Unwrap(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// reference returns the feature statistics of N test images, cached in a
+// file whose name says how they were made.
+func reference(s *Sweep, test datasets.Dataset, ext featnet.Extractor, log io.Writer) (eval.Stats, error) {
+	path := filepath.Join(s.Out, fmt.Sprintf("reference_%s_n%d_seed%d.npz", fileSafeName(s.Features), s.N, s.EvalSeed))
+	if st, err := eval.ReadStats(path); err == nil && st.Dim() == ext.Dim() {
+		return st, nil
+	}
+	fmt.Fprintf(log, "reference: features (%s) of %d test images of %s -> %s\n", ext.Name(), s.N, s.Dataset, path)
+	sub, err := datasets.Sample(test, s.N, s.EvalSeed)
+	if err != nil {
+		return eval.Stats{}, err
+	}
+	x, err := featnet.FeaturesOf(ext, sub, 100)
+	if err != nil {
+		return eval.Stats{}, fmt.Errorf("reference: %w", err)
+	}
+	st, err := eval.StatsOf(x)
+	if err != nil {
+		return eval.Stats{}, fmt.Errorf("reference: %w", err)
+	}
+	if err := eval.WriteStats(path, st); err != nil {
+		return eval.Stats{}, err
+	}
+	return st, nil
+}
+
+func fileSafeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '+':
+			return r
+		}
+		return '_'
+	}, s)
+}

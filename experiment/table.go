@@ -1,0 +1,221 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/internal/atomicfile"
+)
+
+// A Table holds the results of a sweep's runs.
+type Table struct {
+	Sweep   Sweep     // with Features filled in
+	Metric  string    // the FID's name, e.g. "FID (LeNet-MNIST)"
+	Runs    []Run     // policy by policy, seed by seed
+	Results []*Result // Results[i] is Runs[i]'s; nil if it is not finished
+
+	channels int // of the images: 1 writes grids.png in gray
+}
+
+// errNoResults is returned when a table has no finished run to show.
+var errNoResults = errors.New("experiment: no finished runs")
+
+// metrics returns the table's columns: the FID first.
+func (t *Table) metrics() []string {
+	return []string{t.Metric, "D loss", "G loss", "skipped updates", "s/step"}
+}
+
+// Summary returns the results policy by policy, one eval.Result per
+// metric of the table (FID, D loss, G loss, skipped updates, s/step),
+// each with a value per finished run.
+func (t *Table) Summary() []eval.Result {
+	var rs []eval.Result
+	idx := map[[2]string]int{}
+	for i, res := range t.Results {
+		if res == nil {
+			continue
+		}
+		r := t.Runs[i]
+		vals := []float64{res.FID, res.DLoss, res.GLoss, float64(res.SkippedD + res.SkippedG), res.SPerStep}
+		for k, m := range t.metrics() {
+			key := [2]string{r.Policy, m}
+			j, ok := idx[key]
+			if !ok {
+				j = len(rs)
+				idx[key] = j
+				rs = append(rs, eval.Result{Policy: r.Policy, Metric: m})
+			}
+			rs[j].Values = append(rs[j].Values, vals[k])
+		}
+	}
+	return rs
+}
+
+// WriteMarkdown writes results.md: a line saying what was measured, the
+// table of means ± std over seeds, and a line explaining the columns.
+func (t *Table) WriteMarkdown(w io.Writer) error {
+	rs := t.Summary()
+	if len(rs) == 0 {
+		return errNoResults
+	}
+	s := t.Sweep
+	var md bytes.Buffer
+	fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s of %d generated images against %d test images.\n\n",
+		strings.ToUpper(s.Model), s.Dataset, s.Steps, s.Batch, t.Metric, s.N, s.N)
+	if err := eval.WriteMarkdown(&md, rs); err != nil {
+		return err
+	}
+	fmt.Fprintf(&md, "D and G loss: means over each run's last 100 steps; skipped updates: D and G updates skipped for overflow; s/step: mean wall time of a training step.\n")
+	_, err := w.Write(md.Bytes())
+	return err
+}
+
+// WriteCSV writes results.csv: the summary (see eval.WriteCSV).
+func (t *Table) WriteCSV(w io.Writer) error {
+	rs := t.Summary()
+	if len(rs) == 0 {
+		return errNoResults
+	}
+	return eval.WriteCSV(w, rs)
+}
+
+// WriteRunsCSV writes runs.csv: one line per finished run.
+func (t *Table) WriteRunsCSV(w io.Writer) error {
+	lines := [][]string{{"policy", "seed", "steps", "metric", "fid", "d_loss", "g_loss", "skipped_d", "skipped_g", "s_per_step"}}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for i, res := range t.Results {
+		if res == nil {
+			continue
+		}
+		r := t.Runs[i]
+		lines = append(lines, []string{r.Policy, strconv.FormatUint(r.Seed, 10), strconv.Itoa(res.Steps), res.Metric,
+			g(res.FID), g(res.DLoss), g(res.GLoss), strconv.Itoa(res.SkippedD), strconv.Itoa(res.SkippedG), g(res.SPerStep)})
+	}
+	cw := csv.NewWriter(w)
+	cw.WriteAll(lines)
+	return cw.Error()
+}
+
+// WriteChart writes fid.png: a bar chart of the FID per policy with error
+// bars of ± one standard deviation over seeds.
+func (t *Table) WriteChart(w io.Writer) error {
+	rs := t.Summary()
+	if len(rs) == 0 {
+		return errNoResults
+	}
+	p, err := eval.BarChart(rs, t.Metric)
+	if err != nil {
+		return err
+	}
+	pols := len(rs) / len(t.metrics())
+	wt, err := p.WriterTo(max(12*vg.Centimeter, vg.Length(4+2.5*float64(pols))*vg.Centimeter), 10*vg.Centimeter, "png")
+	if err != nil {
+		return err
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+// writeFiles writes results.md, results.csv, runs.csv, fid.png and the
+// grids into the sweep's folder, if any run is finished.
+func (t *Table) writeFiles() error {
+	if len(t.Summary()) == 0 {
+		return nil
+	}
+	out := t.Sweep.Out
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"results.md", t.WriteMarkdown}, {"results.csv", t.WriteCSV}, {"runs.csv", t.WriteRunsCSV}, {"fid.png", t.WriteChart},
+	} {
+		// Made in memory first: a failure leaves no temporary file behind.
+		var b bytes.Buffer
+		if err := f.write(&b); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(out, f.name), b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return t.writeGrids()
+}
+
+// writeGrids copies the first seed's grid of each policy to grids/ and
+// writes them all side by side, labelled, to grids.png.
+func (t *Table) writeGrids() error {
+	out := t.Sweep.Out
+	var names []string
+	var grids []image.Image
+	for i, res := range t.Results {
+		r := t.Runs[i]
+		if res == nil || r.Seed != t.Sweep.FirstSeed {
+			continue
+		}
+		path := filepath.Join(r.Dir, "samples.png")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := os.MkdirAll(filepath.Join(out, "grids"), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(out, "grids", r.Policy+".png"), data); err != nil {
+			return err
+		}
+		names = append(names, r.Policy)
+		grids = append(grids, img)
+	}
+	if len(grids) == 0 {
+		return nil
+	}
+	var all image.Image = sideBySide(names, grids)
+	if t.channels == 1 { // a third of the file
+		g := image.NewGray(all.Bounds())
+		draw.Draw(g, g.Bounds(), all, image.Point{}, draw.Src)
+		all = g
+	}
+	return atomicfile.Write(filepath.Join(out, "grids.png"), func(w io.Writer) error { return png.Encode(w, all) })
+}
+
+// sideBySide places the images left to right, each under its name.
+func sideBySide(names []string, imgs []image.Image) image.Image {
+	const gap, label = 8, 18
+	w, h := gap, 0
+	for _, im := range imgs {
+		w += im.Bounds().Dx() + gap
+		h = max(h, im.Bounds().Dy())
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, label+h+gap))
+	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	x := gap
+	for i, im := range imgs {
+		b := im.Bounds()
+		draw.Draw(dst, image.Rect(x, label, x+b.Dx(), label+b.Dy()), im, b.Min, draw.Src)
+		d := font.Drawer{Dst: dst, Src: image.Black, Face: basicfont.Face7x13}
+		d.Dot = fixed.P(x+(b.Dx()-d.MeasureString(names[i]).Round())/2, label-5)
+		d.DrawString(names[i])
+		x += b.Dx() + gap
+	}
+	return dst
+}

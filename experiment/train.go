@@ -1,0 +1,201 @@
+package experiment
+
+// Every call into packages gan and models is in this file.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models"
+)
+
+// StepStats are the figures of one training step, as Sweep.Progress
+// receives them.
+type StepStats = gan.StepStats
+
+func knownModel(name string) bool { return name == models.CGAN || name == models.DCGAN }
+
+// model is what a sweep trains: the model's configuration and the
+// training data.
+type model struct {
+	cfg  models.Config
+	data *datasets.Set
+}
+
+// loadModel loads the training split of s.Dataset and configures s.Model
+// for it.
+func loadModel(s *Sweep) (*model, error) {
+	opt := datasets.Options{Split: datasets.Train}
+	if s.Dataset != "mnist" && s.Dataset != "fashion-mnist" {
+		if fi, err := os.Stat(s.Dataset); err == nil && fi.IsDir() && !looksIDX(s.Dataset) {
+			opt.Height, opt.Width = 64, 64 // image folders: the DCGAN 64x64 setting
+		}
+	}
+	ds, err := datasets.Load(s.Dataset, opt)
+	if err != nil {
+		return nil, &ConfigError{Field: "Dataset", Err: err}
+	}
+	sh := ds.Shape()
+	classes := 0
+	if s.Model == models.CGAN {
+		if classes = ds.NumClasses(); classes < 2 {
+			return nil, configErrorf("Model", s.Model, "needs labelled data (2 or more classes); %s has %d: use dcgan", s.Dataset, classes)
+		}
+	}
+	cfg, err := models.DefaultConfig(s.Model, sh.C, sh.H, sh.W, classes)
+	if err != nil {
+		return nil, configErrorf("Model", s.Model, "%w (data: %v images)", err, sh)
+	}
+	if ds.Len() < s.Batch {
+		return nil, configErrorf("Batch", strconv.Itoa(s.Batch), "the data set has only %d images", ds.Len())
+	}
+	return &model{cfg: cfg, data: ds}, nil
+}
+
+func looksIDX(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*idx[13]?ubyte*"))
+	return len(m) > 0
+}
+
+// checkCheckpoint checks that a run's checkpoint, if it has one, is a run
+// of this sweep that s.Steps can continue.
+func (m *model) checkCheckpoint(s *Sweep, r Run) error {
+	c, err := loadCheckpoint(r)
+	if c == nil || err != nil {
+		return err
+	}
+	path := filepath.Join(r.Dir, checkpointFile)
+	st, err := gan.ReadState(c)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	o := st.Options
+	var bad []string
+	if o.Config.String() != m.cfg.String() {
+		bad = append(bad, fmt.Sprintf("model %s (now %s)", o.Config, m.cfg))
+	}
+	if o.Seed != r.Seed {
+		bad = append(bad, fmt.Sprintf("seed %d (now %d)", o.Seed, r.Seed))
+	}
+	if o.Batch != s.Batch {
+		bad = append(bad, fmt.Sprintf("batch %d (now %d)", o.Batch, s.Batch))
+	}
+	if o.LR != s.LR {
+		bad = append(bad, fmt.Sprintf("lr %g (now %g)", o.LR, s.LR))
+	}
+	if d := c.Meta["positgan.dataset"]; d != "" && d != s.Dataset {
+		bad = append(bad, fmt.Sprintf("dataset %s (now %s)", d, s.Dataset))
+	}
+	if o.Policy != nil && o.Policy.String() != r.policy.String() {
+		bad = append(bad, "a different policy "+r.Policy)
+	}
+	if st.Step > s.Steps {
+		bad = append(bad, fmt.Sprintf("step %d (past %d steps)", st.Step, s.Steps))
+	}
+	if len(bad) > 0 {
+		return configErrorf("Out", "", "%s was trained with %s: use another folder", path, strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// train trains run r to s.Steps: from scratch, or on from its checkpoint.
+// Either way r.Dir ends with the checkpoint and log of s.Steps steps.
+func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error {
+	c, err := loadCheckpoint(r)
+	if err != nil {
+		return err
+	}
+	var t *gan.Trainer
+	if c != nil {
+		st, err := gan.ReadState(c)
+		if err != nil {
+			return err
+		}
+		if st.Step >= s.Steps {
+			return nil
+		}
+		if t, err = gan.Resume(c, m.data); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "%s: resuming at step %d of %d\n", r, t.Step(), s.Steps)
+	} else if t, err = gan.NewTrainer(m.data, gan.Options{Config: m.cfg, Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR}); err != nil {
+		return err
+	}
+	var onStep func(gan.StepStats, time.Duration)
+	if s.Progress != nil {
+		onStep = s.Progress(r, t.Step())
+	}
+	_, err = t.Run(ctx, gan.RunOptions{Dir: r.Dir, Steps: s.Steps, CheckpointEvery: s.CheckpointEvery,
+		Meta: map[string]string{"positgan.dataset": s.Dataset}, OnStep: onStep})
+	return err
+}
+
+// readFigures fills the training figures of res from a run's log.csv:
+// mean losses over the last 100 steps, skipped updates and the mean step
+// time over the whole run.
+func readFigures(res *Result, path string, steps int) error {
+	rows, err := gan.ReadLog(path)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("%s: no steps logged", path)
+	}
+	if len(rows) != steps {
+		return fmt.Errorf("%s: %d steps logged, want %d", path, len(rows), steps)
+	}
+	last := min(100, len(rows))
+	var secs float64
+	for i, row := range rows {
+		secs += row.StepSeconds
+		if row.SkippedD {
+			res.SkippedD++
+		}
+		if row.SkippedG {
+			res.SkippedG++
+		}
+		if i >= len(rows)-last {
+			res.DLoss += row.DLoss / float64(last)
+			res.GLoss += row.GLoss / float64(last)
+		}
+	}
+	res.SPerStep = secs / float64(len(rows))
+	return nil
+}
+
+// GeneratorStats returns the feature statistics (ext's features) of n
+// images that the generator of checkpoint c makes from noise drawn with
+// seed, batch images at a time (batch <= 0 means 100); a conditional
+// generator's labels cycle through the classes. The generator normalises
+// each batch by its own statistics, so FIDs are comparable only between
+// image sets made with the same batch. It is what Compare measures, and
+// what positgan eval fid measures of a checkpoint (with batch 100).
+func GeneratorStats(c *ckpt.Checkpoint, ext featnet.Extractor, n int, seed uint64, batch int) (eval.Stats, error) {
+	if batch <= 0 {
+		batch = 100
+	}
+	m, _, err := gan.LoadGAN(c, nil)
+	if err != nil {
+		return eval.Stats{}, err
+	}
+	g, err := gan.GenerateSet(m, n, seed, batch)
+	if err != nil {
+		return eval.Stats{}, err
+	}
+	f, err := featnet.FeaturesOf(ext, g, 100)
+	if err != nil {
+		return eval.Stats{}, err
+	}
+	return eval.StatsOf(f)
+}

@@ -1,0 +1,148 @@
+package gan
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// A LogRow is one line of the log.csv that Run writes: the figures of
+// one training step.
+type LogRow struct {
+	Step, Epoch        int
+	DLoss, GLoss       float64 // unscaled losses
+	DReal, DFake       float64 // mean D(x) on real and fake images
+	ScaleD, ScaleG     float64 // loss scales used in the step
+	SkippedD, SkippedG bool    // the update was skipped
+	// StepSeconds is the wall time of the step, ElapsedSeconds the time
+	// since the Run call that took it started (so it restarts on resume).
+	StepSeconds, ElapsedSeconds float64
+}
+
+// A LogError says where a run log is malformed.
+type LogError struct {
+	Path string
+	Line int // 1-based; 0 when the log as a whole is at fault
+	Err  error
+}
+
+func (e *LogError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("gan: log %s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("gan: log %s line %d: %v", e.Path, e.Line, e.Err)
+}
+
+func (e *LogError) Unwrap() error { return e.Err }
+
+// ReadLog reads a log.csv written by Run, one row per step in the order
+// logged. Columns are found by their header names, so columns added
+// later do not break it; every column Run writes now must be there.
+func ReadLog(path string) ([]LogRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := decodeLog(f)
+	if err != nil {
+		var le *LogError
+		if errors.As(err, &le) {
+			le.Path = path
+			return nil, le
+		}
+		return nil, &LogError{Path: path, Err: err}
+	}
+	return rows, nil
+}
+
+// decodeLog parses a log; errors are *LogError without a path.
+func decodeLog(r io.Reader) ([]LogRow, error) {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, &LogError{Err: errors.New("empty, no header")}
+	}
+	if err != nil {
+		return nil, &LogError{Line: 1, Err: err}
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, h := range strings.Split(logHeader, ",") {
+		if _, ok := col[h]; !ok {
+			return nil, &LogError{Line: 1, Err: fmt.Errorf("no column %s", h)}
+		}
+	}
+	var out []LogRow
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, &LogError{Line: line, Err: err}
+		}
+		p := logParser{rec: rec, col: col}
+		row := LogRow{
+			Step: p.int("step"), Epoch: p.int("epoch"),
+			DLoss: p.float("d_loss"), GLoss: p.float("g_loss"),
+			DReal: p.float("d_real"), DFake: p.float("d_fake"),
+			ScaleD: p.float("loss_scale_d"), ScaleG: p.float("loss_scale_g"),
+			SkippedD: p.bool("skipped_d"), SkippedG: p.bool("skipped_g"),
+			StepSeconds: p.float("step_seconds"), ElapsedSeconds: p.float("elapsed_seconds"),
+		}
+		if p.err != nil {
+			return nil, &LogError{Line: line, Err: p.err}
+		}
+		out = append(out, row)
+	}
+}
+
+// logParser reads the fields of one record, keeping the first error.
+type logParser struct {
+	rec []string
+	col map[string]int
+	err error
+}
+
+func (p *logParser) field(name string) string { return p.rec[p.col[name]] }
+
+func (p *logParser) fail(name string, err error) {
+	if p.err == nil {
+		p.err = fmt.Errorf("column %s: %w", name, err)
+	}
+}
+
+func (p *logParser) float(name string) float64 {
+	v, err := strconv.ParseFloat(p.field(name), 64)
+	if err != nil {
+		p.fail(name, err)
+	}
+	return v
+}
+
+func (p *logParser) int(name string) int {
+	v, err := strconv.Atoi(p.field(name))
+	if err != nil {
+		p.fail(name, err)
+	}
+	return v
+}
+
+func (p *logParser) bool(name string) bool {
+	switch s := p.field(name); s {
+	case "0":
+		return false
+	case "1":
+		return true
+	default:
+		p.fail(name, fmt.Errorf("%q: want 0 or 1", s))
+		return false
+	}
+}
