@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/positgan/positgan/gan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +86,7 @@ func TestCompare(t *testing.T) {
 	var starts []string
 	steps := 0
 	s := tinySweep(data, out, 2)
-	s.Progress = func(r experiment.Run, start int) func(experiment.StepStats, time.Duration) {
+	s.Progress = func(r experiment.Run, start int, _ []string) func(experiment.StepStats, time.Duration) {
 		starts = append(starts, r.String())
 		return func(experiment.StepStats, time.Duration) { steps++ }
 	}
@@ -201,7 +202,7 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := experiment.GeneratorStats(c, ext, 30, 1, 100)
+	st, err := experiment.GeneratorStats(c, ext, 30, 1, 100, gan.SampleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestCompareConfigErrors(t *testing.T) {
 		{"no batch", func(s *experiment.Sweep) { s.Batch = 0 }, "Batch", "must be positive"},
 		{"batch past the data", func(s *experiment.Sweep) { s.Batch = 41 }, "Batch", "only 40"},
 		{"no lr", func(s *experiment.Sweep) { s.LR = 0 }, "LR", "must be positive"},
-		{"model", func(s *experiment.Sweep) { s.Model = "vae" }, "Model", "want cgan or dcgan"},
+		{"model", func(s *experiment.Sweep) { s.Model = "vae" }, "Model", "want one of cgan, dcgan"},
 		{"features", func(s *experiment.Sweep) { s.Features = "nosuch" }, "Features", "nosuch"},
 		{"no default features", func(s *experiment.Sweep) { s.Dataset, s.Features = "fashionable", "" }, "Features", "no default"},
 		{"missing data", func(s *experiment.Sweep) { s.Dataset = filepath.Join(dir, "missing") }, "Dataset", "missing"},
@@ -291,7 +292,7 @@ func TestCompareInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := tinySweep(data, out, 3)
 	s.Policies, s.Seeds = []string{"fp32"}, 1
-	s.Progress = func(experiment.Run, int) func(experiment.StepStats, time.Duration) {
+	s.Progress = func(experiment.Run, int, []string) func(experiment.StepStats, time.Duration) {
 		return func(st experiment.StepStats, _ time.Duration) {
 			if st.Step == 1 {
 				cancel()

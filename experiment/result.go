@@ -11,6 +11,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 )
 
@@ -18,20 +19,24 @@ import (
 // figures, and the inputs its FID depends on, so that a sweep with other
 // settings measures the run again.
 type Result struct {
-	Policy   string  `json:"policy"`
-	Seed     uint64  `json:"seed"`
-	Steps    int     `json:"steps"`
-	Dataset  string  `json:"dataset"`
-	Features string  `json:"features"`
-	N        int     `json:"n"`
-	EvalSeed uint64  `json:"eval_seed"`
-	Metric   string  `json:"metric"`
-	FID      float64 `json:"fid"`
-	DLoss    float64 `json:"d_loss"` // mean over the last 100 steps
-	GLoss    float64 `json:"g_loss"`
-	SkippedD int     `json:"skipped_d"` // updates skipped over the whole run
-	SkippedG int     `json:"skipped_g"`
-	SPerStep float64 `json:"s_per_step"` // mean wall time of a step
+	Policy   string `json:"policy"`
+	Seed     uint64 `json:"seed"`
+	Steps    int    `json:"steps"`
+	Dataset  string `json:"dataset"`
+	Features string `json:"features"`
+	N        int    `json:"n"`
+	EvalSeed uint64 `json:"eval_seed"`
+	// BatchStats is true for FIDs of generators that normalised each
+	// batch by its own statistics (Sweep.BatchStats, or checkpoints
+	// without running statistics).
+	BatchStats bool    `json:"batch_stats,omitempty"`
+	Metric     string  `json:"metric"`
+	FID        float64 `json:"fid"`
+	DLoss      float64 `json:"d_loss"` // mean over the last 100 steps
+	GLoss      float64 `json:"g_loss"`
+	SkippedD   int     `json:"skipped_d"` // updates skipped over the whole run
+	SkippedG   int     `json:"skipped_g"`
+	SPerStep   float64 `json:"s_per_step"` // mean wall time of a step
 }
 
 // readResult returns a run's recorded result if it was measured with the
@@ -46,7 +51,8 @@ func readResult(s *Sweep, r Run, metric string) (*Result, bool) {
 		return nil, false
 	}
 	ok := res.Policy == r.Policy && res.Seed == r.Seed && res.Steps == s.Steps && res.Dataset == s.Dataset &&
-		res.Features == s.Features && res.N == s.N && res.EvalSeed == s.EvalSeed && res.Metric == metric
+		res.Features == s.Features && res.N == s.N && res.EvalSeed == s.EvalSeed && res.Metric == metric &&
+		res.BatchStats == (s.BatchStats || !hasRunningStats(r))
 	return &res, ok
 }
 
@@ -60,7 +66,7 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extracto
 		return nil, err
 	}
 	res := &Result{Policy: r.Policy, Seed: r.Seed, Steps: s.Steps, Dataset: s.Dataset, Features: s.Features,
-		N: s.N, EvalSeed: s.EvalSeed, Metric: featnet.MetricName(ext)}
+		N: s.N, EvalSeed: s.EvalSeed, Metric: featnet.MetricName(ext), BatchStats: s.BatchStats}
 	if err := readFigures(res, filepath.Join(r.Dir, "log.csv"), s.Steps); err != nil {
 		return nil, err
 	}
@@ -68,10 +74,11 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extracto
 	if err != nil {
 		return nil, err
 	}
-	st, err := GeneratorStats(c, ext, s.N, s.EvalSeed, 100)
+	st, err := GeneratorStats(c, ext, s.N, s.EvalSeed, 100, gan.SampleOptions{BatchStats: s.BatchStats})
 	if err != nil {
 		return nil, err
 	}
+	res.BatchStats = s.BatchStats || !checkpointHasRunningStats(c)
 	if res.FID, err = eval.FrechetDistance(st, ref); err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // A Sweep says what Compare trains and measures. Every field but Features,
 // CheckpointEvery, Log and Progress must be set.
 type Sweep struct {
-	Model   string // "cgan" or "dcgan"
+	Model   string // a registered model that makes images from noise: "cgan", "dcgan"
 	Dataset string // mnist, fashion-mnist, or an IDX directory with a test split
 	// Policies are quantization presets or .toml files (quant.ParsePolicy).
 	// A run folder is named after the preset, or the file's base name.
@@ -39,6 +39,10 @@ type Sweep struct {
 	// ones drawn with EvalSeed from the test split. The same for every run.
 	N        int
 	EvalSeed uint64
+	// BatchStats makes the generators normalise each batch of 100 by its
+	// own statistics, as the reference DCGAN code evaluates, instead of
+	// using batch norm's running statistics (gan.SampleOptions).
+	BatchStats bool
 	// Features is the FID's feature network (featnet.Load); empty means
 	// lenet-mnist for mnist and lenet-fashion for fashion-mnist.
 	Features string
@@ -47,8 +51,10 @@ type Sweep struct {
 	// ends, and when the reference statistics are computed.
 	Log io.Writer
 	// Progress, if not nil, is called before a run trains from step start
-	// to Steps; the function it returns, if not nil, after every step.
-	Progress func(r Run, start int) func(st StepStats, elapsed time.Duration)
+	// to Steps, with the names of the step's figures (see
+	// gan.Trainer.LogColumns); the function it returns, if not nil, after
+	// every step.
+	Progress func(r Run, start int, columns []string) func(st StepStats, elapsed time.Duration)
 }
 
 // A Run is one (policy, seed) run of a sweep.
@@ -114,7 +120,7 @@ func (s *Sweep) check() error {
 	case s.CheckpointEvery < 0:
 		return configErrorf("CheckpointEvery", strconv.Itoa(s.CheckpointEvery), "must not be negative")
 	case !knownModel(s.Model):
-		return configErrorf("Model", strconv.Quote(s.Model), "want cgan or dcgan")
+		return configErrorf("Model", strconv.Quote(s.Model), "want one of %s", strings.Join(generatorModels(), ", "))
 	case s.Out == "":
 		return configErrorf("Out", "", "empty folder name")
 	}

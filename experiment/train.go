@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,30 @@ import (
 // receives them.
 type StepStats = gan.StepStats
 
-func knownModel(name string) bool { return name == models.CGAN || name == models.DCGAN }
+// knownModel reports whether name is a registered model that makes images
+// from noise, the models whose generators an FID measures.
+func knownModel(name string) bool {
+	if _, err := models.Lookup(name); err != nil {
+		return false
+	}
+	return slices.Contains(generatorModels(), name)
+}
+
+// generatorModels returns the registered models that are gan.Generators.
+func generatorModels() []string {
+	var ns []string
+	for _, n := range models.Names() {
+		s, _ := models.Lookup(n)
+		c := s.Default(datasets.Shape{C: 1, H: 28, W: 28}, 10)
+		c.Arch = n
+		if m, err := s.New(c); err == nil {
+			if _, ok := m.(gan.Generator); ok {
+				ns = append(ns, n)
+			}
+		}
+	}
+	return ns
+}
 
 // model is what a sweep trains: the model's configuration and the
 // training data.
@@ -47,13 +71,17 @@ func loadModel(s *Sweep) (*model, error) {
 		return nil, &ConfigError{Field: "Dataset", Err: err}
 	}
 	sh := ds.Shape()
+	spec, err := models.Lookup(s.Model)
+	if err != nil {
+		return nil, configErrorf("Model", s.Model, "%w", err)
+	}
 	classes := 0
-	if s.Model == models.CGAN {
+	if spec.Labels {
 		if classes = ds.NumClasses(); classes < 2 {
 			return nil, configErrorf("Model", s.Model, "needs labelled data (2 or more classes); %s has %d: use dcgan", s.Dataset, classes)
 		}
 	}
-	cfg, err := models.DefaultConfig(s.Model, sh.C, sh.H, sh.W, classes)
+	cfg, err := models.DefaultConfig(s.Model, sh, classes)
 	if err != nil {
 		return nil, configErrorf("Model", s.Model, "%w (data: %v images)", err, sh)
 	}
@@ -82,8 +110,8 @@ func (m *model) checkCheckpoint(s *Sweep, r Run) error {
 	}
 	o := st.Options
 	var bad []string
-	if o.Config.String() != m.cfg.String() {
-		bad = append(bad, fmt.Sprintf("model %s (now %s)", o.Config, m.cfg))
+	if cfg, err := models.ConfigOf(c); err != nil || cfg.String() != m.cfg.WithPolicy(r.policy).String() {
+		bad = append(bad, fmt.Sprintf("model %s (now %s)", st.Model, m.cfg.WithPolicy(r.policy)))
 	}
 	if o.Seed != r.Seed {
 		bad = append(bad, fmt.Sprintf("seed %d (now %d)", o.Seed, r.Seed))
@@ -125,16 +153,22 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 		if st.Step >= s.Steps {
 			return nil
 		}
-		if t, err = gan.Resume(c, m.data); err != nil {
+		if t, err = models.Resume(c, m.data); err != nil {
 			return err
 		}
 		fmt.Fprintf(log, "%s: resuming at step %d of %d\n", r, t.Step(), s.Steps)
-	} else if t, err = gan.NewTrainer(m.data, gan.Options{Config: m.cfg, Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR}); err != nil {
-		return err
+	} else {
+		gm, err := models.New(m.cfg.WithPolicy(r.policy))
+		if err != nil {
+			return err
+		}
+		if t, err = gan.NewTrainer(gm, []datasets.Dataset{m.data}, gan.Options{Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR}); err != nil {
+			return err
+		}
 	}
 	var onStep func(gan.StepStats, time.Duration)
 	if s.Progress != nil {
-		onStep = s.Progress(r, t.Step())
+		onStep = s.Progress(r, t.Step(), t.LogColumns())
 	}
 	_, err = t.Run(ctx, gan.RunOptions{Dir: r.Dir, Steps: s.Steps, CheckpointEvery: s.CheckpointEvery,
 		Meta: map[string]string{"positgan.dataset": s.Dataset}, OnStep: onStep})
@@ -159,15 +193,11 @@ func readFigures(res *Result, path string, steps int) error {
 	var secs float64
 	for i, row := range rows {
 		secs += row.StepSeconds
-		if row.SkippedD {
-			res.SkippedD++
-		}
-		if row.SkippedG {
-			res.SkippedG++
-		}
+		res.SkippedD += int(row.Value("skipped_d"))
+		res.SkippedG += int(row.Value("skipped_g"))
 		if i >= len(rows)-last {
-			res.DLoss += row.DLoss / float64(last)
-			res.GLoss += row.GLoss / float64(last)
+			res.DLoss += row.Value("d_loss") / float64(last)
+			res.GLoss += row.Value("g_loss") / float64(last)
 		}
 	}
 	res.SPerStep = secs / float64(len(rows))
@@ -177,19 +207,22 @@ func readFigures(res *Result, path string, steps int) error {
 // GeneratorStats returns the feature statistics (ext's features) of n
 // images that the generator of checkpoint c makes from noise drawn with
 // seed, batch images at a time (batch <= 0 means 100); a conditional
-// generator's labels cycle through the classes. The generator normalises
-// each batch by its own statistics, so FIDs are comparable only between
-// image sets made with the same batch. It is what Compare measures, and
-// what positgan eval fid measures of a checkpoint (with batch 100).
-func GeneratorStats(c *ckpt.Checkpoint, ext featnet.Extractor, n int, seed uint64, batch int) (eval.Stats, error) {
+// generator's labels cycle through the classes. Batch norm uses its
+// running statistics, so an image does not depend on its batch; for
+// checkpoints written before running statistics were kept (and with
+// o.BatchStats), the generator normalises each batch by its own
+// statistics and FIDs are comparable only between image sets made with
+// the same batch. It is what Compare measures, and what positgan eval fid
+// measures of a checkpoint (with batch 100).
+func GeneratorStats(c *ckpt.Checkpoint, ext featnet.Extractor, n int, seed uint64, batch int, o gan.SampleOptions) (eval.Stats, error) {
 	if batch <= 0 {
 		batch = 100
 	}
-	m, _, err := gan.LoadGAN(c, nil)
+	m, _, err := models.Load(c, nil)
 	if err != nil {
 		return eval.Stats{}, err
 	}
-	g, err := gan.GenerateSet(m, n, seed, batch)
+	g, err := gan.GenerateSet(m, n, seed, batch, o)
 	if err != nil {
 		return eval.Stats{}, err
 	}
@@ -198,4 +231,18 @@ func GeneratorStats(c *ckpt.Checkpoint, ext featnet.Extractor, n int, seed uint6
 		return eval.Stats{}, err
 	}
 	return eval.StatsOf(f)
+}
+
+// checkpointHasRunningStats reports whether the networks of c keep batch
+// norm's running statistics (checkpoints written before they were kept do
+// not, and can only be evaluated with batch statistics).
+func checkpointHasRunningStats(c *ckpt.Checkpoint) bool {
+	n, _, err := models.Load(c, nil)
+	return err == nil && !n.BatchStats
+}
+
+// hasRunningStats reports it for the checkpoint of run r.
+func hasRunningStats(r Run) bool {
+	c, err := loadCheckpoint(r)
+	return err == nil && c != nil && checkpointHasRunningStats(c)
 }

@@ -6,22 +6,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
-	"strings"
 )
 
 // A LogRow is one line of the log.csv that Run writes: the figures of
 // one training step.
 type LogRow struct {
-	Step, Epoch        int
-	DLoss, GLoss       float64 // unscaled losses
-	DReal, DFake       float64 // mean D(x) on real and fake images
-	ScaleD, ScaleG     float64 // loss scales used in the step
-	SkippedD, SkippedG bool    // the update was skipped
+	Step, Epoch int
+	// Values holds the model's columns by name (see LogHeader): for CGAN
+	// and DCGAN d_loss, g_loss, d_real, d_fake, loss_scale_d,
+	// loss_scale_g, and skipped_d and skipped_g (0 or 1).
+	Values map[string]float64
 	// StepSeconds is the wall time of the step, ElapsedSeconds the time
 	// since the Run call that took it started (so it restarts on resume).
 	StepSeconds, ElapsedSeconds float64
 }
+
+// Value returns the figure of the column name (0 if the log has none).
+func (r LogRow) Value(name string) float64 { return r.Values[name] }
 
 // A LogError says where a run log is malformed.
 type LogError struct {
@@ -40,8 +43,9 @@ func (e *LogError) Error() string {
 func (e *LogError) Unwrap() error { return e.Err }
 
 // ReadLog reads a log.csv written by Run, one row per step in the order
-// logged. Columns are found by their header names, so columns added
-// later do not break it; every column Run writes now must be there.
+// logged. Columns are found by their header names; step, epoch,
+// step_seconds and elapsed_seconds must be there, and every other column
+// is a number the row keeps in Values.
 func ReadLog(path string) ([]LogRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -74,7 +78,8 @@ func decodeLog(r io.Reader) ([]LogRow, error) {
 	for i, h := range header {
 		col[h] = i
 	}
-	for _, h := range strings.Split(logHeader, ",") {
+	fixed := []string{"step", "epoch", "step_seconds", "elapsed_seconds"}
+	for _, h := range fixed {
 		if _, ok := col[h]; !ok {
 			return nil, &LogError{Line: 1, Err: fmt.Errorf("no column %s", h)}
 		}
@@ -90,12 +95,13 @@ func decodeLog(r io.Reader) ([]LogRow, error) {
 		}
 		p := logParser{rec: rec, col: col}
 		row := LogRow{
-			Step: p.int("step"), Epoch: p.int("epoch"),
-			DLoss: p.float("d_loss"), GLoss: p.float("g_loss"),
-			DReal: p.float("d_real"), DFake: p.float("d_fake"),
-			ScaleD: p.float("loss_scale_d"), ScaleG: p.float("loss_scale_g"),
-			SkippedD: p.bool("skipped_d"), SkippedG: p.bool("skipped_g"),
+			Step: p.int("step"), Epoch: p.int("epoch"), Values: map[string]float64{},
 			StepSeconds: p.float("step_seconds"), ElapsedSeconds: p.float("elapsed_seconds"),
+		}
+		for _, h := range header {
+			if !slices.Contains(fixed, h) {
+				row.Values[h] = p.float(h)
+			}
 		}
 		if p.err != nil {
 			return nil, &LogError{Line: line, Err: p.err}
@@ -133,16 +139,4 @@ func (p *logParser) int(name string) int {
 		p.fail(name, err)
 	}
 	return v
-}
-
-func (p *logParser) bool(name string) bool {
-	switch s := p.field(name); s {
-	case "0":
-		return false
-	case "1":
-		return true
-	default:
-		p.fail(name, fmt.Errorf("%q: want 0 or 1", s))
-		return false
-	}
 }

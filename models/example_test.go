@@ -3,7 +3,11 @@ package models_test
 import (
 	"fmt"
 
+	"gorgonia.org/gorgonia"
+
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -14,16 +18,22 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	cfg, err := models.DefaultConfig(models.CGAN, 1, 28, 28, 10)
+	cfg, err := models.DefaultConfig(models.CGAN, datasets.Shape{C: 1, H: 28, W: 28}, 10)
 	if err != nil {
 		panic(err)
 	}
-	m, err := models.New(cfg, pol.For, 1)
+	m, err := models.New(cfg)
 	if err != nil {
 		panic(err)
 	}
-	for _, l := range m.Layers() {
-		fmt.Println(l, pol.For(l).Weight)
+	groups, err := m.Build(nn.NewScope(gorgonia.NewGraph(), pol.For, 1))
+	if err != nil {
+		panic(err)
+	}
+	for _, g := range groups {
+		for _, l := range nn.Layers(g.Net) {
+			fmt.Println(l, pol.For(l).Weight)
+		}
 	}
 	// Output:
 	// G/fc1 posit(8,1,scale=4)
@@ -36,4 +46,15 @@ func ExampleNew() {
 	// D/fc3 posit(8,1,scale=4)
 	// D/fc4 posit(8,1,scale=4)
 	// D/embed posit(8,1,scale=4)
+}
+
+// The registered models, as train --help lists them.
+func ExampleNames() {
+	for _, n := range models.Names() {
+		s, _ := models.Lookup(n)
+		fmt.Println(n, s.Labels)
+	}
+	// Output:
+	// cgan true
+	// dcgan false
 }

@@ -41,7 +41,7 @@ func compareCmd() *command {
 			"skips finished runs and resumes a half-trained one from its checkpoint, bit for bit.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			f := &compareFlags{}
-			fs.StringVar(&f.model, "model", models.CGAN, "architecture: cgan or dcgan")
+			fs.StringVar(&f.model, "model", models.CGAN, "registered model that makes images from noise: "+strings.Join(models.Names(), ", "))
 			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, or an IDX directory with a test split")
 			fs.StringVar(&f.policies, "policies", "fp32,fp16,posit8+,posit8,fp8-ibm", "quantization policies, comma-separated: presets or .toml files")
 			fs.StringVar(&f.out, "out", filepath.Join("out", "compare"), "output folder")
@@ -81,8 +81,8 @@ func runCompare(f *compareFlags, io stdio) error {
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, Features: f.features, Out: f.out,
 		Log: io.err,
-		Progress: func(r experiment.Run, start int) func(experiment.StepStats, time.Duration) {
-			return progressReporter(io, r.String(), start, f.steps, f.logEvery)
+		Progress: func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
+			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery)
 		},
 	}
 

@@ -16,6 +16,7 @@ import (
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/gan"
 )
 
 // evalCmd groups the evaluation commands.
@@ -51,6 +52,7 @@ type featureFlags struct {
 	features, split *string
 	n               *int
 	seed            *uint64
+	batchStats      *bool
 }
 
 func addFeatureFlags(fs *flag.FlagSet) featureFlags {
@@ -59,6 +61,8 @@ func addFeatureFlags(fs *flag.FlagSet) featureFlags {
 		split:    fs.String("split", "train", "split of mnist, fashion-mnist and IDX directories: train or test"),
 		n:        fs.Int("n", 10000, "images drawn (seeded, without replacement) from each image set; 0: all"),
 		seed:     fs.Uint64("seed", 1, "seed of the image draw"),
+		batchStats: fs.Bool("batch-stats", false, "checkpoints: generate with batch norm normalising each batch of 100 by its own statistics "+
+			"(the reference DCGAN evaluation) instead of the running statistics"),
 	}
 }
 
@@ -291,7 +295,7 @@ func evalCheckpointStats(path string, ext featnet.Extractor, o featureFlags) (ev
 	if n == 0 {
 		n = 10000
 	}
-	st, err := experiment.GeneratorStats(c, ext, n, *o.seed, 100)
+	st, err := experiment.GeneratorStats(c, ext, n, *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
 	if err != nil {
 		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -24,16 +25,17 @@ func sampleCmd() *command {
 			seed := fs.Uint64("seed", 1, "seed of the latent noise")
 			policy := fs.String("policy", "", "run the generator in this policy instead of the checkpoint's")
 			class := fs.Int("class", -1, "conditional models: draw only this class")
+			batchStats := fs.Bool("batch-stats", false, "normalise by the statistics of the grid's batch (batch norm in training mode, as the reference DCGAN code samples) instead of the running statistics")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				return runSample(io, *path, *n, *out, *seed, *policy, *class)
+				return runSample(io, *path, *n, *out, *seed, *policy, *class, gan.SampleOptions{BatchStats: *batchStats})
 			}
 		}}
 }
 
-func runSample(io stdio, path string, n int, out string, seed uint64, policy string, class int) error {
+func runSample(io stdio, path string, n int, out string, seed uint64, policy string, class int, o gan.SampleOptions) error {
 	switch {
 	case path == "":
 		return usagef("missing --checkpoint")
@@ -53,11 +55,19 @@ func runSample(io stdio, path string, n int, out string, seed uint64, policy str
 	if err != nil {
 		return err
 	}
-	m, s, err := gan.LoadGAN(c, pol)
+	m, _, err := models.Load(c, pol)
 	if err != nil {
 		return err
 	}
-	cfg := m.Config
+	s, err := gan.ReadState(c)
+	if err != nil {
+		return err
+	}
+	gm, ok := m.Model.(gan.Generator)
+	if !ok {
+		return fmt.Errorf("%s: the model does not make images from noise", path)
+	}
+	cfg := gm.Generator()
 	if class >= 0 && (cfg.Classes == 0 || class >= cfg.Classes) {
 		return usagef("--class %d: the model has %d classes", class, cfg.Classes)
 	}
@@ -72,7 +82,7 @@ func runSample(io stdio, path string, n int, out string, seed uint64, policy str
 	}
 	total := rows * cols
 	r := rand.New(rand.NewPCG(seed, 0x5a4d91e))
-	z := make([]float32, total*cfg.ZDim)
+	z := make([]float32, total*cfg.ZSize())
 	for i := range z {
 		z[i] = float32(r.NormFloat64())
 	}
@@ -85,15 +95,15 @@ func runSample(io stdio, path string, n int, out string, seed uint64, policy str
 			}
 		}
 	}
-	sm, err := gan.NewSampler(m, total)
+	sm, err := gan.NewSampler(m, total, o)
 	if err != nil {
 		return err
 	}
-	imgs := make([]float32, total*cfg.ImageSize())
+	imgs := make([]float32, total*cfg.Image.Size())
 	if err := sm.Generate(imgs, z, labels); err != nil {
 		return err
 	}
-	if err := gan.WriteGrid(out, imgs, cfg, rows, cols); err != nil {
+	if err := gan.WriteGrid(out, imgs, cfg.Image, rows, cols); err != nil {
 		return err
 	}
 	name := "the checkpoint's policy"
@@ -103,6 +113,10 @@ func runSample(io stdio, path string, n int, out string, seed uint64, policy str
 	if pol != nil {
 		name = pol.Name
 	}
-	fmt.Fprintf(io.out, "wrote %s: %d images (%dx%d grid) from %s (step %d) in %s\n", out, total, rows, cols, path, s.Step, name)
+	mode := "running statistics"
+	if o.BatchStats || m.BatchStats {
+		mode = "batch statistics"
+	}
+	fmt.Fprintf(io.out, "wrote %s: %d images (%dx%d grid) from %s (step %d) in %s, batch norm with %s\n", out, total, rows, cols, path, s.Step, name, mode)
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
@@ -62,7 +63,11 @@ func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format qu
 	if err != nil {
 		return err
 	}
-	m, s, err := gan.LoadGAN(c, nil)
+	m, cfg, err := models.Load(c, nil)
+	if err != nil {
+		return err
+	}
+	s, err := gan.ReadState(c)
 	if err != nil {
 		return err
 	}
@@ -81,7 +86,7 @@ func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format qu
 		polName = pol.Name
 	}
 	fmt.Fprintf(io.out, "%s: %s at step %d, policy %s; activations and errors from %d generated images\n",
-		path, m.Config.Arch, s.Step, polName, n)
+		path, cfg.Arch, s.Step, polName, n)
 	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "layer\trole\tvalues\tzeros\tbulk 5%..95%\tmedian\tformat\tbest bias\t")
 	for _, h := range hs {

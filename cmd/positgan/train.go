@@ -43,15 +43,15 @@ type trainFlags struct {
 
 func trainCmd() *command {
 	return &command{name: "train", usage: "[flags]",
-		summary: "train a GAN (CGAN or DCGAN) in one or more quantization policies\n\n" +
+		summary: "train a registered model in one or more quantization policies\n\n" +
 			"Trains --model on --dataset once per policy of --policy (a comma-separated list), each into\n" +
 			"its own folder --out/<policy> (or --out itself for a single policy): log.csv (losses and\n" +
 			"timing per step), samples_<step>.png (fixed-noise grids; one row per class for CGAN),\n" +
 			"samples.png and checkpoint.safetensors (written when the run ends, also on Ctrl-C).\n" +
-			"--resume continues each run from its checkpoint, bit for bit.",
+			"--resume continues each run from its checkpoint, bit for bit.\n\nModels:\n" + modelList(),
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			f := &trainFlags{}
-			fs.StringVar(&f.model, "model", models.CGAN, "architecture: cgan (conditional MLP GAN) or dcgan")
+			fs.StringVar(&f.model, "model", models.CGAN, "registered model: "+strings.Join(models.Names(), ", "))
 			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, an IDX file or folder, or a folder of images")
 			fs.StringVar(&f.policies, "policy", "fp32,posit8+", "quantization policies, comma-separated: presets (fp32, fp16, posit8, posit8+, posit6-deploy, fp8-ibm, ...) or .toml files")
 			fs.StringVar(&f.out, "out", "out", "output folder")
@@ -103,8 +103,9 @@ func runTrain(f *trainFlags, io stdio) error {
 		return usagef("--lr %v: must be positive", f.lr)
 	case f.imageSize < 0 || (f.channels != 0 && f.channels != 1 && f.channels != 3) || f.features < 0:
 		return usagef("--image-size must not be negative, --channels must be 1 or 3, --features must not be negative")
-	case f.model != models.CGAN && f.model != models.DCGAN:
-		return usagef("--model %q: want cgan or dcgan", f.model)
+	}
+	if _, err := models.Lookup(f.model); err != nil {
+		return usagef("--model %q: want one of %s", f.model, strings.Join(models.Names(), ", "))
 	}
 
 	// Policies first: they are cheap to check and the commonest typo.
@@ -172,9 +173,13 @@ func runTrain(f *trainFlags, io stdio) error {
 
 	for i, r := range runs {
 		if f.resume {
-			r.trainer, err = gan.Resume(saved[i], ds)
+			r.trainer, err = models.Resume(saved[i], ds)
 		} else {
-			r.trainer, err = gan.NewTrainer(ds, gan.Options{Config: cfg, Policy: r.policy, Batch: f.batch,
+			var m gan.Model
+			if m, err = models.New(cfg.WithPolicy(r.policy)); err != nil {
+				return err
+			}
+			r.trainer, err = gan.NewTrainer(m, []datasets.Dataset{ds}, gan.Options{Policy: r.policy, Batch: f.batch,
 				Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery})
 		}
 		if err != nil {
@@ -235,9 +240,13 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 		return err
 	}
 	o := s.Options
+	cfg, err := models.ConfigOf(c)
+	if err != nil {
+		return err
+	}
 	var bad []string
-	if f.set["model"] && f.model != o.Config.Arch {
-		bad = append(bad, fmt.Sprintf("--model %s (checkpoint: %s)", f.model, o.Config.Arch))
+	if f.set["model"] && f.model != cfg.Arch {
+		bad = append(bad, fmt.Sprintf("--model %s (checkpoint: %s)", f.model, cfg.Arch))
 	}
 	if f.set["batch"] && f.batch != o.Batch {
 		bad = append(bad, fmt.Sprintf("--batch %d (checkpoint: %d)", f.batch, o.Batch))
@@ -260,9 +269,9 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 		}
 	}
 	if !f.set["image-size"] && !f.set["channels"] {
-		f.imageSize, f.channels = o.Config.Height, o.Config.Channels
+		f.imageSize, f.channels = cfg.Height, cfg.Channels
 	}
-	f.batch = o.Batch
+	f.batch, f.model = o.Batch, cfg.Arch
 	return nil
 }
 
@@ -292,14 +301,17 @@ func looksIDX(dir string) bool {
 // trainConfig returns the model configuration for the data set.
 func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 	sh := ds.Shape()
+	spec, err := models.Lookup(f.model)
+	if err != nil {
+		return models.Config{}, usageError{err}
+	}
 	classes := 0
-	if f.model == models.CGAN {
-		classes = ds.NumClasses()
+	if spec.Labels {
+		if classes = ds.NumClasses(); classes < 2 {
+			return models.Config{}, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.model, f.dataset, classes)
+		}
 	}
-	if f.model == models.CGAN && classes < 2 {
-		return models.Config{}, usagef("--model cgan needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.dataset, classes)
-	}
-	cfg, err := models.DefaultConfig(f.model, sh.C, sh.H, sh.W, classes)
+	cfg, err := models.DefaultConfig(f.model, sh, classes)
 	if f.features > 0 {
 		cfg.Features = f.features
 		err = cfg.Check()
@@ -327,21 +339,24 @@ func ensureWritable(dir string) error {
 func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set, steps int, io stdio) (gan.Summary, error) {
 	t := r.trainer
 	o := t.Options()
-	c := o.Config
 	start := t.Step()
 	if start >= steps {
 		fmt.Fprintf(io.out, "%s: already at step %d of %d; nothing to do\n", r.name, start, steps)
-		return gan.Summary{FirstStep: start, LastStep: start, Samples: filepath.Join(r.dir, "samples.png"),
-			Checkpoint: filepath.Join(r.dir, "checkpoint.safetensors")}, nil
+		sum := gan.Summary{FirstStep: start, LastStep: start, Samples: filepath.Join(r.dir, "samples.png"),
+			Checkpoint: filepath.Join(r.dir, "checkpoint.safetensors"), Metrics: t.Model().Metrics()}
+		for _, u := range t.Model().Updates() {
+			sum.Updates = append(sum.Updates, u.Name)
+		}
+		return sum, nil
 	}
 	verb := "training"
 	if start > 0 {
 		verb = fmt.Sprintf("resuming at step %d:", start)
 	}
 	fmt.Fprintf(io.out, "%s %s on %s (%d images %v) in %s: steps %d, batch %d, seed %d -> %s\n",
-		verb, c.Arch, f.dataset, ds.Len(), ds.Shape(), r.name, steps, o.Batch, o.Seed, r.dir)
+		verb, f.model, f.dataset, ds.Len(), ds.Shape(), r.name, steps, o.Batch, o.Seed, r.dir)
 
-	onStep := progressReporter(io, r.name, start, steps, f.logEvery)
+	onStep := progressReporter(io, r.name, t.LogColumns(), start, steps, f.logEvery)
 	sum, err := t.Run(ctx, gan.RunOptions{
 		Dir: r.dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
 		KeepCheckpoints: f.keep, Meta: map[string]string{"positgan.dataset": f.dataset},
@@ -351,17 +366,30 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 		return sum, err
 	}
 	n := sum.LastStep - sum.FirstStep
-	fmt.Fprintf(io.out, "%s: %d steps in %s (%.3f s/step); last %d steps: D loss %.3f, G loss %.3f, D(x) %.2f, D(G(z)) %.2f; "+
-		"skipped updates D %d, G %d; loss scales D %g, G %g\n",
+	var losses, skipped, scales []string
+	for i, u := range sum.Updates {
+		losses = append(losses, fmt.Sprintf("%s loss %.3f", u, sum.MeanLosses[i]))
+		skipped = append(skipped, fmt.Sprintf("%s %d", u, sum.Skipped[i]))
+		scales = append(scales, fmt.Sprintf("%s %g", u, sum.FinalScales[i]))
+	}
+	for i, m := range sum.Metrics {
+		losses = append(losses, fmt.Sprintf("%s %.2f", m, sum.MeanMetrics[i]))
+	}
+	fmt.Fprintf(io.out, "%s: %d steps in %s (%.3f s/step); last %d steps: %s; skipped updates %s; loss scales %s\n",
 		r.name, n, sum.Elapsed.Round(time.Second), sum.Elapsed.Seconds()/float64(max(n, 1)), min(n, 100),
-		sum.MeanDLoss, sum.MeanGLoss, sum.MeanDReal, sum.MeanDFake, sum.SkippedD, sum.SkippedG, sum.FinalScaleD, sum.FinalScaleG)
-	fmt.Fprintf(io.out, "%s: wrote %s, %s, %s\n", r.name, sum.Samples, sum.Checkpoint, sum.Log)
+		strings.Join(losses, ", "), strings.Join(skipped, ", "), strings.Join(scales, ", "))
+	wrote := []string{sum.Checkpoint, sum.Log}
+	if sum.Samples != "" {
+		wrote = append([]string{sum.Samples}, wrote...)
+	}
+	fmt.Fprintf(io.out, "%s: wrote %s\n", r.name, strings.Join(wrote, ", "))
 	return sum, nil
 }
 
 // progressReporter returns the per-step callback: a progress bar on a
-// terminal, a plain line every logEvery steps otherwise.
-func progressReporter(io stdio, name string, start, steps, logEvery int) func(gan.StepStats, time.Duration) {
+// terminal, a plain line every logEvery steps otherwise. cols names the
+// step's figures (gan.Trainer.LogColumns).
+func progressReporter(io stdio, name string, cols []string, start, steps, logEvery int) func(gan.StepStats, time.Duration) {
 	if fd, ok := io.err.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
 		bar := progressbar.NewOptions(steps-start,
 			progressbar.OptionSetWriter(io.err),
@@ -373,7 +401,12 @@ func progressReporter(io stdio, name string, start, steps, logEvery int) func(ga
 			progressbar.OptionClearOnFinish(),
 		)
 		return func(st gan.StepStats, _ time.Duration) {
-			bar.Describe(fmt.Sprintf("%s step %d  D %.3f  G %.3f", name, st.Step, st.DLoss, st.GLoss))
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s step %d", name, st.Step)
+			for i, l := range st.Losses {
+				fmt.Fprintf(&b, "  %s %.3f", cols[i], l)
+			}
+			bar.Describe(b.String())
 			bar.Add(1)
 		}
 	}
@@ -383,19 +416,65 @@ func progressReporter(io stdio, name string, start, steps, logEvery int) func(ga
 		}
 		done := st.Step - start
 		eta := time.Duration(float64(el) / float64(done) * float64(steps-st.Step))
-		fmt.Fprintf(io.err, "%s step %d/%d  D loss %.3f  G loss %.3f  D(x) %.2f  D(G(z)) %.2f  scale %g/%g  %.3f s/step  eta %s\n",
-			name, st.Step, steps, st.DLoss, st.GLoss, st.DReal, st.DFake, st.ScaleD, st.ScaleG,
-			el.Seconds()/float64(done), eta.Round(time.Second))
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s step %d/%d", name, st.Step, steps)
+		vals := append(append(append([]float64{}, st.Losses...), st.Metrics...), st.Scales...)
+		for i, v := range vals {
+			fmt.Fprintf(&b, "  %s %.4g", cols[i], v)
+		}
+		fmt.Fprintf(&b, "  %.3f s/step  eta %s\n", el.Seconds()/float64(done), eta.Round(time.Second))
+		io.err.Write([]byte(b.String()))
 	}
 }
 
 func printTrainTable(w io.Writer, runs []*trainRun, sums []gan.Summary) {
-	fmt.Fprintf(w, "\n%-14s %7s %9s %8s %8s %6s %9s %8s  %s\n", "policy", "steps", "s/step", "D loss", "G loss", "D(x)", "D(G(z))", "skipped", "samples")
+	var s0 gan.Summary
+	for _, s := range sums {
+		if len(s.Updates) > len(s0.Updates) {
+			s0 = s
+		}
+	}
+	fmt.Fprintf(w, "\n%-14s %7s %9s", "policy", "steps", "s/step")
+	for _, u := range s0.Updates {
+		fmt.Fprintf(w, " %8s", u+" loss")
+	}
+	for _, m := range s0.Metrics {
+		fmt.Fprintf(w, " %8s", m)
+	}
+	fmt.Fprintf(w, " %8s  %s\n", "skipped", "samples")
 	for i, r := range runs {
 		s := sums[i]
 		n := max(s.LastStep-s.FirstStep, 1)
-		fmt.Fprintf(w, "%-14s %7d %9.3f %8.3f %8.3f %6.2f %9.2f %8d  %s\n", r.name, s.LastStep,
-			s.Elapsed.Seconds()/float64(n), s.MeanDLoss, s.MeanGLoss, s.MeanDReal, s.MeanDFake, s.SkippedD+s.SkippedG, s.Samples)
+		fmt.Fprintf(w, "%-14s %7d %9.3f", r.name, s.LastStep, s.Elapsed.Seconds()/float64(n))
+		for i := range s0.Updates {
+			if i < len(s.MeanLosses) {
+				fmt.Fprintf(w, " %8.3f", s.MeanLosses[i])
+			} else {
+				fmt.Fprintf(w, " %8s", "-") // already trained: nothing measured
+			}
+		}
+		for i := range s0.Metrics {
+			if i < len(s.MeanMetrics) {
+				fmt.Fprintf(w, " %8.2f", s.MeanMetrics[i])
+			} else {
+				fmt.Fprintf(w, " %8s", "-")
+			}
+		}
+		skipped := 0
+		for _, k := range s.Skipped {
+			skipped += k
+		}
+		fmt.Fprintf(w, " %8d  %s\n", skipped, s.Samples)
 	}
-	fmt.Fprintln(w, "(losses and D outputs: means over each run's last 100 steps; s/step: wall time of this invocation)")
+	fmt.Fprintln(w, "(losses and metrics: means over each run's last 100 steps; s/step: wall time of this invocation)")
+}
+
+// modelList returns one line per registered model: its name and summary.
+func modelList() string {
+	var b strings.Builder
+	for _, n := range models.Names() {
+		s, _ := models.Lookup(n)
+		fmt.Fprintf(&b, "  %-8s %s\n", n, s.Summary)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
