@@ -22,17 +22,31 @@
 //
 // Rewrite does the same to a graph already built with plain Gorgonia ops:
 // it copies the graph, inserting the quantizers around every dot-product
-// node (see Rewrite for what it recognises).
+// node and putting a layer's output quantizer after its bias (see Rewrite
+// for what it recognises). A rewritten network is checked against the
+// fused layers of models/nn: built from plain Mul, BroadcastAdd and Conv2d
+// and rewritten, it gives the same outputs and gradients (of the input and
+// of every weight and bias), bit for bit, as the same network built from
+// nn.Linear and nn.Conv2d with the same weights and policy.For(layer), for
+// the policy presets with fp32, quire and per-op accumulation
+// (rewrite_fused_test.go). For fp32 that needs the same order of float32
+// operations, so Rewrite computes weight matrix multiplies, im2col's
+// gradient and bias gradients with the calls to internal/gemm the fused
+// layers make rather than with Gorgonia's ops. Rewrite's knowledge of
+// Gorgonia's unexported op types is confined to gorgonia_internals.go,
+// whose tests fail with "gorgonia changed" if a Gorgonia version breaks it.
 //
-// Accumulation: with quant.AccumFP32 the dot products are Gorgonia's own
-// (float32 sums for float32 graphs). Quire and per-op accumulation replace
+// Accumulation: with quant.AccumFP32 the wrappers' dot products are
+// Gorgonia's own (float32 sums for float32 graphs; Rewrite's weight matrix
+// multiplies follow the fused layers instead, as above). Quire and per-op accumulation replace
 // matrix multiplies — Mul of two matrices, Conv2d, and Rewrite's matrix
 // multiplies — by an op built on the reference kernels of internal/gemm
 // (gemm.QuireGemm, gemm.PerOpGemm), backward passes included: each of a
 // layer's three dot products rounds to its result's format (Out, and Err
 // or WGrad for the operand gradients), or to the layer's AccumFormat if it
-// names one. A convolution's error sums its windows' contributions in the
-// graph's dtype first (see Conv2d). Other dot products (matrix-vector,
+// names one. A convolution's error is rounded so per window, then the
+// windows are summed in the graph's dtype and rounded to Err again, as
+// nn.Conv2d does (see Conv2d). Other dot products (matrix-vector,
 // BatchedMatMul, Dot) support fp32 only and return an error otherwise.
 // These reference kernels take nanoseconds per product; the fused layers
 // of models/nn are the fast path.

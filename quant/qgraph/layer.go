@@ -112,10 +112,11 @@ func Mul(p *quant.Policy, layer string, x, w *gorgonia.Node, opts ...Option) (*g
 // gorgonia.Conv2d builds it (im2col, matrix multiply, reshape, transpose)
 // with the matrix multiply replaced. The forward pass and the weight
 // gradient then accumulate exactly as asked; the error passed back to x
-// does so within each window, but the windows' contributions are summed in
-// the graph's dtype (float32) before the one rounding to Err, which
-// approximates, to float32 accuracy, what a quire over the whole
-// transposed convolution would give.
+// does so within each window and is rounded there to Err (or the
+// layer's AccumFormat), then the windows' contributions are summed in the
+// graph's dtype and rounded to Err once more. This is what nn.Conv2d
+// does (Rewrite is checked against it); a quire over the whole transposed
+// convolution would round once.
 func Conv2d(p *quant.Policy, layer string, x, w *gorgonia.Node, kernel tensor.Shape, pad, stride, dilation []int, opts ...Option) (*gorgonia.Node, error) {
 	return dot(p, layer, func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error) {
 		if s.accum == quant.AccumFP32 {
@@ -154,11 +155,10 @@ func accumConv2d(s accumSpec, x, w *gorgonia.Node, kernel tensor.Shape, pad, str
 	if err != nil {
 		return nil, err
 	}
-	// The gradient of the patches is summed over overlapping windows by
-	// im2col's backward pass, in the graph's dtype; rounding it before that
-	// sum would round twice, so it stays in the dtype here and is rounded
-	// once, to Err, by the activation's quantizer.
-	s.ga = nil
+	// The gradient of the patches is rounded to Err (or AccumFormat) here,
+	// summed over overlapping windows by im2col's backward pass in the
+	// graph's dtype, and rounded to Err again by the activation's
+	// quantizer: what nn.Conv2d does.
 	y, err := accumMatMul(s, patches, wf, false, true)
 	if err != nil {
 		return nil, err

@@ -19,31 +19,49 @@ import (
 // Call Rewrite before gorgonia.Grad: a graph that already holds gradient
 // nodes is an error.
 //
-// What it recognises, in Gorgonia v0.9.18:
+// What it recognises, in Gorgonia v0.9.18 (gorgonia_internals.go holds
+// every use of Gorgonia's unexported names; its tests fail if they change):
 //
 //   - Dot products: nodes whose op is Gorgonia's linear-algebra op for
 //     matrix multiply (gorgonia.Mul of two matrices), matrix-vector and
-//     vector-vector products (gorgonia.Mul), and gorgonia.BatchedMatMul,
-//     found by the op's Go type name (gorgonia.linAlgBinOp, which Gorgonia
-//     does not export). Outer products (gorgonia.OuterProd) are left
-//     alone. gorgonia.Conv2d is not one op but im2col → Reshape → matrix
-//     multiply → Reshape → Transpose; its matrix multiply is the dot
-//     product, and the activation's quantizer goes before the im2col, as
-//     in Conv2d (so the error is rounded after the windows are summed),
-//     unless another dot product with different formats shares that
-//     im2col node, in which case it goes after.
+//     vector-vector products (gorgonia.Mul), and gorgonia.BatchedMatMul.
+//     Outer products (gorgonia.OuterProd) are left alone. gorgonia.Conv2d
+//     is not one op but im2col → Reshape → matrix multiply → Reshape →
+//     Transpose; its matrix multiply is the dot product, and the
+//     activation's quantizer goes before the im2col, as in Conv2d (so the
+//     error is rounded after the windows are summed), unless another dot
+//     product with different formats shares that im2col node, in which
+//     case it goes after.
 //   - Weights: an operand is a weight if, through Reshape and Transpose
 //     nodes only, it is one of the learnables. The other operands are
 //     activations.
+//   - Biases: if the only consumer of a weight's dot product (through
+//     Reshape and Transpose) is an Add of a learnable holding one value per
+//     channel (axis 1), as gorgonia.BroadcastAdd(y, b, nil, []byte{0}) and,
+//     for a convolution with b of shape (1, C, 1, 1), BroadcastAdd(y, b,
+//     nil, []byte{0, 2, 3}) build, the output quantizer goes after the Add
+//     and the bias gradient is rounded to WGrad; the bias itself is not
+//     rounded.
 //   - Layer names: with a weight "G/conv1/w", the layer is "G/conv1" (the
 //     weight's name without its last /-separated element), or the weight's
 //     name if it has no '/'; with no weight, the dot-product node's own name
 //     if it was given one, else "dot<k>" for the k-th dot product (from 0)
 //     in node order. WithLayerName replaces this rule.
 //
-// Accumulation: fp32 keeps Gorgonia's op. Quire and per-op replace a
-// matrix multiply (including Conv2d's) by the accumulating one that Mul
-// and Conv2d use; for other dot products they are an error.
+// Same bits as models/nn: a rewritten dense or convolutional layer
+// computes what nn.Linear or nn.Conv2d with the same formats computes, bit
+// for bit, forward and backward (rewrite_fused_test.go checks it for the
+// policy presets). To that end, with fp32 accumulation, a matrix multiply
+// with one weight operand is replaced by an op that calls internal/gemm
+// with the operand layouts of nn.Linear, or of nn.Conv2d if the
+// activation comes from an im2col; im2col nodes (dilation 1) are replaced
+// by one that sums the windows of the gradient in nn.Conv2d's order; the
+// bias Add by one that sums the bias gradient in float64 as nn does.
+// Other dot products keep Gorgonia's op.
+//
+// Accumulation: quire and per-op replace a matrix multiply (including
+// Conv2d's) by the accumulating one that Mul and Conv2d use; for other dot
+// products they are an error.
 func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node, opts ...Option) (*gorgonia.ExprGraph, map[*gorgonia.Node]*gorgonia.Node, error) {
 	c := newConfig(opts)
 	learn := make(map[*gorgonia.Node]bool, len(learnables))
@@ -75,9 +93,16 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 		spec   accumSpec
 		tA, tB bool
 	}
+	type bias struct {
+		h    int            // the index of the layer output among the add's children
+		leaf *gorgonia.Node // the bias
+		spec spec
+	}
 	edges := map[edge]spec{}
 	outs := map[*gorgonia.Node]spec{}
 	accums := map[*gorgonia.Node]accumDot{}
+	layered := map[*gorgonia.Node]*layerMatMulOp{}
+	biases := map[*gorgonia.Node]bias{}
 	k := 0
 	for _, n := range nodes {
 		if !isDot(n) {
@@ -89,11 +114,14 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 		}
 		var weight *gorgonia.Node
 		var roles [2]Operand
+		weightIdx := -1
 		for i, kid := range kids {
 			if w := traceLearnable(g, kid, learn); w != nil {
 				roles[i] = Weight
 				if weight == nil {
-					weight = w
+					weight, weightIdx = w, i
+				} else {
+					weightIdx = -1 // two weights: not a layer
 				}
 			}
 		}
@@ -108,17 +136,15 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 			if !ok {
 				return nil, nil, fmt.Errorf("qgraph: Rewrite: layer %s: %v accumulation is available for matrix multiplies only, not %v", layer, lf.Accum, n.Op())
 			}
+			// A convolution's patch gradient is rounded to Err (or the
+			// accumulation format) before im2col's backward pass sums the
+			// windows, as in Conv2d and nn.Conv2d.
 			as := accumDot{spec: newAccumSpec(lf, roles[0], roles[1]), tA: tA, tB: tB}
-			for i, kid := range kids {
-				if _, ok := traceIm2col(g, kid); ok && roles[i] == Act { // as in Conv2d
-					if i == 0 {
-						as.spec.ga = nil
-					} else {
-						as.spec.gb = nil
-					}
-				}
-			}
 			accums[n] = as
+		} else if tA, tB, ok := matMulTrans(n); ok && weightIdx >= 0 {
+			// fp32: sum in the fused layers' order.
+			_, conv := traceIm2col(g, kids[1-weightIdx])
+			layered[n] = &layerMatMulOp{conv: conv, weight: weightIdx, tA: tA, tB: tB}
 		}
 		which := [2]string{"a", "b"}
 		for i, kid := range kids {
@@ -139,8 +165,17 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 				edges[e] = s
 			}
 		}
+		out := n
+		if weight != nil {
+			if add, h, b, ok := traceBias(g, n, learn); ok {
+				// The output is rounded after the bias is added, as in
+				// the fused layers; the bias gradient to WGrad.
+				out = add
+				biases[add] = bias{h: h, leaf: b, spec: spec{layer: layer, role: "bias", bwd: lf.WGrad, lf: lf}}
+			}
+		}
 		if lf.Out != nil || lf.Err != nil {
-			outs[n] = spec{layer: layer, role: "out", fwd: lf.Out, bwd: lf.Err, lf: lf}
+			outs[out] = spec{layer: layer, role: "out", fwd: lf.Out, bwd: lf.Err, lf: lf}
 		}
 	}
 
@@ -177,8 +212,18 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 				}
 				args[i] = a
 			}
-			if as, ok := accums[n]; ok {
+			if b, ok := biases[n]; ok {
+				var bq *gorgonia.Node
+				if bq, err = quantize(m[b.leaf], b.spec); err != nil {
+					return nil, nil, err
+				}
+				nn, err = gorgonia.ApplyOp(&biasAddOp{}, args[b.h], bq)
+			} else if as, ok := accums[n]; ok {
 				nn, err = accumMatMul(as.spec, args[0], args[1], as.tA, as.tB)
+			} else if op, ok := layered[n]; ok {
+				nn, err = gorgonia.ApplyOp(op, args...)
+			} else if p, ok := readIm2col(n); ok && p.dh == 1 && p.dw == 1 {
+				nn, err = gorgonia.ApplyOp(&im2colOp{p: p}, args...)
 			} else {
 				nn, err = gorgonia.ApplyOp(n.Op(), args...)
 			}
@@ -203,41 +248,6 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 // the dot-product node and its weight leaf (nil if it has none).
 func WithLayerName(f func(dot, weight *gorgonia.Node) string) Option {
 	return func(c *config) { c.layerName = f }
-}
-
-func opType(n *gorgonia.Node) string {
-	if n.Op() == nil {
-		return ""
-	}
-	return fmt.Sprintf("%T", n.Op())
-}
-
-// isDot reports whether n is a dot product: Gorgonia's linear-algebra op,
-// except the outer product (printed with ⊗).
-func isDot(n *gorgonia.Node) bool {
-	return opType(n) == "gorgonia.linAlgBinOp" && !strings.Contains(n.Op().String(), "⊗")
-}
-
-// matMulTrans returns the transpose flags of a matrix-multiply node (not
-// matrix-vector, vector, or batched), read from the op's String, "A × B"
-// with ᵀ after a transposed operand.
-func matMulTrans(n *gorgonia.Node) (tA, tB, ok bool) {
-	switch n.Op().String() {
-	case "A × B":
-		return false, false, true
-	case "Aᵀ × B":
-		return true, false, true
-	case "A × Bᵀ":
-		return false, true, true
-	case "Aᵀ × Bᵀ":
-		return true, true, true
-	}
-	return false, false, false
-}
-
-func isShapeOnly(n *gorgonia.Node) bool {
-	t := opType(n)
-	return t == "gorgonia.reshapeOp" || t == "gorgonia.transposeOp" || t == "*gorgonia.reshapeOp" || t == "*gorgonia.transposeOp"
 }
 
 func children(g *gorgonia.ExprGraph, n *gorgonia.Node) []*gorgonia.Node {
@@ -267,7 +277,7 @@ func traceIm2col(g *gorgonia.ExprGraph, n *gorgonia.Node) (*gorgonia.Node, bool)
 	for isShapeOnly(n) {
 		n = children(g, n)[0]
 	}
-	return n, opType(n) == "gorgonia.im2colOp"
+	return n, isIm2col(n)
 }
 
 func layerName(dot, weight *gorgonia.Node, k int) string {
@@ -284,16 +294,67 @@ func layerName(dot, weight *gorgonia.Node, k int) string {
 	return fmt.Sprintf("dot%d", k)
 }
 
-// defaultName is the name Gorgonia shows for a node that was given none.
-func defaultName(g *gorgonia.ExprGraph, n *gorgonia.Node) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s(", n.Op())
-	for i, kid := range children(g, n) {
-		if i > 0 {
-			b.WriteString(", ")
+// parents returns the nodes that take n as an input, except SizeOf nodes,
+// which read only its shape.
+func parents(g *gorgonia.ExprGraph, n *gorgonia.Node) []*gorgonia.Node {
+	var ps []*gorgonia.Node
+	it := g.To(n.ID())
+	for it.Next() {
+		if p := it.Node().(*gorgonia.Node); !isSizeOf(p) {
+			ps = append(ps, p)
 		}
-		fmt.Fprintf(&b, "%%%x", kid.ID())
 	}
-	b.WriteString(")")
-	return b.String()
+	return ps
+}
+
+// traceBias finds the bias added to the output of the dot product dot:
+// the only consumer of dot, through shape-only ops each with one consumer,
+// is an Add whose other input is, through broadcast repeats and shape-only
+// ops, a learnable holding one value per channel (axis 1) of the sum, laid
+// out along that axis (as gorgonia.BroadcastAdd(y, b, nil, []byte{0}) and
+// BroadcastAdd(y, b, nil, []byte{0, 2, 3}) with b of shape (1, C, 1, 1)
+// build it). It returns the Add, the index of the layer's side among its
+// children, and the bias.
+func traceBias(g *gorgonia.ExprGraph, dot *gorgonia.Node, learn map[*gorgonia.Node]bool) (add *gorgonia.Node, h int, b *gorgonia.Node, ok bool) {
+	cur := dot
+	for {
+		ps := parents(g, cur)
+		if len(ps) != 1 {
+			return nil, 0, nil, false
+		}
+		if isShapeOnly(ps[0]) {
+			cur = ps[0]
+			continue
+		}
+		add = ps[0]
+		break
+	}
+	kids := children(g, add)
+	if !isAdd(add) || len(kids) != 2 || add.Dims() < 2 {
+		return nil, 0, nil, false
+	}
+	h = 0
+	if kids[1] == cur {
+		h = 1
+	}
+	if kids[h] != cur || kids[1-h] == cur {
+		return nil, 0, nil, false
+	}
+	c := add.Shape()[1]
+	n := kids[1-h]
+	for isRepeat(n) {
+		n = children(g, n)[0]
+	}
+	// n is the bias before broadcasting: C values along axis 1.
+	s := n.Shape()
+	if s.Dims() != add.Dims() || s.TotalSize() != c || s[1] != c {
+		return nil, 0, nil, false
+	}
+	for isShapeOnly(n) {
+		n = children(g, n)[0]
+	}
+	if !learn[n] || n.Shape().TotalSize() != c {
+		return nil, 0, nil, false
+	}
+	return add, h, n, true
 }
