@@ -228,8 +228,8 @@ type failed struct{}
 func (failed) Forward(*Pass, *gorgonia.Node) (*gorgonia.Node, error) {
 	return nil, fmt.Errorf("nn: a module whose construction failed was used (check Scope.Err)")
 }
-func (failed) Params() []Param                   { return nil }
-func (failed) Buffers() []Buffer                 { return nil }
+func (failed) Params() []Param                    { return nil }
+func (failed) Buffers() []Buffer                  { return nil }
 func (f failed) Share(*gorgonia.ExprGraph) Module { return f }
 
 // normParams returns gamma and beta as the parameters of layer name.
@@ -274,8 +274,10 @@ func (l *batchNormLayer) Params() []Param { return normParams(l.name, l.Gamma, l
 func (l *batchNormLayer) Buffers() []Buffer {
 	return []Buffer{{l.name + ".running_mean", l.RunningMean}, {l.name + ".running_var", l.RunningVar}}
 }
-func (l *batchNormLayer) Share(g *gorgonia.ExprGraph) Module { return &batchNormLayer{l.BatchNorm.Share(g)} }
-func (l *batchNormLayer) SetTraining(on bool)                { *l.mode = on }
+func (l *batchNormLayer) Share(g *gorgonia.ExprGraph) Module {
+	return &batchNormLayer{l.BatchNorm.Share(g)}
+}
+func (l *batchNormLayer) SetTraining(on bool) { *l.mode = on }
 
 // instanceNormLayer is an InstanceNorm as a Module.
 type instanceNormLayer struct{ *InstanceNorm }
