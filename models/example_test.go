@@ -48,13 +48,16 @@ func ExampleNew() {
 	// D/embed posit(8,1,scale=4)
 }
 
-// The registered models, as train --help lists them.
-func ExampleNames() {
-	for _, n := range models.Names() {
-		s, _ := models.Lookup(n)
-		fmt.Println(n, s.Labels)
+// Look a registered model up by the name the CLI and checkpoints use.
+func ExampleLookup() {
+	s, err := models.Lookup("dcgan")
+	if err != nil {
+		panic(err)
 	}
+	fmt.Println(s.Name, s.Labels, s.Domains)
+	_, err = models.Lookup("vae")
+	fmt.Println(err != nil)
 	// Output:
-	// cgan true
-	// dcgan false
+	// dcgan false 1
+	// true
 }

@@ -251,6 +251,25 @@ func (s *Scope) LeakyReLU(alpha float64) Module {
 // Tanh returns tanh as a module.
 func (s *Scope) Tanh() Module { return Func("Tanh", Tanh) }
 
+// Sigmoid returns the logistic function as a module.
+func (s *Scope) Sigmoid() Module { return Func("Sigmoid", Sigmoid) }
+
+// ReflectionPad returns reflection padding by pad on every side as a
+// module (see ReflectionPad2D).
+func (s *Scope) ReflectionPad(pad int) Module {
+	return Func(fmt.Sprintf("ReflectionPad2D(%d)", pad), func(x *gorgonia.Node) (*gorgonia.Node, error) { return ReflectionPad2D(x, pad) })
+}
+
+// PixelShuffle returns depth-to-space by r as a module (see PixelShuffle).
+func (s *Scope) PixelShuffle(r int) Module {
+	return Func(fmt.Sprintf("PixelShuffle(%d)", r), func(x *gorgonia.Node) (*gorgonia.Node, error) { return PixelShuffle(x, r) })
+}
+
+// Scale returns multiplication by k as a module (see Scale).
+func (s *Scope) Scale(k float64) Module {
+	return Func(fmt.Sprintf("Scale(%g)", k), func(x *gorgonia.Node) (*gorgonia.Node, error) { return Scale(x, k) })
+}
+
 // Upsample returns nearest-neighbour upsampling by scale as a module.
 func (s *Scope) Upsample(scale int) Module {
 	return Func(fmt.Sprintf("Upsample2D(%d)", scale), func(x *gorgonia.Node) (*gorgonia.Node, error) { return Upsample2D(x, scale) })
