@@ -1,17 +1,18 @@
-// Package models builds the GANs positgan trains: the conditional MLP GAN
-// for MNIST (CGAN) and DCGAN for 28x28 and 64x64 images, from the fused
-// quantized layers of models/nn, so that every dot product rounds its
-// operands, output, errors and weight gradients as a quantization policy
-// says for that layer.
+// Package models defines the models positgan trains and keeps the
+// registry that finds them by name: the conditional MLP GAN for MNIST
+// (CGAN) and DCGAN, one file each, built from the layer library
+// models/nn, so that every dot product rounds its operands, output,
+// errors and weight gradients as a quantization policy says for that
+// layer.
 //
-// A GAN's parameters live in one graph; Net.Share copies a network into
-// another graph over the same tensors, which is how a trainer builds its
-// discriminator-step and generator-step graphs (Gorgonia cannot take two
-// gradients of one graph over overlapping paths).
+// A model is a file that calls Register from its init function with a
+// Spec: its name, default configuration and constructor. The constructor
+// returns a gan.Model (networks in parameter groups, inputs, the updates
+// of a training step and their losses), which package gan trains. The
+// CLI, compare, sample and checkpoints find models through the registry
+// (Names, Lookup, New); Load and Resume rebuild the model a checkpoint
+// holds. docs/adding-a-model.md walks through writing one.
 //
-// Layer names are "G/fc1" ... and "D/conv1" ...; policies address them by
-// glob ("G/*"). The remaining ops (activations, batch norm, the
-// concatenation of labels and the softplus loss) are float32 and written
-// here rather than taken from Gorgonia, so that every op in the graph is
-// gradient-checked and reuses its buffers.
+// Layer names are "G/fc1" ... and "D/conv1" ...: the scopes of nn.Scope
+// give them, and policies address them by glob ("G/*").
 package models

@@ -1,8 +1,19 @@
-// Package nn provides the layers and ops the positgan models are built
-// from, as Gorgonia custom ops: fused quantized Linear, Conv2d and
-// ConvTranspose2d layers, and correct replacements for Gorgonia ops that
-// give wrong results in v0.9.18 (average pooling, spatial mean, batch and
-// instance normalisation, nearest upsampling, reshape).
+// Package nn is the layer library the positgan models are built from, as
+// Gorgonia custom ops: fused quantized Linear, Conv2d and ConvTranspose2d
+// layers, normalisation, activations, padding, upsampling, losses, and
+// correct replacements for Gorgonia ops that give wrong results in
+// v0.9.18 (average pooling, spatial mean, batch and instance
+// normalisation, nearest upsampling, reshape).
+//
+// Modules: a Module is a network or part of one (Forward on nodes,
+// Params, Buffers, Share into another graph). A Scope builds modules in a
+// graph under a name prefix: it names every quantized layer as policies
+// address it ("G_AB/res3/conv1"), looks its formats up, and derives its
+// initial weights from the run's seed and that name. Containers: Seq,
+// Residual (x + f(x)), Cat (along channels), Conditional (labels
+// concatenated to the input), Func (any op as a module). A Pass carries a
+// forward pass's labels and hooks (taps of each quantized layer's input
+// and output, and of the error arriving at its output).
 //
 // A layer is a struct of parameters built by a New function for one graph,
 // with a Fwd method that adds ONE node to the graph. Its forward kernel
@@ -24,10 +35,13 @@
 // the inner index, with byte-indexed tables for 8-bit formats
 // (internal/gemm.PerOpWorkspace).
 //
-// The other ops: AvgPool2D, SpatialMean, Upsample2D, Reshape (a copy),
-// ReLU, LeakyReLU, Tanh, InstanceNorm and BatchNorm (with explicit Train
-// and Eval modes). They are not quantized; quantize around them with
-// quant/qgraph where a policy asks for it.
+// The other ops: AvgPool2D, SpatialMean, Upsample2D, PixelShuffle,
+// ReflectionPad2D, Reshape (a copy), Concat, Add, Scale, ReLU, LeakyReLU,
+// Tanh, Sigmoid, InstanceNorm and BatchNorm (running statistics, with
+// training and evaluation modes per copy), and the losses SoftplusLoss,
+// MSETarget, MSELoss, L1Loss, WeightedSum and the projection AddRowDot.
+// They are not quantized; quantize around them with quant/qgraph where a
+// policy asks for it.
 //
 // Values are float32 for training and float64 for gradient checks; with
 // float64 data the formats round with Format.Round64, always to nearest.
