@@ -148,3 +148,13 @@ func labelsBeside(path string) (string, error) {
 	}
 	return "", &FileError{Path: path, Err: fmt.Errorf("no labels file beside it (want %s or %s): %w", lb, alt, os.ErrNotExist)}
 }
+
+// IsImageFolder reports whether Load reads spec as a folder of images: a
+// directory that holds no IDX files.
+func IsImageFolder(spec string) bool {
+	if spec == "mnist" || spec == "fashion-mnist" {
+		return false
+	}
+	fi, err := os.Stat(spec)
+	return err == nil && fi.IsDir() && !hasIDX(spec)
+}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -217,7 +216,7 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 	if test.Len() < s.N {
 		return nil, configErrorf("N", strconv.Itoa(s.N), "the test split of %s has only %d images", s.Dataset, test.Len())
 	}
-	if err := ensureWritable(s.Out); err != nil {
+	if err := atomicfile.MkdirWritable(s.Out); err != nil {
 		return nil, err
 	}
 	// Existing checkpoints must belong to this sweep.
@@ -268,18 +267,6 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 	return t, nil
 }
 
-// ensureWritable makes dir and checks that a file can be created in it.
-func ensureWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	probe, err := os.CreateTemp(dir, ".positgan-probe-*")
-	if err != nil {
-		return fmt.Errorf("output folder %s is not writable: %w", dir, errors.Unwrap(err))
-	}
-	probe.Close()
-	return os.Remove(probe.Name())
-}
 
 // reference returns the feature statistics of N test images, cached in a
 // file whose name says how they were made.

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -61,10 +60,8 @@ type model struct {
 // for it.
 func loadModel(s *Sweep) (*model, error) {
 	opt := datasets.Options{Split: datasets.Train}
-	if s.Dataset != "mnist" && s.Dataset != "fashion-mnist" {
-		if fi, err := os.Stat(s.Dataset); err == nil && fi.IsDir() && !looksIDX(s.Dataset) {
-			opt.Height, opt.Width = 64, 64 // image folders: the DCGAN 64x64 setting
-		}
+	if datasets.IsImageFolder(s.Dataset) {
+		opt.Height, opt.Width = 64, 64 // image folders: the DCGAN 64x64 setting
 	}
 	ds, err := datasets.Load(s.Dataset, opt)
 	if err != nil {
@@ -91,10 +88,6 @@ func loadModel(s *Sweep) (*model, error) {
 	return &model{cfg: cfg, data: ds}, nil
 }
 
-func looksIDX(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "*idx[13]?ubyte*"))
-	return len(m) > 0
-}
 
 // checkCheckpoint checks that a run's checkpoint, if it has one, is a run
 // of this sweep that s.Steps can continue.

@@ -72,7 +72,7 @@ func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format qu
 		return err
 	}
 	if out != "" {
-		if err := ensureWritable(out); err != nil {
+		if err := atomicfile.MkdirWritable(out); err != nil {
 			return err
 		}
 	}

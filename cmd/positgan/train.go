@@ -188,7 +188,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 	// Output folders: made and probed only now that everything is ready.
 	for _, r := range runs {
-		if err := ensureWritable(r.dir); err != nil {
+		if err := atomicfile.MkdirWritable(r.dir); err != nil {
 			return err
 		}
 	}
@@ -280,10 +280,8 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 func loadTrainData(f *trainFlags) (*datasets.Set, error) {
 	opt := datasets.Options{Split: datasets.Train, Channels: f.channels}
 	size := f.imageSize
-	if size == 0 && f.dataset != "mnist" && f.dataset != "fashion-mnist" {
-		if fi, err := os.Stat(f.dataset); err == nil && fi.IsDir() && !looksIDX(f.dataset) {
-			size = 64 // image folders: the DCGAN 64x64 setting
-		}
+	if size == 0 && datasets.IsImageFolder(f.dataset) {
+		size = 64 // image folders: the DCGAN 64x64 setting
 	}
 	opt.Height, opt.Width = size, size
 	ds, err := datasets.Load(f.dataset, opt)
@@ -293,10 +291,6 @@ func loadTrainData(f *trainFlags) (*datasets.Set, error) {
 	return ds, nil
 }
 
-func looksIDX(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "*idx[13]?ubyte*"))
-	return len(m) > 0
-}
 
 // trainConfig returns the model configuration for the data set.
 func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
@@ -322,18 +316,6 @@ func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 	return cfg, nil
 }
 
-// ensureWritable makes dir and checks that a file can be created in it.
-func ensureWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	probe, err := os.CreateTemp(dir, ".positgan-probe-*")
-	if err != nil {
-		return fmt.Errorf("output folder %s is not writable: %w", dir, errors.Unwrap(err))
-	}
-	probe.Close()
-	return os.Remove(probe.Name())
-}
 
 // trainOne trains one policy's run to steps and prints its summary.
 func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set, steps int, io stdio) (gan.Summary, error) {

@@ -5,6 +5,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,4 +58,19 @@ func WriteFile(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// MkdirWritable makes dir (and its parents) and checks that a file can be
+// created in it, so that a long job fails before it starts, not when it
+// first writes.
+func MkdirWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	probe, err := os.CreateTemp(dir, ".positgan-probe-*")
+	if err != nil {
+		return fmt.Errorf("output folder %s is not writable: %w", dir, errors.Unwrap(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }
