@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/gradcheck"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
@@ -399,8 +400,8 @@ func TestTrainStep(t *testing.T) {
 	}
 }
 
-// trainMLP fits y = sin(x·v) with a 2-layer MLP for 40 Adam steps and
-// returns the losses.
+// trainMLP fits y = sin(x·v) with a 2-layer MLP for 40 steps of the
+// trainer's Adam (learning rate 0.02, β1 0.9) and returns the losses.
 func trainMLP(t *testing.T, setting string, seed uint64) []float32 {
 	t.Helper()
 	p, err := quant.ParsePolicy("posit8+")
@@ -449,23 +450,22 @@ func trainMLP(t *testing.T, setting string, seed uint64) []float32 {
 		t.Fatal(err)
 	}
 	params := gorgonia.Nodes{w1, w2}
-	if _, err := gorgonia.Grad(loss, params...); err != nil {
+	grads, err := gorgonia.Grad(loss, params...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var lv gorgonia.Value
-	gorgonia.Read(loss, &lv)
-	m := gorgonia.NewTapeMachine(g, gorgonia.BindDualValues(params...))
+	m := gorgonia.NewTapeMachine(g)
 	defer m.Close()
-	solver := gorgonia.NewAdamSolver(gorgonia.WithLearnRate(0.02))
+	pd := [][]float32{w1.Value().Data().([]float32), w2.Value().Data().([]float32)}
+	adam := gan.NewAdam([]int{len(pd[0]), len(pd[1])})
+	adam.LR, adam.Beta1 = 0.02, 0.9
 	var losses []float32
 	for range 40 {
 		if err := m.RunAll(); err != nil {
 			t.Fatal(err)
 		}
-		losses = append(losses, lv.Data().(float32))
-		if err := solver.Step(gorgonia.NodesToValueGrads(params)); err != nil {
-			t.Fatal(err)
-		}
+		losses = append(losses, loss.Value().Data().(float32))
+		adam.Step(pd, [][]float32{grads[0].Value().Data().([]float32), grads[1].Value().Data().([]float32)}, 1)
 		m.Reset()
 	}
 	return losses

@@ -1,0 +1,88 @@
+package gan_test
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/models"
+)
+
+// ratioPolicies are the policies BenchmarkTrainStepRatio compares with
+// fp32; fp32 itself is the control.
+var ratioPolicies = []string{"fp32", "posit8+", "fp8-ibm", "posit8+-quire", "posit8+-per-op"}
+
+// BenchmarkTrainStepRatio measures what quantization costs: the time of a
+// training step under each policy relative to fp32. Every iteration runs
+// one step of an fp32 trainer and one of the policy's, and x-fp32 is the
+// ratio of their total wall times. Alternating the two cancels the slow
+// drift of load on a shared machine that separate benchmarks suffer
+// from; cpu-x-fp32 is the same ratio of process CPU time (all threads),
+// steadier still when other processes compete for the cores. fp32 against
+// itself shows the bias and noise of the measurement. ms/step and
+// cpu-ms/step are the policy's step alone; allocs/op counts both steps.
+//
+// The models are the MNIST CGAN and a 28x28 DCGAN with 64 base features
+// (dcgan64: G 100→128·7·7→64·14·14→1·28·28, D its mirror), at batch 64 on
+// synthetic data. The bars: posit8+ and fp8-ibm within 1.15, quire within
+// 2, per-op within 10.
+func BenchmarkTrainStepRatio(b *testing.B) {
+	b.Logf("BLAS: %s", gemm.Backend())
+	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dcgan, err := models.DefaultConfig(models.DCGAN, imageShape(1, 28, 28), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dcgan.Features = 64
+	ds := toyData(b, 256, 28, 1)
+	for _, c := range []struct {
+		name string
+		cfg  models.Config
+	}{{"cgan", cgan}, {"dcgan64", dcgan}} {
+		for _, policy := range ratioPolicies {
+			b.Run(c.name+"/"+policy, func(b *testing.B) {
+				step := func(tr *gan.Trainer) {
+					if _, err := tr.TrainStep(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				ref := newTrainer(b, c.cfg, ds, gan.Options{Policy: mustPolicy(b, "fp32"), Batch: 64, Seed: 1})
+				tr := newTrainer(b, c.cfg, ds, gan.Options{Policy: mustPolicy(b, policy), Batch: 64, Seed: 1})
+				step(ref) // warm up the buffers and rounding tables
+				step(tr)
+				var tRef, tPol time.Duration
+				var cRef, cPol int64
+				b.ReportAllocs()
+				for b.Loop() {
+					t0, c0 := time.Now(), cpuTime()
+					step(ref)
+					t1, c1 := time.Now(), cpuTime()
+					step(tr)
+					tRef += t1.Sub(t0)
+					tPol += time.Since(t1)
+					cRef += c1 - c0
+					cPol += cpuTime() - c1
+				}
+				n := float64(b.N)
+				b.ReportMetric(float64(tPol)/float64(tRef), "x-fp32")
+				b.ReportMetric(float64(cPol)/float64(cRef), "cpu-x-fp32")
+				b.ReportMetric(float64(tPol)/1e6/n, "ms/step")
+				b.ReportMetric(float64(cPol)/1e6/n, "cpu-ms/step")
+			})
+		}
+	}
+}
+
+// cpuTime returns the CPU time the process has used, in nanoseconds.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
