@@ -267,7 +267,6 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 	return t, nil
 }
 
-
 // reference returns the feature statistics of N test images, cached in a
 // file whose name says how they were made.
 func reference(s *Sweep, test datasets.Dataset, ext featnet.Extractor, log io.Writer) (eval.Stats, error) {

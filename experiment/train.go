@@ -88,7 +88,6 @@ func loadModel(s *Sweep) (*model, error) {
 	return &model{cfg: cfg, data: ds}, nil
 }
 
-
 // checkCheckpoint checks that a run's checkpoint, if it has one, is a run
 // of this sweep that s.Steps can continue.
 func (m *model) checkCheckpoint(s *Sweep, r Run) error {

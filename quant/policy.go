@@ -397,15 +397,25 @@ func PolicyPreset(name string) (*Policy, error) {
 	return p, nil
 }
 
-// ParsePolicy returns the policy s names: a preset name (see PolicyPresets) or
-// the path of a TOML policy file (see ReadPolicy).
+// ParsePolicy returns the policy s names: a preset name (see PolicyPresets),
+// the path of a TOML policy file (see ReadPolicy), or one format name
+// (see Parse), which every tensor role of every layer then takes.
 func ParsePolicy(s string) (*Policy, error) {
 	p, err := PolicyPreset(s)
 	if err == nil {
 		return p, nil
 	}
 	if _, statErr := os.Stat(s); statErr != nil && !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
-		return nil, err // not a file either: the preset error lists the presets
+		// Not a file either: one format for every tensor role of every layer.
+		f, ferr := Parse(s)
+		if ferr != nil {
+			return nil, fmt.Errorf("%w; nor is it a format: %v", err, ferr)
+		}
+		p := &Policy{Name: f.String()}
+		if err := p.Set("", "all", f.String()); err != nil {
+			return nil, err
+		}
+		return p, nil
 	}
 	f, err := os.Open(s)
 	if err != nil {

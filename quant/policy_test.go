@@ -357,3 +357,23 @@ func TestPolicyTanh(t *testing.T) {
 		t.Error("policy file with tanh = cubic accepted")
 	}
 }
+
+// A single format is a policy: that format for every role of every layer.
+func TestParsePolicySingleFormat(t *testing.T) {
+	p, err := quant.ParsePolicy("posit(8,1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := p.For("G/fc1")
+	for _, f := range []quant.Format{lf.Weight, lf.Act, lf.Out, lf.Err, lf.WGrad} {
+		if f == nil || f.String() != "posit(8,1)" {
+			t.Errorf("role format %v, want posit(8,1)", f)
+		}
+	}
+	if p.Name != "posit(8,1)" {
+		t.Errorf("name %q", p.Name)
+	}
+	if _, err := quant.ParsePolicy("posit(8"); err == nil || !strings.Contains(err.Error(), "unknown preset") || !strings.Contains(err.Error(), "nor is it a format") {
+		t.Errorf("bad name: %v", err)
+	}
+}

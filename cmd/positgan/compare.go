@@ -77,7 +77,7 @@ func runCompare(f *compareFlags, io stdio) error {
 		return usagef("--log-every %d: must not be negative", f.logEvery)
 	}
 	s := experiment.Sweep{
-		Model: f.model, Dataset: f.dataset, Policies: strings.Split(f.policies, ","),
+		Model: f.model, Dataset: f.dataset, Policies: splitPolicies(f.policies),
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, Features: f.features, Out: f.out,
 		Log: io.err,

@@ -111,7 +111,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	// Policies first: they are cheap to check and the commonest typo.
 	var runs []*trainRun
 	seen := map[string]bool{}
-	for _, name := range strings.Split(f.policies, ",") {
+	for _, name := range splitPolicies(f.policies) {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			return usagef("--policy %q: empty policy name", f.policies)
@@ -291,7 +291,6 @@ func loadTrainData(f *trainFlags) (*datasets.Set, error) {
 	return ds, nil
 }
 
-
 // trainConfig returns the model configuration for the data set.
 func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 	sh := ds.Shape()
@@ -315,7 +314,6 @@ func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 	}
 	return cfg, nil
 }
-
 
 // trainOne trains one policy's run to steps and prints its summary.
 func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set, steps int, io stdio) (gan.Summary, error) {
