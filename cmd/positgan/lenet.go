@@ -16,11 +16,13 @@ import (
 // lenetCmd groups the LeNet-5 feature-network commands.
 func lenetCmd() *command {
 	return &command{name: "lenet", summary: "train and test the LeNet-5 feature networks of FID (LeNet-...)", sub: []*command{
-		{name: "train", usage: "[--dataset mnist] [--policy fp32] [--epochs 5] [--seed 1] [--out FILE]",
+		{name: "train", usage: "[--dataset mnist] [--policy fp32] [--epochs 5] [--seed 1] [--bias-every N] [--out FILE]",
 			summary: "train a LeNet-5 classifier and report its test accuracy\n\n" +
 				"Every dot product (weights, activations, outputs, errors, weight gradients of conv1..conv3,\n" +
 				"fc1, fc2) rounds as --policy says: a preset, a .toml file, or a single format such as\n" +
 				"posit(16,2), meaning that format for every role. Pooling, tanh and the loss are float32.\n" +
+				"Training runs on the GAN trainer: its Adam (β1 0.9, β2 0.999), the policy's loss scaling and,\n" +
+				"with --bias-every, exponent-bias re-estimation.\n" +
 				"--out saves the weights for 'positgan eval fid --features lenet:FILE'.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				f := &lenetFlags{}
@@ -29,7 +31,8 @@ func lenetCmd() *command {
 				fs.IntVar(&f.epochs, "epochs", 5, "passes over the training set")
 				fs.IntVar(&f.batch, "batch", 64, "batch size")
 				fs.Float64Var(&f.lr, "lr", 1e-3, "Adam learning rate")
-				fs.Uint64Var(&f.seed, "seed", 1, "seed of the initial weights and the batch order")
+				fs.Uint64Var(&f.seed, "seed", 1, "seed of the initial weights, the batch order and stochastic rounding")
+				fs.IntVar(&f.biasEvery, "bias-every", 0, "re-estimate exponent biases from histograms every N steps (0: keep the policy's)")
 				fs.IntVar(&f.limit, "limit", 0, "train on the first N training images only (0: all)")
 				fs.StringVar(&f.out, "out", "", "write the trained network to this .safetensors file")
 				fs.StringVar(&f.name, "name", "", "network name used in metric names, e.g. LeNet-MNIST (default from the data set)")
@@ -58,24 +61,17 @@ func lenetCmd() *command {
 type lenetFlags struct {
 	dataset, policy, out, name string
 	epochs, batch, limit       int
+	biasEvery                  int
 	lr                         float64
 	seed                       uint64
 }
 
 // lenetPolicy parses a policy: a preset, a file, or one format name for
-// every tensor role of every layer.
+// every tensor role of every layer (see quant.ParsePolicy).
 func lenetPolicy(s string) (*quant.Policy, error) {
 	p, err := quant.ParsePolicy(s)
-	if err == nil {
-		return p, nil
-	}
-	f, ferr := quant.Parse(s)
-	if ferr != nil {
-		return nil, usagef("--policy %s: %v; nor is it a format: %v", s, err, ferr)
-	}
-	p = &quant.Policy{Name: f.String()}
-	if err := p.Set("", "all", f.String()); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, usagef("--policy %s: %v", s, err)
 	}
 	return p, nil
 }
@@ -101,8 +97,8 @@ func lenetData(spec string, split datasets.Split) (*datasets.Set, error) {
 }
 
 func runLenetTrain(f *lenetFlags, io stdio) error {
-	if f.epochs <= 0 || f.batch <= 0 || !(f.lr > 0) || math.IsInf(f.lr, 0) || f.limit < 0 {
-		return usagef("--epochs, --batch and --lr must be positive, --limit not negative")
+	if f.epochs <= 0 || f.batch <= 0 || !(f.lr > 0) || math.IsInf(f.lr, 0) || f.limit < 0 || f.biasEvery < 0 {
+		return usagef("--epochs, --batch and --lr must be positive, --limit and --bias-every not negative")
 	}
 	pol, err := lenetPolicy(f.policy)
 	if err != nil {
@@ -134,7 +130,7 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 	start := time.Now()
 	var sum float64
 	var count int
-	err = net.Train(trainSet, featnet.TrainOptions{Epochs: f.epochs, Batch: f.batch, LR: f.lr, Seed: f.seed,
+	err = net.Train(trainSet, featnet.TrainOptions{Epochs: f.epochs, Batch: f.batch, LR: f.lr, Seed: f.seed, BiasEvery: f.biasEvery,
 		Progress: func(epoch, step, steps int, loss float64) {
 			sum += loss
 			count++
@@ -179,6 +175,9 @@ func lenetCommand(f *lenetFlags) string {
 		"--lr", strconv.FormatFloat(f.lr, 'g', -1, 64), "--seed", strconv.FormatUint(f.seed, 10)}
 	if f.limit > 0 {
 		args = append(args, "--limit", strconv.Itoa(f.limit))
+	}
+	if f.biasEvery > 0 {
+		args = append(args, "--bias-every", strconv.Itoa(f.biasEvery))
 	}
 	if f.name != "" {
 		args = append(args, "--name", f.name)

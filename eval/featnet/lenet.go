@@ -3,7 +3,6 @@ package featnet
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
-	"github.com/positgan/positgan/scaling"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -38,7 +36,8 @@ var lenetLayers = []string{"conv1", "conv2", "conv3", "fc1", "fc2"}
 // on 1×28×28 images in [-1, 1]. Its 84 tanh activations before the last
 // layer are the features of a domain FID. Every dot product is rounded
 // as the policy it was built with says, for the layer names conv1, conv2,
-// conv3, fc1 and fc2; pooling, tanh and the loss are float32.
+// conv3, fc1 and fc2 (with the exponent biases its last Train chose, if
+// that re-estimated them); pooling, tanh and the loss are float32.
 //
 // A LeNet is not safe for concurrent use.
 type LeNet struct {
@@ -50,10 +49,52 @@ type LeNet struct {
 	Classes int
 
 	policy *quant.Policy
-	g      *gorgonia.ExprGraph // holds the parameter nodes
-	conv   [3]*nn.Conv2d
-	fc     [2]*nn.Linear
+	net    *lenetNet
 	eval   *lenetGraph // cached inference graph
+}
+
+// lenetNet is a LeNet's network as a module: body maps images to the 84
+// features, head maps the features to the logits.
+type lenetNet struct{ body, head nn.Module }
+
+// buildLeNet builds the layers of a LeNet in s, at its root so that they
+// are named conv1 ... fc2. Layer i is initialised from seeds[i], or from
+// the scope's seed for it if seeds is nil.
+func buildLeNet(s *nn.Scope, classes int, seeds []uint64) (*lenetNet, error) {
+	opt := func(i int) []nn.Option {
+		if seeds == nil {
+			return nil
+		}
+		return []nn.Option{nn.WithSeed(seeds[i])}
+	}
+	pool := nn.Func("AvgPool2D(2)", func(x *gorgonia.Node) (*gorgonia.Node, error) { return nn.AvgPool2D(x, 2, 2) })
+	n := &lenetNet{
+		body: nn.Seq(
+			s.Conv(lenetLayers[0], 1, 6, 5, 1, 2, opt(0)...), s.Tanh(), pool,
+			s.Conv(lenetLayers[1], 6, 16, 5, 1, 0, opt(1)...), s.Tanh(), pool,
+			s.Conv(lenetLayers[2], 16, 120, 5, 1, 0, opt(2)...), s.Tanh(),
+			s.Linear(lenetLayers[3], 120, lenetFeat, opt(3)...), s.Tanh()),
+		head: s.Linear(lenetLayers[4], lenetFeat, classes, opt(4)...),
+	}
+	if err := s.Err(); err != nil {
+		return nil, fmt.Errorf("featnet: %w", err)
+	}
+	return n, nil
+}
+
+func (n *lenetNet) Forward(p *nn.Pass, x *gorgonia.Node) (*gorgonia.Node, error) {
+	h, err := n.body.Forward(p, x)
+	if err != nil {
+		return nil, err
+	}
+	return n.head.Forward(p, h)
+}
+
+func (n *lenetNet) Params() []nn.Param    { return append(n.body.Params(), n.head.Params()...) }
+func (n *lenetNet) Buffers() []nn.Buffer  { return nil }
+func (n *lenetNet) Children() []nn.Module { return []nn.Module{n.body, n.head} }
+func (n *lenetNet) Share(g *gorgonia.ExprGraph) nn.Module {
+	return &lenetNet{body: n.body.Share(g), head: n.head.Share(g)}
 }
 
 // NewLeNet returns a LeNet for the given number of classes with weights
@@ -63,113 +104,50 @@ func NewLeNet(classes int, pol *quant.Policy, seed uint64) (*LeNet, error) {
 	if classes < 2 {
 		return nil, fmt.Errorf("featnet: lenet with %d classes, want at least 2", classes)
 	}
-	l := &LeNet{Classes: classes, Meta: map[string]string{}, policy: pol, g: gorgonia.NewGraph()}
-	convs := [3][2]int{{1, 6}, {6, 16}, {16, 120}}
-	for i, c := range convs {
-		pad := 0
-		if i == 0 {
-			pad = 2
-		}
-		name := lenetLayers[i]
-		var err error
-		l.conv[i], err = nn.NewConv2d(l.g, name, c[0], c[1], 5, 1, pad, pol.For(name), nn.WithSeed(seed+uint64(i)))
-		if err != nil {
-			return nil, fmt.Errorf("featnet: %w", err)
-		}
+	var f nn.Formats
+	if pol != nil {
+		f = pol.For
 	}
-	fcs := [2][2]int{{120, lenetFeat}, {lenetFeat, classes}}
-	for i, c := range fcs {
-		name := lenetLayers[3+i]
-		var err error
-		l.fc[i], err = nn.NewLinear(l.g, name, c[0], c[1], pol.For(name), nn.WithSeed(seed+uint64(3+i)))
-		if err != nil {
-			return nil, fmt.Errorf("featnet: %w", err)
-		}
+	seeds := make([]uint64, len(lenetLayers))
+	for i := range seeds {
+		seeds[i] = seed + uint64(i)
 	}
-	return l, nil
+	net, err := buildLeNet(nn.NewScope(gorgonia.NewGraph(), f, seed), classes, seeds)
+	if err != nil {
+		return nil, err
+	}
+	return &LeNet{Classes: classes, Meta: map[string]string{}, policy: pol, net: net}, nil
 }
 
 // Policy returns the policy the network's dot products round with (nil:
 // float32).
 func (l *LeNet) Policy() *quant.Policy { return l.policy }
 
-// params returns the parameter nodes of the layers as built in l.g, with
-// their tensor names: conv1.w, conv1.b, ..., fc2.b.
-func (l *LeNet) params() (names []string, nodes gorgonia.Nodes) {
-	for _, c := range l.conv {
-		nodes = append(nodes, c.Params()...)
-	}
-	for _, f := range l.fc {
-		nodes = append(nodes, f.Params()...)
-	}
-	for _, n := range nodes {
-		names = append(names, n.Name())
-	}
-	return names, nodes
-}
+// params returns the parameters of the layers, named conv1.w, conv1.b,
+// ..., fc2.b.
+func (l *LeNet) params() []nn.Param { return l.net.Params() }
 
-// lenetGraph is a LeNet built for one batch size in its own graph, whose
+// lenetGraph is a LeNet's inference graph for one batch size, whose
 // parameter nodes share the LeNet's tensors.
 type lenetGraph struct {
 	batch        int
-	g            *gorgonia.ExprGraph
-	x, target    []float32 // input values, written before each run
+	x            []float32 // input values, written before each run
 	feat, logits *gorgonia.Node
-	loss         *gorgonia.Node // nil without training
-	params       gorgonia.Nodes
 	vm           gorgonia.VM
-	scale        float64 // loss scale read by the cross-entropy op
 }
 
-// build returns the network for batches of the given size; with train
-// set, it adds the mean cross-entropy loss and its gradients.
-func (l *LeNet) build(batch int, train bool) (lg *lenetGraph, err error) {
-	lg = &lenetGraph{batch: batch, g: gorgonia.NewGraph(), scale: 1}
-	g := lg.g
+// build returns the inference graph for batches of the given size.
+func (l *LeNet) build(batch int) (lg *lenetGraph, err error) {
+	lg = &lenetGraph{batch: batch}
+	g := gorgonia.NewGraph()
 	xt := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(batch, 1, lenetSize, lenetSize))
 	lg.x = xt.Data().([]float32)
-	h := gorgonia.NodeFromAny(g, xt, gorgonia.WithName("x"))
-	for i, c := range l.conv {
-		cs := c.Share(g)
-		lg.params = append(lg.params, cs.Params()...)
-		if h, err = cs.Fwd(h); err != nil {
-			return nil, err
-		}
-		if h, err = nn.Tanh(h); err != nil {
-			return nil, err
-		}
-		if i < 2 {
-			if h, err = nn.AvgPool2D(h, 2, 2); err != nil {
-				return nil, err
-			}
-		}
+	x := gorgonia.NodeFromAny(g, xt, gorgonia.WithName("x"))
+	if lg.feat, err = l.net.body.Share(g).Forward(nil, x); err != nil {
+		return nil, fmt.Errorf("featnet: lenet: %w", err)
 	}
-	f1, f2 := l.fc[0].Share(g), l.fc[1].Share(g)
-	lg.params = append(lg.params, f1.Params()...)
-	lg.params = append(lg.params, f2.Params()...)
-	if h, err = f1.Fwd(h); err != nil {
-		return nil, err
-	}
-	if lg.feat, err = nn.Tanh(h); err != nil {
-		return nil, err
-	}
-	if lg.logits, err = f2.Fwd(lg.feat); err != nil {
-		return nil, err
-	}
-	if train {
-		tt := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(batch, l.Classes))
-		lg.target = tt.Data().([]float32)
-		tn := gorgonia.NodeFromAny(g, tt, gorgonia.WithName("target"))
-		per, err := softmaxXent(lg.logits, tn, &lg.scale)
-		if err != nil {
-			return nil, err
-		}
-		if lg.loss, err = gorgonia.Mean(per); err != nil {
-			return nil, fmt.Errorf("featnet: mean loss: %w", err)
-		}
-		if _, err = gorgonia.Grad(lg.loss, lg.params...); err != nil {
-			return nil, fmt.Errorf("featnet: lenet gradients: %w", err)
-		}
+	if lg.logits, err = l.net.head.Share(g).Forward(nil, lg.feat); err != nil {
+		return nil, fmt.Errorf("featnet: lenet: %w", err)
 	}
 	if lg.vm, err = newMachine(g); err != nil {
 		return nil, err
@@ -188,7 +166,7 @@ func newMachine(g *gorgonia.ExprGraph) (vm gorgonia.VM, err error) {
 	return gorgonia.NewTapeMachine(g), nil
 }
 
-// run runs the graph once on the values in lg.x (and lg.target).
+// run runs the graph once on the values in lg.x.
 func (lg *lenetGraph) run() error {
 	defer lg.vm.Reset()
 	if err := lg.vm.RunAll(); err != nil {
@@ -203,96 +181,16 @@ func (lg *lenetGraph) close() {
 	}
 }
 
-// TrainOptions configure LeNet training. Zero fields take the defaults.
-type TrainOptions struct {
-	Epochs int     // passes over the training set; default 1
-	Batch  int     // default 64
-	LR     float64 // Adam learning rate; default 1e-3
-	Seed   uint64  // order of the batches
-	// Progress, if not nil, is called after every step with the epoch
-	// (from 1), the step within it, the steps per epoch and the step's
-	// mean loss.
-	Progress func(epoch, step, steps int, loss float64)
-}
+func (l *LeNet) checkData(ds datasets.Dataset) error { return checkLeNetData(ds, l.Classes) }
 
-// Train trains l on ds (images 1×28×28, labels below l.Classes) with
-// Adam and the softmax cross-entropy. If the network's policy asks for
-// loss scaling, the loss is scaled before the backward pass (and the
-// gradients unscaled before the update); with dynamic scaling a step
-// whose gradients overflow is skipped and the scale halved.
-func (l *LeNet) Train(ds datasets.Dataset, opt TrainOptions) error {
-	if err := l.checkData(ds); err != nil {
-		return err
-	}
-	if opt.Epochs <= 0 {
-		opt.Epochs = 1
-	}
-	if opt.Batch <= 0 {
-		opt.Batch = 64
-	}
-	if opt.LR <= 0 {
-		opt.LR = 1e-3
-	}
-	loader, err := datasets.NewLoader(ds, opt.Batch, opt.Seed)
-	if err != nil {
-		return fmt.Errorf("featnet: %w", err)
-	}
-	lg, err := l.build(opt.Batch, true)
-	if err != nil {
-		return err
-	}
-	defer lg.close()
-	scaler, err := newScaler(l.policy)
-	if err != nil {
-		return err
-	}
-	solver := gorgonia.NewAdamSolver(gorgonia.WithLearnRate(opt.LR))
-	steps := loader.BatchesPerEpoch()
-	for epoch := 1; epoch <= opt.Epochs; epoch++ {
-		for step := 1; step <= steps; step++ {
-			images, labels := loader.Next()
-			copy(lg.x, images)
-			clear(lg.target)
-			for i, c := range labels {
-				lg.target[i*l.Classes+c] = 1
-			}
-			if scaler != nil {
-				lg.scale = scaler.Scale
-			}
-			if err := lg.run(); err != nil {
-				return err
-			}
-			loss := float64(lg.loss.Value().Data().(float32))
-			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				return fmt.Errorf("featnet: lenet training diverged at epoch %d step %d: loss %v", epoch, step, loss)
-			}
-			apply, err := l.unscale(scaler, lg.params)
-			if err != nil {
-				return err
-			}
-			if apply {
-				if err := solver.Step(gorgonia.NodesToValueGrads(lg.params)); err != nil {
-					return fmt.Errorf("featnet: adam step: %w", err)
-				}
-			} else if err := nn.ZeroGrads(lg.params); err != nil {
-				return fmt.Errorf("featnet: %w", err)
-			}
-			if opt.Progress != nil {
-				opt.Progress(epoch, step, steps, loss)
-			}
-		}
-	}
-	l.eval.close()
-	l.eval = nil // the weights changed; cached graphs share them anyway
-	return nil
-}
-
-func (l *LeNet) checkData(ds datasets.Dataset) error {
+// checkLeNetData reports whether a LeNet of the given classes can train
+// on or classify ds.
+func checkLeNetData(ds datasets.Dataset, classes int) error {
 	if s := ds.Shape(); s != (datasets.Shape{C: 1, H: lenetSize, W: lenetSize}) {
 		return fmt.Errorf("featnet: lenet trains on 1x28x28 images, the data set has %v", s)
 	}
-	if ds.NumClasses() > l.Classes {
-		return fmt.Errorf("featnet: data set has %d classes, the lenet %d", ds.NumClasses(), l.Classes)
+	if ds.NumClasses() > classes {
+		return fmt.Errorf("featnet: data set has %d classes, the lenet %d", ds.NumClasses(), classes)
 	}
 	return nil
 }
@@ -303,7 +201,7 @@ const evalBatch = 100
 // evalGraph returns the cached inference graph.
 func (l *LeNet) evalGraph() (*lenetGraph, error) {
 	if l.eval == nil {
-		lg, err := l.build(evalBatch, false)
+		lg, err := l.build(evalBatch)
 		if err != nil {
 			return nil, err
 		}
@@ -345,14 +243,7 @@ func (l *LeNet) Accuracy(ds datasets.Dataset) (float64, error) {
 	err := l.forEachBatch(ds.Len(), ds.Image, func(lg *lenetGraph, first, count int) {
 		z := lg.logits.Value().Data().([]float32)
 		for k := 0; k < count; k++ {
-			row := z[k*l.Classes : (k+1)*l.Classes]
-			best := 0
-			for j, v := range row {
-				if v > row[best] {
-					best = j
-				}
-			}
-			if best == ds.Label(first+k) {
+			if argmax(z[k*l.Classes:(k+1)*l.Classes]) == ds.Label(first+k) {
 				correct++
 			}
 		}
@@ -386,10 +277,8 @@ func (l *LeNet) Checkpoint() *ckpt.Checkpoint {
 	c.Meta["featnet.arch"] = LeNetArch
 	c.Meta["featnet.name"] = l.Name
 	c.Meta["featnet.classes"] = strconv.Itoa(l.Classes)
-	names, nodes := l.params()
-	for i, n := range nodes {
-		t := n.Value().(*tensor.Dense)
-		c.Tensors[names[i]] = ckpt.Tensor{Shape: slices.Clone([]int(t.Shape())), Data: slices.Clone(t.Data().([]float32))}
+	for _, p := range l.params() {
+		c.Tensors[p.Name] = ckpt.Tensor{Shape: slices.Clone([]int(p.Node.Shape())), Data: slices.Clone(p.Data())}
 	}
 	return c
 }
@@ -435,9 +324,11 @@ func lenetFrom(ts map[string]ckpt.Tensor, meta map[string]string) (*LeNet, error
 	delete(l.Meta, "featnet.arch")
 	delete(l.Meta, "featnet.name")
 	delete(l.Meta, "featnet.classes")
-	names, nodes := l.params()
-	for i, n := range nodes {
-		if err := setTensor(n.Value().(*tensor.Dense), ts, names[i]); err != nil {
+	ps := l.params()
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+		if err := setTensor(p.Node.Value().(*tensor.Dense), ts, p.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -462,40 +353,4 @@ func setTensor(dst *tensor.Dense, ts map[string]ckpt.Tensor, name string) error 
 	}
 	copy(dst.Data().([]float32), t.Data)
 	return nil
-}
-
-// ---- loss scaling ----
-
-// newScaler returns the policy's loss scaler, or nil for none.
-func newScaler(p *quant.Policy) (*scaling.LossScaler, error) {
-	if p == nil || p.LossScale.Scale == 0 {
-		return nil, nil
-	}
-	ls, err := scaling.NewLossScaler(p.LossScale.Scale, p.LossScale.Dynamic)
-	if err != nil {
-		return nil, fmt.Errorf("featnet: %w", err)
-	}
-	return ls, nil
-}
-
-// unscale divides the weight gradients by the loss scale and reports
-// whether the step should be applied (see scaling.LossScaler.Update).
-func (l *LeNet) unscale(ls *scaling.LossScaler, params gorgonia.Nodes) (bool, error) {
-	if ls == nil {
-		return true, nil
-	}
-	inv := float32(1 / ls.Scale)
-	var st scaling.GradStats
-	for i, p := range params {
-		g, err := p.Grad()
-		if err != nil {
-			return false, fmt.Errorf("featnet: gradient of %s: %w", p.Name(), err)
-		}
-		d := g.Data().([]float32)
-		st.Add(scaling.Inspect(d, l.policy.For(lenetLayers[i/2]).WGrad))
-		for j := range d {
-			d[j] *= inv
-		}
-	}
-	return ls.Update(st), nil
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -39,9 +41,8 @@ func stripes(t testing.TB, n int, seed uint64) *datasets.Set {
 
 func weightsOf(l *LeNet) []float32 {
 	var all []float32
-	_, nodes := l.params()
-	for _, n := range nodes {
-		all = append(all, n.Value().Data().([]float32)...)
+	for _, p := range l.params() {
+		all = append(all, p.Data()...)
 	}
 	return all
 }
@@ -99,6 +100,106 @@ func TestLeNetTrain(t *testing.T) {
 	}
 	if same > len(byPolicy[0])/2 || maxDiff > 0.05 {
 		t.Errorf("float32 and posit(16,2) training: %d of %d weights equal, largest difference %g", same, len(byPolicy[0]), maxDiff)
+	}
+}
+
+// TestLeNetModel drives LeNet training as a gan.Model through the
+// trainer: one update C, the policy's layer names, the checkpoint's
+// tensor names, an accuracy metric that rises to 1 on the stripes.
+func TestLeNetModel(t *testing.T) {
+	m := &lenetModel{classes: 2}
+	tr, err := gan.NewTrainer(m, []datasets.Dataset{stripes(t, 64, 1)}, gan.Options{Batch: 16, Seed: 5, LR: 0.005, Beta1: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.LogColumns(), []string{"c_loss", "accuracy", "loss_scale_c", "skipped_c"}; !slices.Equal(got, want) {
+		t.Errorf("log columns %v, want %v", got, want)
+	}
+	net := tr.Nets().Net(lenetGroup)
+	if got := nn.Layers(net); !slices.Equal(got, lenetLayers) {
+		t.Errorf("layers %v, want %v", got, lenetLayers)
+	}
+	l, err := NewLeNet(2, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range net.Params() {
+		names = append(names, p.Name)
+	}
+	if want := sortedKeys(l.Checkpoint().Tensors); !slices.Equal(sortedKeys(toSet(names)), want) {
+		t.Errorf("trainer's tensors %v, a LeNet's %v", names, want)
+	}
+	var acc []float64
+	for range 8 {
+		st, err := tr.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := st.Metrics[0]; !(a >= 0 && a <= 1) || st.Skipped[0] {
+			t.Fatalf("step %d: accuracy %v, skipped %v", st.Step, a, st.Skipped[0])
+		}
+		acc = append(acc, st.Metrics[0])
+	}
+	if acc[len(acc)-1] != 1 {
+		t.Errorf("batch accuracies %v: want 1 at the end", acc)
+	}
+	if _, err := tr.Checkpoint(); err != nil {
+		t.Errorf("checkpoint: %v", err)
+	}
+	if err := m.Check([]datasets.Dataset{stripes(t, 4, 1), stripes(t, 4, 2)}); err == nil {
+		t.Error("two data sets: no error")
+	}
+}
+
+func toSet(names []string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// TestLeNetBiasEvery: with exponent-bias re-estimation the trained network
+// keeps the biases chosen in training (its features differ from those of
+// the same weights in the policy's formats) and still learns.
+func TestLeNetBiasEvery(t *testing.T) {
+	pol, err := quant.ParsePolicy("posit8+")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLeNet(2, pol, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Train(stripes(t, 128, 1), TrainOptions{Epochs: 2, Batch: 32, LR: 0.005, Seed: 5, BiasEvery: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if acc, err := l.Accuracy(stripes(t, 100, 2)); err != nil || acc < 0.99 {
+		t.Errorf("accuracy %v (%v), want ≥ 0.99", acc, err)
+	}
+	plain, err := NewLeNet(2, pol, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := plain.params()
+	for i, p := range l.params() {
+		copy(dst[i].Data(), p.Data())
+	}
+	imgs := make([]float32, 4*784)
+	ds := stripes(t, 4, 4)
+	for i := 0; i < 4; i++ {
+		ds.Image(imgs[i*784:(i+1)*784], i)
+	}
+	f1, f2 := make([]float64, 4*84), make([]float64, 4*84)
+	if err := l.features(f1, imgs, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.features(f2, imgs, 4); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(f1, f2) {
+		t.Error("the trained network computes in the policy's formats: the chosen biases were dropped")
 	}
 }
 
