@@ -13,6 +13,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/quant"
 )
 

@@ -19,6 +19,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
