@@ -309,11 +309,11 @@ func (t *Trainer) update(u *updateGraph) bool {
 	gd := make([][]float32, len(u.params))
 	for i, p := range u.params {
 		gd[i] = u.grads[i].Value().Data().([]float32)
-		var f quant.Format
+		limit := math.Inf(1)
 		if p.Quantized {
-			f = t.formats(p.Layer).WGrad
+			limit = t.gr.limits[p.Layer].wgrad
 		}
-		stats = worse(stats, scaling.Inspect(gd[i], f))
+		stats = worse(stats, scaling.InspectLimit(gd[i], limit))
 	}
 	s := t.scalers[u.update.Name]
 	scale := s.Scale
@@ -396,6 +396,15 @@ func MeanSigmoid(x []float32) float64 {
 type graphs struct {
 	inputs  Inputs
 	updates []*updateGraph
+	limits  map[string]roleLimits // by layer
+}
+
+// roleLimits are the largest finite magnitudes (scaling.MaxFinite) of a
+// layer's error and weight-gradient formats, +Inf for float32; hasErr is
+// false when errors are not rounded.
+type roleLimits struct {
+	err, wgrad float64
+	hasErr     bool
 }
 
 type updateGraph struct {
@@ -435,7 +444,23 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 	}()
 	m := t.model
 	in, ts := newInputs(m, t.opt.Batch)
-	gr = &graphs{inputs: in}
+	gr = &graphs{inputs: in, limits: map[string]roleLimits{}}
+	maxFinite := map[string]float64{} // by format name
+	limit := func(f quant.Format) float64 {
+		if f == nil {
+			return math.Inf(1)
+		}
+		v, ok := maxFinite[f.String()]
+		if !ok {
+			v = scaling.MaxFinite(f)
+			maxFinite[f.String()] = v
+		}
+		return v
+	}
+	for _, l := range t.nets.Layers() {
+		lf := t.formats(l)
+		gr.limits[l] = roleLimits{err: limit(lf.Err), wgrad: limit(lf.WGrad), hasErr: lf.Err != nil}
+	}
 	metricIndex := map[string]int{}
 	for i, name := range m.Metrics() {
 		metricIndex[name] = i
@@ -443,8 +468,8 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 	for _, up := range m.Updates() {
 		ug := &updateGraph{update: up, scale: new(float64)}
 		watch := func(layer string, dy []float32) {
-			if f := t.formats(layer).Err; f != nil {
-				ug.errs = worse(ug.errs, scaling.Inspect(dy, f))
+			if l := gr.limits[layer]; l.hasErr {
+				ug.errs = worse(ug.errs, scaling.InspectLimit(dy, l.err))
 			}
 		}
 		u := &Graph{update: up, g: gorgonia.NewGraph(), nets: t.nets, shared: map[string]nn.Module{},

@@ -69,17 +69,26 @@ func (s *GradStats) Add(t GradStats) {
 // Inspect counts the non-finite and saturated values of grad, which was
 // rounded to f (f nil: only non-finite values count).
 func Inspect(grad []float32, f quant.Format) GradStats {
-	st := GradStats{Total: len(grad)}
-	limit := float32(math.Inf(1))
+	limit := math.Inf(1)
 	if f != nil {
-		limit = float32(MaxFinite(f))
+		limit = MaxFinite(f)
 	}
+	return InspectLimit(grad, limit)
+}
+
+// InspectLimit is Inspect for a format whose largest finite magnitude is
+// limit (MaxFinite; +Inf for none): a trainer finds the limit once per
+// format instead of once per tensor, which for 16-bit formats means
+// decoding 65536 codes.
+func InspectLimit(grad []float32, limit float64) GradStats {
+	st := GradStats{Total: len(grad)}
+	lim := float32(limit)
 	for _, g := range grad {
 		a := float32(math.Abs(float64(g)))
 		switch {
 		case a != a || math.IsInf(float64(a), 0):
 			st.NonFinite++
-		case a >= limit:
+		case a >= lim:
 			st.Saturated++
 		}
 	}
