@@ -61,21 +61,7 @@ func (op *accumMatMulOp) Type() hm.Type {
 }
 
 func (op *accumMatMulOp) dims(sa, sb tensor.Shape) (m, n, k int, err error) {
-	if len(sa) != 2 || len(sb) != 2 {
-		return 0, 0, 0, fmt.Errorf("qgraph: %v: want matrices, got shapes %v and %v", op, sa, sb)
-	}
-	m, k = sa[0], sa[1]
-	if op.tA {
-		m, k = k, m
-	}
-	kb, n := sb[0], sb[1]
-	if op.tB {
-		kb, n = n, kb
-	}
-	if k != kb {
-		return 0, 0, 0, fmt.Errorf("qgraph: %v: inner dimensions of %v and %v differ", op, sa, sb)
-	}
-	return m, n, k, nil
+	return matMulDims(op, op.tA, op.tB, sa, sb)
 }
 
 func (op *accumMatMulOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {

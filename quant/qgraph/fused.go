@@ -53,21 +53,27 @@ func (op *layerMatMulOp) Type() hm.Type {
 
 // dims returns the sizes of op(A) (M×K) and op(B) (K×N).
 func (op *layerMatMulOp) dims(sa, sb tensor.Shape) (M, N, K int, err error) {
+	return matMulDims(op, op.tA, op.tB, sa, sb)
+}
+
+// matMulDims returns the sizes of op(a)·op(b) for matrices of shapes sa
+// and sb, transposed as tA and tB say.
+func matMulDims(op fmt.Stringer, tA, tB bool, sa, sb tensor.Shape) (m, n, k int, err error) {
 	if len(sa) != 2 || len(sb) != 2 {
 		return 0, 0, 0, fmt.Errorf("qgraph: %v: want matrices, got shapes %v and %v", op, sa, sb)
 	}
-	M, K = sa[0], sa[1]
-	if op.tA {
-		M, K = K, M
+	m, k = sa[0], sa[1]
+	if tA {
+		m, k = k, m
 	}
-	kb, N := sb[0], sb[1]
-	if op.tB {
-		kb, N = N, kb
+	kb, n := sb[0], sb[1]
+	if tB {
+		kb, n = n, kb
 	}
-	if K != kb {
+	if k != kb {
 		return 0, 0, 0, fmt.Errorf("qgraph: %v: inner dimensions of %v and %v differ", op, sa, sb)
 	}
-	return M, N, K, nil
+	return m, n, k, nil
 }
 
 func (op *layerMatMulOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
@@ -148,9 +154,6 @@ func (op *layerMatMulOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.N
 }
 
 func (op *layerMatMulOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error) {
-	if len(vals) != op.Arity() {
-		return nil, fmt.Errorf("qgraph: %v takes %d inputs, got %d", op, op.Arity(), len(vals))
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("qgraph: %v: %v", op, r)
@@ -187,7 +190,10 @@ func (op *layerMatMulOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error
 }
 
 // denseInputs returns vals as materialised tensors of one dtype.
-func denseInputs(op fmt.Stringer, vals []gorgonia.Value) ([]*tensor.Dense, error) {
+func denseInputs(op gorgonia.Op, vals []gorgonia.Value) ([]*tensor.Dense, error) {
+	if len(vals) != op.Arity() {
+		return nil, fmt.Errorf("qgraph: %v takes %d inputs, got %d", op, op.Arity(), len(vals))
+	}
 	ts := make([]*tensor.Dense, len(vals))
 	for i, v := range vals {
 		t, ok := v.(*tensor.Dense)
@@ -540,9 +546,6 @@ func (op *biasAddOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node)
 }
 
 func (op *biasAddOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error) {
-	if len(vals) != op.Arity() {
-		return nil, fmt.Errorf("qgraph: %v takes %d inputs, got %d", op, op.Arity(), len(vals))
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("qgraph: %v: %v", op, r)
