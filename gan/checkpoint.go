@@ -198,7 +198,9 @@ func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, err
 	if err != nil {
 		return nil, err
 	}
-	if err := loadNets(c, t.nets, false); err != nil {
+	// Checkpoints from before batch norm kept running statistics have
+	// none: the statistics start afresh (training does not read them).
+	if err := loadNets(c, t.nets, true); err != nil {
 		return nil, err
 	}
 	for _, g := range t.nets.Groups {
@@ -245,8 +247,7 @@ func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, err
 
 // loadNets copies the checkpoint's parameters and buffers into n. A
 // missing buffer is an error unless optional (checkpoints written before
-// batch norm kept running statistics have none); it reports whether all
-// buffers were there.
+// batch norm kept running statistics have none).
 func loadNets(c *ckpt.Checkpoint, n *Nets, optional bool) error {
 	for _, p := range n.Params() {
 		if err := loadTensor(c, p.Name, p.Data()); err != nil {
