@@ -102,8 +102,9 @@ func zeroTolerance(d int) float64 { return 8 * float64(d) * 0x1p-52 }
 // term is computed again with FrechetOffset added to both diagonals, as
 // pytorch-fid does.
 //
-// The result is not clamped: for identical statistics it is zero up to
-// rounding, and may be a tiny negative number.
+// The distance is never negative, but for identical (or nearly identical)
+// statistics rounding can make the computed value a tiny negative number
+// such as -3e-13; it is clamped to 0, the value pytorch-fid users expect.
 func FrechetDistance(a, b Stats) (float64, error) {
 	return frechet(a, b, traceSqrtProduct)
 }
@@ -139,7 +140,7 @@ func frechet(a, b Stats, trSqrt func(s1, s2 *mat.SymDense) (float64, error)) (fl
 			return 0, fmt.Errorf("eval: Tr √(Σa Σb) is %v even with offset %g", ts, FrechetOffset)
 		}
 	}
-	return diff + tr - 2*ts, nil
+	return math.Max(0, diff+tr-2*ts), nil
 }
 
 // check reports malformed statistics; which names them in the message.
