@@ -61,6 +61,13 @@ func GenerateSet(nets *Nets, n int, seed uint64, batch int, o SampleOptions) (*G
 	return g, nil
 }
 
+// NewGenerated returns images made by a generator described by c, (N, C,
+// H, W) with values in [-1, 1], and their labels (nil for an
+// unconditional generator), as a data set. It keeps the slices.
+func NewGenerated(c GeneratorSpec, images []float32, labels []int) *Generated {
+	return &Generated{cfg: c, pix: images, labels: labels}
+}
+
 // EvalNoise returns the latent vectors (n·ZDim values) and, for a
 // conditional GAN, the labels (i mod Classes) of n evaluation images
 // drawn with seed. The stream is distinct from FixedNoise's, so FIDs are
