@@ -259,3 +259,26 @@ func TestTrainDCGANFolder(t *testing.T) {
 		t.Errorf("cgan on an unlabelled folder: exit %d, %q", code, stderr)
 	}
 }
+
+// A single format is a policy (posit(8,1): the list is not split inside
+// the parentheses), and a policy file's glob that matches no layer is
+// reported with the layers that exist.
+func TestTrainPolicyFormatsAndGlobs(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDX(t, dir, 16)
+	pol := filepath.Join(dir, "typo.toml")
+	if err := os.WriteFile(pol, []byte("preset = \"fp32\"\n[[layer]]\nmatch = \"G/out*\"\nout = \"posit(16,1)\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "", "train", "--model", "dcgan", "--dataset", data, "--policy", "posit(8,1),"+pol,
+		"--steps", "1", "--batch", "4", "--features", "2", "--out", filepath.Join(dir, "o"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !exists(filepath.Join(dir, "o", "posit(8,1)", "checkpoint.safetensors")) {
+		t.Errorf("no run folder posit(8,1):\n%s", out)
+	}
+	if !strings.Contains(stderr, "G/out* matches no layer") || !strings.Contains(stderr, "G/deconv1") {
+		t.Errorf("no warning about the glob:\n%s", stderr)
+	}
+}
