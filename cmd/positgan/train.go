@@ -360,7 +360,7 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 	for i, m := range sum.Metrics {
 		losses = append(losses, fmt.Sprintf("%s %.2f", m, sum.MeanMetrics[i]))
 	}
-	fmt.Fprintf(io.out, "%s: %d steps in %s (%.3f s/step); last %d steps: %s; skipped updates %s; loss scales %s\n",
+	fmt.Fprintf(io.out, "%s: %d steps in %s (%.3f s/step); last %d steps: %s; skipped updates %s; loss scales after the last step %s\n",
 		r.name, n, sum.Elapsed.Round(time.Second), sum.Elapsed.Seconds()/float64(max(n, 1)), min(n, 100),
 		strings.Join(losses, ", "), strings.Join(skipped, ", "), strings.Join(scales, ", "))
 	wrote := []string{sum.Checkpoint, sum.Log}
@@ -451,7 +451,7 @@ func printTrainTable(w io.Writer, runs []*trainRun, sums []gan.Summary) {
 		}
 		fmt.Fprintf(w, " %8d  %s\n", skipped, s.Samples)
 	}
-	fmt.Fprintln(w, "(losses and metrics: means over each run's last 100 steps; s/step: wall time of this invocation)")
+	fmt.Fprintln(w, "(losses and metrics: means over each run's last 100 steps, or all of them if fewer; s/step: wall time of this invocation)")
 }
 
 // modelList returns one line per registered model: its name and summary.
