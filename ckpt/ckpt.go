@@ -5,10 +5,13 @@
 // also reads files written elsewhere (PyTorch state_dicts, say), converting
 // F64, F16 and BF16 tensors to float32.
 //
-// A checkpoint also records a format version and a SHA-256 of its tensor
-// data in the safetensors metadata, so that a truncated or corrupted file is
-// reported as such instead of silently loading wrong parameters. Files are
-// written atomically (temporary file and rename).
+// A checkpoint also records a format version and a SHA-256 of its metadata
+// and tensor data in the safetensors metadata, so that a truncated or
+// corrupted file is reported as such instead of silently loading wrong
+// parameters or settings. (Version 1 files, whose checksum covers the
+// tensors only, are still read.) Files are written atomically (temporary
+// file and rename). Malformed input gives an error, never a panic, and
+// nothing is allocated beyond a small multiple of the input's size.
 package ckpt
 
 import (
@@ -28,8 +31,13 @@ import (
 	"github.com/positgan/positgan/internal/atomicfile"
 )
 
-// Version is the checkpoint layout version this package writes.
-const Version = "positgan-ckpt-1"
+// Version is the checkpoint layout version this package writes: its
+// checksum covers the metadata and the tensors.
+const Version = "positgan-ckpt-2"
+
+// VersionTensorsOnly is the earlier version, whose checksum covers the
+// tensors only. Load still reads it.
+const VersionTensorsOnly = "positgan-ckpt-1"
 
 const (
 	keyVersion = "positgan.version"
@@ -65,6 +73,11 @@ func (e *CorruptError) Error() string {
 
 // Save writes c to path atomically.
 func Save(path string, c *Checkpoint) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return encode(w, c) })
+}
+
+// encode writes c to w as Save lays it out.
+func encode(w io.Writer, c *Checkpoint) error {
 	views := make(map[string]safetensors.TensorView, len(c.Tensors))
 	for _, name := range sortedNames(c.Tensors) {
 		t := c.Tensors[name]
@@ -91,13 +104,11 @@ func Save(path string, c *Checkpoint) error {
 		meta[k] = v
 	}
 	meta[keyVersion] = Version
-	meta[keySHA] = digest(c.Tensors)
-	return atomicfile.Write(path, func(w io.Writer) error {
-		if err := safetensors.SerializeToWriter(views, meta, w); err != nil {
-			return fmt.Errorf("ckpt: %w", err)
-		}
-		return nil
-	})
+	meta[keySHA] = digestAll(meta, c.Tensors)
+	if err := safetensors.SerializeToWriter(views, meta, w); err != nil {
+		return fmt.Errorf("ckpt: %w", err)
+	}
+	return nil
 }
 
 // Load reads a checkpoint written by Save. A file that is not a
@@ -119,15 +130,20 @@ func Decode(name string, buf []byte) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v := meta[keyVersion]; v != Version {
-		return nil, &CorruptError{name, fmt.Sprintf("version %q, want %q", v, Version)}
+	v := meta[keyVersion]
+	if v != Version && v != VersionTensorsOnly {
+		return nil, &CorruptError{name, fmt.Sprintf("version %q, want %q or %q", v, Version, VersionTensorsOnly)}
 	}
 	c, err := convert(st, meta, nil)
 	if err != nil {
 		return nil, &CorruptError{name, err.Error()}
 	}
-	if want, got := c.Meta[keySHA], digest(c.Tensors); want != got {
-		return nil, &CorruptError{name, "tensor data does not match its checksum"}
+	if v == VersionTensorsOnly {
+		if want, got := c.Meta[keySHA], digest(c.Tensors); want != got {
+			return nil, &CorruptError{name, "tensor data does not match its checksum"}
+		}
+	} else if want, got := c.Meta[keySHA], digestAll(c.Meta, c.Tensors); want != got {
+		return nil, &CorruptError{name, "metadata or tensor data does not match the checksum"}
 	}
 	delete(c.Meta, keyVersion)
 	delete(c.Meta, keySHA)
@@ -189,8 +205,18 @@ func convert(st safetensors.SafeTensors, meta map[string]string, skip func(strin
 		}
 		tv := nt.TensorView
 		shape := make([]int, len(tv.Shape()))
+		n := uint64(1)
 		for i, d := range tv.Shape() {
+			// The container checks that shape and data size agree, modulo
+			// 2^64: a product that wraps must not pass.
+			if d > math.MaxInt32 || (d != 0 && n > math.MaxInt64/d) {
+				return nil, &TensorError{Name: nt.Name, Reason: fmt.Sprintf("shape %v too large", tv.Shape())}
+			}
+			n *= d
 			shape[i] = int(d)
+		}
+		if size := uint64(tv.DType().Size()); n*size != uint64(len(tv.Data())) {
+			return nil, &TensorError{Name: nt.Name, Reason: fmt.Sprintf("shape %v needs %d bytes, has %d", tv.Shape(), n*size, len(tv.Data()))}
 		}
 		var data []float32
 		switch b := tv.Data(); tv.DType() {
@@ -241,6 +267,34 @@ func digest(ts map[string]Tensor) string {
 		}
 		h.Write(f32Bytes(t.Data))
 	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// digestAll hashes the version, every metadata entry but the checksum in
+// key order (each string length-prefixed), then what digest hashes.
+func digestAll(meta map[string]string, ts map[string]Tensor) string {
+	h := sha256.New()
+	var b [8]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
+		h.Write(b[:])
+		io.WriteString(h, s)
+	}
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		if k != keySHA {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	str(Version)
+	binary.LittleEndian.PutUint64(b[:], uint64(len(keys)))
+	h.Write(b[:])
+	for _, k := range keys {
+		str(k)
+		str(meta[k])
+	}
+	io.WriteString(h, digest(ts))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

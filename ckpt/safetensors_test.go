@@ -233,7 +233,8 @@ func TestReadSafetensorsCorrupt(t *testing.T) {
 // values) matches, and treats an integer tensor as corruption.
 func TestDecodeOtherTypes(t *testing.T) {
 	ts := map[string]Tensor{"w": {Shape: []int{2}, Data: []float32{1, -2}}}
-	meta := map[string]string{keyVersion: Version, keySHA: digest(ts)}
+	meta := map[string]string{keyVersion: Version}
+	meta[keySHA] = digestAll(meta, ts)
 	buf := serialize(t, map[string]raw{"w": {safetensors.BF16, []uint64{2}, u16s(0x3F80, 0xC000)}}, meta)
 	c, err := Decode("bf16", buf)
 	if err != nil {
