@@ -30,6 +30,18 @@ type Config struct {
 	Options map[string]string `json:"options,omitempty"`
 }
 
+// Upper bounds of a Config's sizes. They are sanity limits, so that a
+// corrupt or crafted checkpoint (or a typo in a flag) gives an error
+// instead of an attempt to allocate terabytes; models may set tighter
+// ones in their own Check.
+const (
+	MaxSide       = 1024    // image height and width
+	MaxFeatures   = 1024    // the width unit F
+	MaxZDim       = 4096    // noise size
+	MaxClasses    = 10000   // conditional classes
+	MaxFeatureMap = 1 << 26 // Features × Channels × Height × Width
+)
+
 // ImageSize returns the number of values of one image, C·H·W.
 func (c Config) ImageSize() int { return c.Channels * c.Height * c.Width }
 
@@ -62,6 +74,16 @@ func (c Config) Check() error {
 		return fmt.Errorf("models: %s: features %d must be positive", c.Arch, c.Features)
 	case c.Classes < 0:
 		return fmt.Errorf("models: %s: %d classes", c.Arch, c.Classes)
+	case c.Height > MaxSide || c.Width > MaxSide:
+		return fmt.Errorf("models: %s: image size %dx%d exceeds the limit %d", c.Arch, c.Height, c.Width, MaxSide)
+	case c.Features > MaxFeatures:
+		return fmt.Errorf("models: %s: features %d exceeds the limit %d", c.Arch, c.Features, MaxFeatures)
+	case c.ZDim < 0 || c.ZDim > MaxZDim:
+		return fmt.Errorf("models: %s: z size %d outside [0, %d]", c.Arch, c.ZDim, MaxZDim)
+	case c.Classes > MaxClasses:
+		return fmt.Errorf("models: %s: %d classes exceed the limit %d", c.Arch, c.Classes, MaxClasses)
+	case c.Features*c.ImageSize() > MaxFeatureMap:
+		return fmt.Errorf("models: %s: features %d × image %dx%dx%d exceeds the limit %d", c.Arch, c.Features, c.Channels, c.Height, c.Width, MaxFeatureMap)
 	}
 	if c.Tanh != "" {
 		if _, err := tanhapprox.Parse(tanhapprox.Tanh, c.Tanh); err != nil {
