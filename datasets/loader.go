@@ -69,8 +69,13 @@ func (l *Loader) Next() (images []float32, labels []int) {
 		l.shuffle()
 	}
 	size := l.ds.Shape().Size()
+	aug, _ := l.ds.(EpochImager)
 	for k, i := range l.perm[l.next : l.next+l.batch] {
-		l.ds.Image(l.images[k*size:(k+1)*size], int(i))
+		if aug != nil {
+			aug.ImageAt(l.images[k*size:(k+1)*size], int(i), l.epoch)
+		} else {
+			l.ds.Image(l.images[k*size:(k+1)*size], int(i))
+		}
 		l.labels[k] = l.ds.Label(int(i))
 	}
 	l.next += l.batch

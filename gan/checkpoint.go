@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -30,6 +31,7 @@ type runState struct {
 	Beta2     float64                `json:"beta2"`
 	Eps       float64                `json:"eps"`
 	BiasEvery int                    `json:"bias_every"`
+	Steps     int                    `json:"steps,omitempty"` // planned (Options.Steps)
 	Step      int                    `json:"step"`
 	Biases    Biases                 `json:"biases,omitempty"`
 	AdamT     map[string]int         `json:"adam_t"`       // by group
@@ -107,7 +109,7 @@ func (t *Trainer) Checkpoint() (c *ckpt.Checkpoint, err error) {
 	st := runState{
 		Model: json.RawMessage(t.model.Config()), Batch: t.opt.Batch, Seed: t.opt.Seed,
 		LR: t.opt.LR, Beta1: t.opt.Beta1, Beta2: t.opt.Beta2,
-		BiasEvery: t.opt.BiasEvery, Step: t.step, Biases: t.Biases(),
+		BiasEvery: t.opt.BiasEvery, Steps: t.opt.Steps, Step: t.step, Biases: t.Biases(),
 		AdamT: map[string]int{}, Scalers: map[string]scalerState{},
 	}
 	for _, g := range t.nets.Groups {
@@ -121,6 +123,11 @@ func (t *Trainer) Checkpoint() (c *ckpt.Checkpoint, err error) {
 	}
 	for name, s := range t.scalers {
 		st.Scalers[name] = saveScaler(s)
+	}
+	if sm, ok := t.model.(Stateful); ok {
+		for name, v := range sm.SaveState() {
+			c.Tensors[stateTensor+name] = ckpt.Tensor{Shape: slices.Clone(v.Shape), Data: clone(v.Data)}
+		}
 	}
 	for _, l := range t.loaders {
 		st.Loaders = append(st.Loaders, l.State())
@@ -177,7 +184,7 @@ func ReadState(c *ckpt.Checkpoint) (*Saved, error) {
 		model = string(st.Model)
 	}
 	opt := Options{Policy: pol, Batch: st.Batch, Seed: st.Seed,
-		LR: st.LR, Beta1: st.Beta1, Beta2: st.Beta2, BiasEvery: st.BiasEvery}
+		LR: st.LR, Beta1: st.Beta1, Beta2: st.Beta2, BiasEvery: st.BiasEvery, Steps: st.Steps}
 	return &Saved{Options: opt, Step: st.Step, Biases: st.Biases, Model: model, state: st}, nil
 }
 
@@ -230,6 +237,17 @@ func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, err
 	for i, l := range t.loaders {
 		if err := l.Restore(st.Loaders[i]); err != nil {
 			return nil, fmt.Errorf("gan: checkpoint does not fit this data set: %w", err)
+		}
+	}
+	if sm, ok := m.(Stateful); ok {
+		state := map[string]ckpt.Tensor{}
+		for name, v := range c.Tensors {
+			if k, ok := strings.CutPrefix(name, stateTensor); ok {
+				state[k] = v
+			}
+		}
+		if err := sm.LoadState(state); err != nil {
+			return nil, fmt.Errorf("gan: checkpoint model state: %w", err)
 		}
 	}
 	t.rng = new(rand.PCG)

@@ -85,6 +85,7 @@ type Graph struct {
 	train   bool // put shared copies in training mode
 	passes  []*nn.Pass
 	metrics []metric
+	outputs []output // see Output (hooks.go)
 }
 
 type metric struct {

@@ -112,6 +112,15 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 			}
 			return WriteGrid(path, imgs, spec.Image, rows, cols)
 		}
+	} else if vm, ok := t.model.(Visualizer); ok {
+		sum.Samples = filepath.Join(ro.Dir, "samples.png")
+		grid = func(path string) error {
+			img, err := vm.Visuals(t.nets, t.data, t.opt.Seed)
+			if err != nil {
+				return err
+			}
+			return writePNG(path, img)
+		}
 	}
 	save := func(path string) error {
 		ck, err := t.Checkpoint()

@@ -154,7 +154,11 @@ func GridShape(c GeneratorSpec, n int) (rows, cols int) {
 // WriteGrid writes images (N, C, H, W, values in [-1, 1]) as a PNG grid of
 // rows by cols tiles separated by 2-pixel gaps, atomically.
 func WriteGrid(path string, images []float32, c datasets.Shape, rows, cols int) error {
-	img := Grid(images, c, rows, cols)
+	return writePNG(path, Grid(images, c, rows, cols))
+}
+
+// writePNG writes img as a PNG file, atomically.
+func writePNG(path string, img image.Image) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 

@@ -28,6 +28,9 @@ type Options struct {
 	// binade histograms (scaling.ChooseBias), for the formats that take a
 	// bias. 0 keeps the policy's biases for the whole run.
 	BiasEvery int
+	// Steps is the planned length of the run, for models whose learning
+	// rates follow a schedule (see Scheduler); 0 if not planned.
+	Steps int
 }
 
 func (o *Options) defaults() {
@@ -50,6 +53,9 @@ func (o *Options) check(data []datasets.Dataset) error {
 		if o.Batch < 1 || o.Batch > ds.Len() {
 			return fmt.Errorf("gan: batch size %d: want 1 to %d (the data set's size)", o.Batch, ds.Len())
 		}
+	}
+	if o.Steps < 0 {
+		return fmt.Errorf("gan: planned run length %d must not be negative", o.Steps)
 	}
 	if o.BiasEvery < 0 {
 		return fmt.Errorf("gan: bias re-estimation interval %d must not be negative", o.BiasEvery)
@@ -260,7 +266,9 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 	for i, l := range t.loaders {
 		batches[i].X, batches[i].Labels = l.Next()
 	}
-	t.model.Feed(gr.inputs, batches, rand.New(t.rng))
+	noise := rand.New(t.rng)
+	t.model.Feed(gr.inputs, batches, noise)
+	relay, _ := t.model.(Relay)
 	for i, u := range gr.updates {
 		s := t.scalers[u.update.Name]
 		*u.scale = s.Scale
@@ -271,7 +279,14 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 		}
 		st.Losses[i] = scalarOf(u.loss)
 		for _, m := range u.metrics {
-			st.Metrics[m.index] = m.reduce(m.node.Value().Data().([]float32))
+			st.Metrics[m.index] = m.reduce(valuesOf(m.node))
+		}
+		if relay != nil {
+			out := map[string][]float32{}
+			for _, o := range u.outputs {
+				out[o.name] = valuesOf(o.node)
+			}
+			relay.AfterUpdate(u.update, out, gr.inputs, noise)
 		}
 		st.Skipped[i] = !t.update(u)
 		u.vm.Reset()
@@ -320,9 +335,13 @@ func (t *Trainer) update(u *updateGraph) bool {
 	if !s.Update(stats) {
 		return false
 	}
+	sched, _ := t.model.(Scheduler)
 	off := 0
 	for _, g := range u.update.Groups {
 		a := t.adam[g]
+		if sched != nil {
+			a.LR = sched.LearningRate(g, t.step, t.opt.Steps, t.opt.LR)
+		}
 		k := len(a.M)
 		pd := make([][]float32, k)
 		for i := range pd {
@@ -416,6 +435,7 @@ type updateGraph struct {
 	params  []nn.Param
 	grads   []*gorgonia.Node
 	metrics []indexedMetric
+	outputs []output
 	taps    []nn.Tap
 }
 
@@ -495,6 +515,10 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 			}
 			ug.metrics = append(ug.metrics, indexedMetric{mt, i})
 			roots = append(roots, mt.node)
+		}
+		for _, o := range u.outputs {
+			ug.outputs = append(ug.outputs, o)
+			roots = append(roots, o.node)
 		}
 		roots = append(roots, ug.grads...)
 		ug.taps = u.taps()
