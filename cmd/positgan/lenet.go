@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -35,7 +37,7 @@ func lenetCmd() *command {
 				fs.IntVar(&f.biasEvery, "bias-every", 0, "re-estimate exponent biases from histograms every N steps (0: keep the policy's)")
 				fs.IntVar(&f.limit, "limit", 0, "train on the first N training images only (0: all)")
 				fs.StringVar(&f.out, "out", "", "write the trained network to this .safetensors file")
-				fs.StringVar(&f.name, "name", "", "network name used in metric names, e.g. LeNet-MNIST (default from the data set)")
+				fs.StringVar(&f.name, "name", "", "network name used in metric names (default: LeNet-MNIST or LeNet-Fashion with the --out file name, so that its FIDs are not taken for the shipped network's)")
 				return func(args []string, io stdio) error {
 					if len(args) != 0 {
 						return usagef("unexpected arguments %q", args)
@@ -104,6 +106,12 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 	if err != nil {
 		return err
 	}
+	if f.out != "" {
+		// Fail now, not after the training.
+		if err := atomicfile.MkdirWritable(filepath.Dir(f.out)); err != nil {
+			return fmt.Errorf("--out %s: %w", f.out, err)
+		}
+	}
 	train, err := lenetData(f.dataset, datasets.Train)
 	if err != nil {
 		return err
@@ -123,7 +131,11 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 	}
 	net.Name = f.name
 	if net.Name == "" {
-		net.Name = lenetName(f.dataset)
+		// Not the shipped network's name: FIDs with this one must say so.
+		net.Name = lenetName(f.dataset) + " (this run)"
+		if f.out != "" {
+			net.Name = lenetName(f.dataset) + " (" + filepath.Base(f.out) + ")"
+		}
 	}
 	fmt.Fprintf(io.out, "lenet: %s, %d training images, policy %s, %d epochs, batch %d, lr %g, seed %d\n",
 		f.dataset, trainSet.Len(), pol.Name, f.epochs, f.batch, f.lr, f.seed)

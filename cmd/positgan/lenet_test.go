@@ -78,3 +78,33 @@ func TestLenetUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// An unwritable --out fails before any training, and a trained network is
+// not named like the shipped one.
+func TestLenetTrainOutChecked(t *testing.T) {
+	out, stderr, code := runCLI(t, "", "lenet", "train", "--out", "/proc/x/lenet.safetensors")
+	if code == 0 || !strings.Contains(stderr, "--out /proc/x/lenet.safetensors") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(out, "epoch") || strings.Contains(out, "lenet:") {
+		t.Errorf("trained before checking --out:\n%s", out)
+	}
+}
+
+// Without --name, a trained LeNet is named after its file, not like the
+// shipped LeNet-MNIST, so FIDs measured with it say which network it was.
+func TestLenetTrainDefaultName(t *testing.T) {
+	dir := t.TempDir()
+	writeIDXStripes(t, dir, 32)
+	out := filepath.Join(dir, "mine.safetensors")
+	if _, stderr, code := runCLI(t, "", "lenet", "train", "--dataset", dir, "--epochs", "1", "--batch", "16", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := runCLI(t, "", "lenet", "test", "--features", "lenet:"+out, "--dataset", dir)
+	if code != 0 {
+		t.Fatalf("lenet test: exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "LeNet (mine.safetensors) on ") {
+		t.Errorf("lenet test output: %s", stdout)
+	}
+}
