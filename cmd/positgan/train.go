@@ -34,7 +34,7 @@ type trainFlags struct {
 	model, dataset, policies, out string
 	steps, epochs, batch          int
 	seed                          uint64
-	resume, keep                  bool
+	resume, keep, overwrite       bool
 	sampleEvery, ckptEvery        int
 	logEvery, biasEvery           int
 	lr                            float64
@@ -60,7 +60,8 @@ func trainCmd() *command {
 			fs.IntVar(&f.epochs, "epochs", 0, "train for this many epochs of the data instead of --steps")
 			fs.IntVar(&f.batch, "batch", 64, "batch size")
 			fs.Uint64Var(&f.seed, "seed", 1, "seed of initialisation, noise, data order and stochastic rounding")
-			fs.BoolVar(&f.resume, "resume", false, "continue each run from the checkpoint in its output folder")
+			fs.BoolVar(&f.resume, "resume", false, "continue each run from the checkpoint in its output folder (runs without one start)")
+			fs.BoolVar(&f.overwrite, "overwrite", false, "replace a run already in the output folder")
 			fs.IntVar(&f.sampleEvery, "sample-every", 250, "write a sample grid every N steps (0: only at the end)")
 			fs.IntVar(&f.ckptEvery, "checkpoint-every", 500, "rewrite the checkpoint every N steps (0: only at the end)")
 			fs.BoolVar(&f.keep, "keep-checkpoints", false, "also keep checkpoint_<step>.safetensors at every checkpoint")
@@ -104,6 +105,10 @@ func runTrain(f *trainFlags, io stdio) error {
 		return usagef("--lr %v: must be positive", f.lr)
 	case f.imageSize < 0 || (f.channels != 0 && f.channels != 1 && f.channels != 3) || f.features < 0:
 		return usagef("--image-size must not be negative, --channels must be 1 or 3, --features must not be negative")
+	case f.imageSize > models.MaxSide || f.features > models.MaxFeatures:
+		return usagef("--image-size %d, --features %d: the limits are %d and %d", f.imageSize, f.features, models.MaxSide, models.MaxFeatures)
+	case f.resume && f.overwrite:
+		return usagef("--resume and --overwrite exclude each other")
 	}
 	if _, err := models.Lookup(f.model); err != nil {
 		return usagef("--model %q: want one of %s", f.model, strings.Join(models.Names(), ", "))
@@ -136,30 +141,48 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 
 	// Checkpoints to resume from, before the data (which takes longer).
-	var saved []*ckpt.Checkpoint
-	if f.resume {
-		for _, r := range runs {
-			path := filepath.Join(r.dir, "checkpoint.safetensors")
-			c, err := ckpt.Load(path)
-			if err != nil {
-				if errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("--resume: no checkpoint %s", path)
-				}
+	// Runs without one (not started, or stopped before their first
+	// checkpoint) start from scratch, in the resumed runs' settings.
+	saved := make([]*ckpt.Checkpoint, len(runs))
+	var dirs []string
+	var missing, empty []bool
+	for i, r := range runs {
+		dirs = append(dirs, r.dir)
+		if !f.resume {
+			if err := checkNoRun(r.dir, f.overwrite); err != nil {
 				return err
 			}
+			missing, empty = append(missing, true), append(empty, true)
+			continue
+		}
+		c, err := ckpt.Load(filepath.Join(r.dir, "checkpoint.safetensors"))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if c != nil {
 			if err := checkResume(f, r, c); err != nil {
 				return err
 			}
-			saved = append(saved, c)
+		}
+		saved[i] = c
+		missing, empty = append(missing, c == nil), append(empty, false)
+	}
+	var cfg models.Config
+	if f.resume {
+		if err := checkResumable(dirs, missing); err != nil {
+			return err
+		}
+		var err error
+		if cfg, err = resumeDefaults(f, saved); err != nil {
+			return err
 		}
 	}
 
-	ds, err := loadTrainData(f)
+	ds, data, err := loadTrainSets(f) // one data set per domain of the model
 	if err != nil {
 		return err
 	}
-	var cfg models.Config
-	if !f.resume {
+	if cfg.Arch == "" {
 		if cfg, err = trainConfig(f, ds); err != nil {
 			return err
 		}
@@ -173,15 +196,15 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 
 	for i, r := range runs {
-		if f.resume {
-			r.trainer, err = models.Resume(saved[i], ds)
+		if saved[i] != nil {
+			r.trainer, err = models.Resume(saved[i], data...)
 		} else {
 			var m gan.Model
 			if m, err = models.New(cfg.WithPolicy(r.policy)); err != nil {
 				return err
 			}
-			r.trainer, err = gan.NewTrainer(m, []datasets.Dataset{ds}, gan.Options{Policy: r.policy, Batch: f.batch,
-				Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery})
+			r.trainer, err = gan.NewTrainer(m, data, gan.Options{Policy: r.policy, Batch: f.batch,
+				Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps})
 		}
 		if err != nil {
 			return err
@@ -197,6 +220,11 @@ func runTrain(f *trainFlags, io stdio) error {
 			return err
 		}
 	}
+	release, err := claimRunFolders(dirs, empty, f.overwrite, io.err)
+	if err != nil {
+		return err
+	}
+	defer release()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
