@@ -43,17 +43,17 @@ func LoadFolder(dir string, opt Options) (*Set, error) {
 	shape := Shape{C: c, H: opt.Height, W: opt.Width}
 	if shape.H == 0 {
 		// Each image keeps its size, which the first one sets.
-		img, err := imaging.Open(files[0], imaging.AutoOrientation(true))
+		img, err := OpenImage(files[0], imaging.AutoOrientation(true))
 		if err != nil {
-			return nil, &FileError{Path: files[0], Err: err}
+			return nil, err
 		}
 		shape.H, shape.W = img.Bounds().Dy(), img.Bounds().Dx()
 	}
 	pix := make([]uint8, len(files)*shape.Size())
 	err = parallel(len(files), func(i int) error {
-		img, err := imaging.Open(files[i], imaging.AutoOrientation(true))
+		img, err := OpenImage(files[i], imaging.AutoOrientation(true))
 		if err != nil {
-			return &FileError{Path: files[i], Err: err}
+			return err
 		}
 		if opt.Height == 0 {
 			if b := img.Bounds(); b.Dy() != shape.H || b.Dx() != shape.W {

@@ -6,7 +6,7 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/disintegration/imaging"
+	"github.com/positgan/positgan/datasets"
 )
 
 // PSNR returns the peak signal-to-noise ratio between a and b in decibels,
@@ -94,16 +94,17 @@ func ImagePSNR(a, b image.Image, peak float64) (float64, error) {
 	return PSNR(pa.Pix, pb.Pix, peak)
 }
 
-// FilePSNR decodes two image files (PNG, JPEG, GIF, TIFF or BMP) and
+// FilePSNR decodes two image files (PNG, JPEG, GIF, TIFF or BMP), each of
+// at most datasets.MaxImagePixels pixels (checked before decoding), and
 // returns their ImagePSNR.
 func FilePSNR(a, b string, peak float64) (float64, error) {
-	ia, err := imaging.Open(a)
+	ia, err := datasets.OpenImage(a)
 	if err != nil {
-		return 0, fmt.Errorf("eval: %s: %w", a, err)
+		return 0, fmt.Errorf("eval: %w", err)
 	}
-	ib, err := imaging.Open(b)
+	ib, err := datasets.OpenImage(b)
 	if err != nil {
-		return 0, fmt.Errorf("eval: %s: %w", b, err)
+		return 0, fmt.Errorf("eval: %w", err)
 	}
 	p, err := ImagePSNR(ia, ib, peak)
 	if err != nil {
