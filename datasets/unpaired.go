@@ -150,3 +150,54 @@ func mix(z uint64) uint64 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
+
+// LoadImages reads the images directly in dir (a folder of image files,
+// not of class folders) as LoadFolder reads them, and returns them with
+// their file names, in the same (sorted) order.
+func LoadImages(dir string, opt Options) (*Set, []string, error) {
+	if err := opt.check(); err != nil {
+		return nil, nil, err
+	}
+	files, _, classes, err := listImages(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(classes) != 1 || classes[0] != filepath.Base(dir) {
+		return nil, nil, &FileError{Path: dir, Err: errors.New("holds class folders, not images")}
+	}
+	s, err := LoadFolder(dir, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f)
+	}
+	if s.Len() != len(names) {
+		return nil, nil, &FileError{Path: dir, Err: errors.New("changed while it was read")}
+	}
+	return s, names, nil
+}
+
+// CentreCrop returns the h x w centre crops of the images of s (what
+// Augmented.Image serves), as a new Set.
+func CentreCrop(s *Set, h, w int) (*Set, error) {
+	sh := s.Shape()
+	if h <= 0 || w <= 0 || h > sh.H || w > sh.W {
+		return nil, fmt.Errorf("datasets: crops of %dx%d from images of %dx%d", h, w, sh.H, sh.W)
+	}
+	out := Shape{C: sh.C, H: h, W: w}
+	y0, x0 := (sh.H-h)/2, (sh.W-w)/2
+	pix := make([]uint8, 0, s.Len()*out.Size())
+	labels := make([]int, s.Len())
+	for i := range s.Len() {
+		p := s.Pixels(i)
+		for c := range sh.C {
+			for y := range h {
+				pix = append(pix, p[c*sh.H*sh.W+(y0+y)*sh.W+x0:][:w]...)
+			}
+		}
+		labels[i] = s.Label(i)
+	}
+	return NewSet(s.Name(), out, pix, labels, s.Classes())
+}

@@ -115,6 +115,14 @@ func TestAugment(t *testing.T) {
 	if !slices.Equal(got[:crop], full[side+1:side+1+crop]) {
 		t.Errorf("Image is not the centre crop")
 	}
+	cc, err := CentreCrop(s, crop, crop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.Image(full[:crop*crop], 0)
+	if cc.Shape() != a.Shape() || !slices.Equal(got, full[:crop*crop]) {
+		t.Errorf("CentreCrop differs from Augmented.Image")
+	}
 	// The loader serves ImageAt of its epoch.
 	l, err := NewLoader(a, n, 9)
 	if err != nil {

@@ -31,6 +31,7 @@ func root() *command {
 		scaleCmd(),
 		lenetCmd(),
 		compareCmd(),
+		translateCmd(),
 		versionCmd(),
 	}}
 }

@@ -28,6 +28,13 @@ func evalCmd() *command {
 				peak := fs.Float64("max", 255, "peak value on the 8-bit scale (255 for the usual definition)")
 				return func(args []string, io stdio) error { return runEvalPSNR(args, *peak, io) }
 			}},
+		{name: "ssim", usage: "A B",
+			summary: "SSIM of two images or two folders of same-named images (mean first, then each image), as\n" +
+				"Wang et al. 2004 and scikit-image's structural_similarity(gaussian_weights=True, sigma=1.5,\n" +
+				"use_sample_covariance=False, data_range=255); colour images: the mean over channels",
+			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+				return func(args []string, io stdio) error { return runEvalPairs(args, eval.FileSSIM, io) }
+			}},
 		{name: "fid", usage: "A B [--features lenet-mnist] [--n 10000]",
 			summary: "FID between two image sets, each a .npz statistics file (pytorch-fid --save-stats format),\n" +
 				"mnist, fashion-mnist, an IDX file or directory, an image folder, or a generator checkpoint\n" +
@@ -86,6 +93,15 @@ func runEvalPSNR(args []string, peak float64, io stdio) error {
 	if !(peak > 0) || math.IsInf(peak, 0) {
 		return usagef("--max %g: must be positive and finite", peak)
 	}
+	return runEvalPairs(args, func(a, b string) (float64, error) { return eval.FilePSNR(a, b, peak) }, io)
+}
+
+// runEvalPairs prints metric of two images, or the mean and each value of
+// metric over the same-named images of two folders.
+func runEvalPairs(args []string, metric func(a, b string) (float64, error), io stdio) error {
+	if len(args) != 2 {
+		return usagef("want two images or two folders, got %d arguments", len(args))
+	}
 	a, b := args[0], args[1]
 	da, err := evalIsDir(a)
 	if err != nil {
@@ -127,7 +143,7 @@ func runEvalPSNR(args []string, peak float64, io stdio) error {
 	vals := make([]float64, len(pairs))
 	var sum float64
 	for i, p := range pairs {
-		v, err := eval.FilePSNR(p.a, p.b, peak)
+		v, err := metric(p.a, p.b)
 		if err != nil {
 			return err
 		}
