@@ -2,10 +2,12 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -220,6 +222,9 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 	if err := atomicfile.MkdirWritable(s.Out); err != nil {
 		return nil, err
 	}
+	if _, err := atomicfile.RemoveTemps(s.Out); err != nil {
+		return nil, err
+	}
 	// Existing checkpoints must belong to this sweep.
 	for _, r := range runs {
 		if err := m.checkCheckpoint(&s, r); err != nil {
@@ -242,6 +247,7 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 			fmt.Fprintf(log, "[%d/%d] %s: done (%s %.4g)\n", i+1, len(runs), r, metric, res.FID)
 		}
 	}
+	var busy []*RunError // runs other processes were training
 	for i, r := range runs {
 		if t.Results[i] != nil {
 			continue
@@ -251,7 +257,12 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 			eta = fmt.Sprintf(", comparison eta %s", (time.Since(start) / time.Duration(measured) * time.Duration(left-measured)).Round(time.Second))
 		}
 		fmt.Fprintf(log, "[%d/%d] %s%s\n", i+1, len(runs), r, eta)
-		res, err := runOne(ctx, &s, m, r, ext, ref, log)
+		res, err := claimRun(ctx, &s, m, r, ext, ref, metric, log)
+		if errors.Is(err, ErrBusy) {
+			fmt.Fprintf(log, "[%d/%d] %s: %v\n", i+1, len(runs), r, err)
+			busy = append(busy, &RunError{Run: r, Err: err})
+			continue
+		}
 		if err != nil {
 			return nil, &RunError{Run: r, Err: err}
 		}
@@ -262,8 +273,21 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 			return nil, err
 		}
 	}
+	// Runs other processes held may have finished meanwhile.
+	var pending []*RunError
+	for _, e := range busy {
+		i := slices.IndexFunc(runs, func(r Run) bool { return r.Dir == e.Run.Dir })
+		if res, ok := readResult(&s, e.Run, metric); ok {
+			t.Results[i] = res
+		} else {
+			pending = append(pending, e)
+		}
+	}
 	if err := t.writeFiles(); err != nil {
 		return nil, err
+	}
+	if len(pending) > 0 {
+		return nil, pending[0]
 	}
 	return t, nil
 }
