@@ -403,3 +403,30 @@ func TestCycleGANResume(t *testing.T) {
 		t.Fatal("no sample grid")
 	}
 }
+
+// The archive's inference preset keeps the generators' first and last
+// convolutions in P(16,1) and puts the others' operands in P(8,1).
+func TestCycleGANInferencePreset(t *testing.T) {
+	pol, err := quant.ParsePolicy("cyclegan-posit8-infer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gs := groups(t, tinyCycleGAN(t), nil, tensor.Float32)
+	layers := nn.Layers(gs[0].Net)
+	if !slices.Contains(layers, "G_AB/in") || !slices.Contains(layers, "G_AB/out") {
+		t.Fatalf("layers %v", layers)
+	}
+	for _, l := range layers {
+		f := pol.For(l)
+		want := "posit(8,1)"
+		if l == "G_AB/in" || l == "G_AB/out" {
+			want = "posit(16,1)"
+		}
+		if f.Act.String() != want || f.Out.String() != "posit(16,1)" {
+			t.Errorf("%s: act %v, out %v; want act %s", l, f.Act, f.Out, want)
+		}
+	}
+	if unmatched := pol.Unmatched(layers); len(unmatched) > 0 {
+		t.Errorf("globs match no layer: %v", unmatched)
+	}
+}

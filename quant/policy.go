@@ -334,6 +334,15 @@ var policyPresets = []policyPreset{
 		settings: []string{"all=posit(16,1)", "dot=posit(6,1)"},
 	},
 	{
+		name: "cyclegan-posit8-infer",
+		doc: "CycleGAN inference as the posit GAN archive of Ho et al. runs it (their CycleGAN deployment study, judged by " +
+			"PSNR/SSIM against the float32 model's outputs): P(8,1) for the convolutions' inputs and weights, the weights " +
+			"at scale 8 (exponent bias 8, the archive's setting), P(16,1) for the generators' first and last convolutions " +
+			"(G_*/in, G_*/out) and for everything else. Use with positgan translate --policy.",
+		settings: []string{"all=posit(16,1)", "act=posit(8,1)", "weight=posit(8,1,scale=8)",
+			"G_*/in:dot=posit(16,1)", "G_*/out:dot=posit(16,1)"},
+	},
+	{
 		name: "fp8-ibm",
 		doc: "IBM's hybrid FP8 (Sun et al., \"Hybrid 8-bit floating point training and inference\", NeurIPS 2019): " +
 			"1-4-3 (fp8-ibm-fwd) for the forward operands (weights, activations), 1-5-2 (fp8-ibm-bwd) for errors and " +
