@@ -145,7 +145,9 @@ func (m *Model) checkSizes() error {
 			return fmt.Errorf("model configuration %v is too large for %d stored values", c, codes)
 		}
 	}
-	if c.Features*(c.ZDim+c.Classes+c.Channels*c.Height*c.Width) > 64*codes+slack {
+	// The registered models' layers hold at least F² (hidden to hidden) or
+	// F·(Z+C) and F·image/16 weights each (to and from the image).
+	if c.Features*(c.Features+c.ZDim+c.Classes+c.Channels*c.Height*c.Width) > 64*codes+slack {
 		return fmt.Errorf("model configuration %v is too large for %d stored values", c, codes)
 	}
 	return nil

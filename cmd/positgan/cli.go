@@ -33,6 +33,8 @@ func root() *command {
 		compareCmd(),
 		translateCmd(),
 		versionCmd(),
+		exportCmd(),
+		generateCmd(),
 	}}
 }
 

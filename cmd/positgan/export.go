@@ -1,0 +1,109 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/deploy"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/quant"
+)
+
+func exportCmd() *command {
+	return &command{name: "export", usage: "--checkpoint C [--policy P] --out gen.pgmodel [--hex DIR] [--fold-bn]",
+		summary: "export a trained generator for inference as a bit-packed .pgmodel file\n\n" +
+			"Every tensor is stored as its format's codes (posit(6,1) weights take 6 bits), with each layer's\n" +
+			"formats and exponent biases, the output tanh, the model configuration and the policy, checksummed\n" +
+			"(docs/deployment.md gives the byte layout). The generator runs in --policy, or in the checkpoint's\n" +
+			"policy with its exponent biases; 'positgan generate' then makes the images 'positgan sample' makes\n" +
+			"with the same policy, bit for bit. --hex writes $readmemh memory files and golden vectors for RTL.",
+		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+			path := fs.String("checkpoint", "", "checkpoint written by positgan train (required)")
+			policy := fs.String("policy", "", "deploy in this policy (preset, format or .toml) instead of the checkpoint's")
+			out := fs.String("out", "", "output .pgmodel file (required)")
+			hex := fs.String("hex", "", "also write memory files and golden vectors to this folder")
+			seed := fs.Uint64("seed", 1, "--hex: seed of the golden input's latent vector")
+			class := fs.Int("class", 0, "--hex: class of the golden input (conditional models)")
+			fold := fs.Bool("fold-bn", false, "fold batch norm into the layer before it where that layer has a bias (changes the weights: no longer bit-identical to the checkpoint)")
+			return func(args []string, io stdio) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				return runExport(io, *path, *policy, *out, *hex, *seed, *class, *fold)
+			}
+		}}
+}
+
+func runExport(io stdio, path, policy, out, hex string, seed uint64, class int, fold bool) error {
+	switch {
+	case path == "":
+		return usagef("missing --checkpoint")
+	case out == "":
+		return usagef("missing --out")
+	case strings.HasSuffix(strings.ToLower(out), ".pgm"):
+		return usagef("--out %s: .pgm is an image format; use .pgmodel", out)
+	}
+	var pol *quant.Policy
+	if policy != "" {
+		var err error
+		if pol, err = quant.ParsePolicy(policy); err != nil {
+			return usageError{fmt.Errorf("--policy %s: %w", policy, err)}
+		}
+	}
+	if hex != "" {
+		if err := atomicfile.MkdirWritable(hex); err != nil {
+			return err
+		}
+	}
+	c, err := ckpt.Load(path)
+	if err != nil {
+		return err
+	}
+	var opts []deploy.Option
+	if fold {
+		opts = append(opts, deploy.FoldBatchNorm())
+	}
+	m, err := deploy.Export(c, pol, opts...)
+	if err != nil {
+		return err
+	}
+	if class < 0 || (m.Meta.Classes > 0 && class >= m.Meta.Classes) {
+		return usagef("--class %d: the model has %d classes", class, m.Meta.Classes)
+	}
+	if err := m.Save(out); err != nil {
+		return err
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return err
+	}
+	name := m.Meta.PolicyName
+	if name == "" {
+		name = "float32"
+	}
+	ck := ""
+	if cs, err := os.Stat(path); err == nil {
+		ck = fmt.Sprintf("; the checkpoint file is %d bytes", cs.Size())
+	}
+	f32 := m.Float32Bytes()
+	fmt.Fprintf(io.out, "wrote %s: %s generator in %s, %d bytes (%.2fx smaller than its %d bytes as float32%s); batch norm %s\n",
+		out, m.Meta.Model.Arch, name, st.Size(), float64(f32)/float64(st.Size()), f32, ck, m.Meta.BatchNorm)
+	if hex == "" {
+		return nil
+	}
+	spec := m.Spec()
+	z, _ := gan.FixedNoise(spec, seed, 1, 1)
+	label := -1
+	if spec.Classes > 0 {
+		label = class
+	}
+	if err := m.WriteHex(hex, z, label); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "wrote memory files and golden vectors to %s (manifest.json lists them)\n", hex)
+	return nil
+}
