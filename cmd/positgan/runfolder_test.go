@@ -149,3 +149,17 @@ func TestTrainRemovesLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// Issue 15: --resume --lr 10 silently kept the checkpoint's rate. A rate
+// that differs is reported like the other mismatches.
+func TestTrainResumeLR(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDX(t, dir, 16)
+	out := filepath.Join(dir, "run")
+	mustRun(t, trainArgs(data, out, "--policy", "fp32")...)
+	_, stderr, code := runCLI(t, "", trainArgs(data, out, "--policy", "fp32", "--resume", "--steps", "3", "--lr", "10")...)
+	if code != 2 || !strings.Contains(stderr, "--lr 10 (checkpoint: 0.0002)") {
+		t.Errorf("--resume --lr 10: exit %d, stderr %q", code, stderr)
+	}
+	mustRun(t, trainArgs(data, out, "--policy", "fp32", "--resume", "--steps", "3", "--lr", "2e-4")...)
+}

@@ -287,6 +287,9 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 	if f.set["seed"] && f.seed != o.Seed {
 		bad = append(bad, fmt.Sprintf("--seed %d (checkpoint: %d)", f.seed, o.Seed))
 	}
+	if f.set["lr"] && f.lr != o.LR {
+		bad = append(bad, fmt.Sprintf("--lr %g (checkpoint: %g)", f.lr, o.LR))
+	}
 	if d := c.Meta["positgan.dataset"]; f.set["dataset"] && d != "" && d != f.dataset {
 		bad = append(bad, fmt.Sprintf("--dataset %s (checkpoint: %s)", f.dataset, d))
 	}
