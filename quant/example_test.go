@@ -74,3 +74,43 @@ func ExamplePosit_RoundSliceStochastic() {
 	// 2 true
 	// 1.03
 }
+
+func ExampleParseBlock() {
+	b, err := quant.ParseBlock("mxfp8-e4m3")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// One block: its largest magnitude 1000 has floor(log2) = 9, E4M3's
+	// largest normal 448 has exponent 8, so the scale is 2^(9-8) = 2 (E8M0
+	// code 127+1). 1000/2 = 500 clamps to 448; 0.3/2 rounds to 0.15625.
+	src := []float32{1000, 0.3, -1, 0}
+	codes, scales := make([]uint32, len(src)), make([]uint8, b.NumBlocks(len(src)))
+	b.Encode(codes, scales, src)
+	dst := make([]float32, len(src))
+	b.RoundBlocks(dst, src)
+	fmt.Println(b, b.Block(), b.BitsPerValue())
+	fmt.Printf("scale %#x = %g, codes %#x\n", scales[0], b.ScaleValue(scales[0]), codes)
+	fmt.Println(dst)
+	// Output:
+	// mxfp8-e4m3 32 8.25
+	// scale 0x80 = 2, codes [0x7e 0x22 0xb0 0x0]
+	// [896 0.3125 -1 0]
+}
+
+func ExampleBlockFormat_RoundMatrix() {
+	// posit(8,1,block=2): each block of two values gets its own exponent
+	// bias k, which puts its largest magnitude in [4, 8). Blocks run down
+	// the columns of this 2×2 matrix, as for the right operand of a matrix
+	// product. Column 0: k = -7, 1000·2^-7 = 7.8 rounds to 8 (posit(8,1)
+	// steps by 1/2 there), 3.3·2^-7 to 0.02734375. Column 1: k = 11,
+	// 0.0033·2^11 = 6.76 rounds to 7 and 0.001·2^11 = 2.048 to 2.
+	b := quant.MustParseBlock("posit(8,1,block=2)")
+	m := []float32{
+		1000, 0.001,
+		3.3, 0.0033,
+	}
+	b.RoundMatrix(m, m, 2, 2, quant.AlongColumn, quant.Nearest, nil)
+	fmt.Println(m)
+	// Output: [1024 0.0009765625 3.5 0.0034179688]
+}

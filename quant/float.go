@@ -203,6 +203,12 @@ var floatPresets = []struct {
 	// scaling sees overflow. See the README.
 	{"fp8-ibm-fwd", Float{e: 4, m: 3, bias: 11, sat: true, special: SpecialsFNUZ}},
 	{"fp8-ibm-bwd", Float{e: 5, m: 2, bias: 15}},
+	// The element formats of the OCP Microscaling (MX) v1.0
+	// specification: no Inf, no NaN, subnormals, saturating. E2M3 has
+	// max 7.5, E3M2 max 28, E2M1 max 6 (see BlockFormat).
+	{"fp6-e2m3", Float{e: 2, m: 3, bias: 1, sat: true, special: SpecialsNone}},
+	{"fp6-e3m2", Float{e: 3, m: 2, bias: 3, sat: true, special: SpecialsNone}},
+	{"fp4-e2m1", Float{e: 2, m: 1, bias: 1, sat: true, special: SpecialsNone}},
 }
 
 // Preset formats, as values.
@@ -214,6 +220,9 @@ var (
 	FP8E5M2   = mustPreset("fp8-e5m2")
 	FP8IBMFwd = mustPreset("fp8-ibm-fwd")
 	FP8IBMBwd = mustPreset("fp8-ibm-bwd")
+	FP6E2M3   = mustPreset("fp6-e2m3")
+	FP6E3M2   = mustPreset("fp6-e3m2")
+	FP4E2M1   = mustPreset("fp4-e2m1")
 )
 
 func mustPreset(name string) Float {

@@ -55,4 +55,21 @@ type LayerFormats struct {
 	Accum       Accumulation
 	AccumFormat Format
 	Rounding    Rounding
+	// Block holds block-scaled formats for the roles that are operands of
+	// dot products. A role set here is rounded block by block along the
+	// reduction dimension of every product it enters (re-blocked from the
+	// unrounded tensor for the transposed products of the backward pass),
+	// and its Format above is nil.
+	Block BlockRoles
 }
+
+// BlockRoles are the block-scaled formats of a layer's dot-product
+// operands; the zero BlockFormat leaves a role to LayerFormats.
+type BlockRoles struct {
+	Weight BlockFormat // weights: blocks along the input features (forward) and the output features (error product)
+	Act    BlockFormat // activations: along the input features (forward) and the batch (weight-gradient product)
+	Err    BlockFormat // errors: along the output features (error product) and the batch (weight-gradient product)
+}
+
+// IsZero reports whether no role has a block format.
+func (b BlockRoles) IsZero() bool { return b == BlockRoles{} }

@@ -13,13 +13,19 @@ import (
 //	posit(n,es,scale=k)                     with exponent bias k
 //	float(e,m[,opt=v...])  fp(1,e,m[,...])  IEEE-style float
 //	fp32 fp16 bf16 fp8-e4m3 fp8-e5m2 fp8-ibm-fwd fp8-ibm-bwd
+//	fp6-e2m3 fp6-e3m2 fp4-e2m1              the OCP MX element formats
 //	fixed(wl,fl)                            two's-complement fixed point
 //
+// Block-scaled formats (mxfp8-e4m3, posit(8,1,block=32), ...) are not
+// Formats; ParseBlock parses them.
 // See the README for the float options.
 func Parse(name string) (Format, error) {
 	s := strings.ToLower(strings.Join(strings.Fields(name), ""))
 	if s == "" {
 		return nil, FormatError("empty format name")
+	}
+	if isBlockName(s) {
+		return nil, FormatError(fmt.Sprintf("%q is a block-scaled format, which rounds blocks of values rather than one value: use ParseBlock", name))
 	}
 	head, args, hasArgs, err := splitCall(s)
 	if err != nil {

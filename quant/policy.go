@@ -121,6 +121,21 @@ func formatField(lf *LayerFormats, k int) *Format {
 	return nil
 }
 
+// blockField returns the address of the block format of role k of lf, or
+// nil for the roles that take none (the results out and wgrad, and the
+// keys that are not formats).
+func blockField(lf *LayerFormats, k int) *BlockFormat {
+	switch k {
+	case keyWeight:
+		return &lf.Block.Weight
+	case keyAct:
+		return &lf.Block.Act
+	case keyErr:
+		return &lf.Block.Err
+	}
+	return nil
+}
+
 // setField copies field k of src to dst.
 func setField(dst *LayerFormats, k int, src *LayerFormats) {
 	switch k {
@@ -130,6 +145,9 @@ func setField(dst *LayerFormats, k int, src *LayerFormats) {
 		dst.Rounding = src.Rounding
 	default:
 		*formatField(dst, k) = *formatField(src, k)
+		if b := blockField(dst, k); b != nil {
+			*b = *blockField(src, k)
+		}
 	}
 }
 
@@ -140,6 +158,9 @@ func fieldString(lf *LayerFormats, k int) string {
 		return lf.Accum.String()
 	case keyRounding:
 		return lf.Rounding.String()
+	}
+	if b := blockField(lf, k); b != nil && !b.IsZero() {
+		return b.String()
 	}
 	if f := *formatField(lf, k); f != nil {
 		return f.String()
@@ -159,12 +180,23 @@ func parseField(lf *LayerFormats, k int, value string) error {
 		return err
 	}
 	var f Format
-	if strings.TrimSpace(value) != noFormat {
+	var b BlockFormat
+	switch {
+	case strings.TrimSpace(value) == noFormat:
+	case isBlockName(value):
+		if blockField(lf, k) == nil {
+			return PolicyError(fmt.Sprintf("%s is block-scaled: only the dot-product operands weight, act and err take block formats", value))
+		}
+		b, _ = ParseBlock(value)
+	default:
 		if f, err = Parse(value); err != nil {
 			return err
 		}
 	}
 	*formatField(lf, k) = f
+	if bf := blockField(lf, k); bf != nil {
+		*bf = b
+	}
 	return nil
 }
 
@@ -352,6 +384,35 @@ var policyPresets = []policyPreset{
 		settings: []string{"dot=fp8-ibm-fwd", "err=fp8-ibm-bwd", "wgrad=fp8-ibm-bwd", "out=float(6,9)", "accum_format=float(6,9)"},
 		loss:     LossScale{Scale: 1024, Dynamic: true},
 	},
+	{
+		name: "mxfp8",
+		doc: "OCP Microscaling MXFP8 training, as Transformer Engine's MXFP8BlockScaling recipe with fp8_format=HYBRID: " +
+			"weights and activations in MXFP8 E4M3, errors in MXFP8 E5M2, blocks of 32 with an E8M0 scale along the " +
+			"reduction dimension of every dot product (forward and both backward products, re-blocked from the " +
+			"unrounded tensors for the transposed ones). TE's default MXFP8 recipe is E4M3 everywhere; set it with " +
+			"err=mxfp8-e4m3. Outputs and weight gradients stay float32; no loss scaling (every block has its own scale).",
+		settings: []string{"dot=mxfp8-e4m3", "err=mxfp8-e5m2"},
+	},
+	{
+		name: "mxfp6",
+		doc: "OCP Microscaling MXFP6: weights and activations in MXFP6 E2M3 (more precision), errors in MXFP6 E3M2 " +
+			"(more range), by analogy with FP8's hybrid recipe; blocks of 32 along every reduction dimension as mxfp8.",
+		settings: []string{"dot=mxfp6-e2m3", "err=mxfp6-e3m2"},
+	},
+	{
+		name: "mxfp4-deploy",
+		doc: "Deployment (inference) in OCP Microscaling MXFP4: weights and activations in MXFP4 E2M1, blocks of 32 " +
+			"along the input features; everything else float32.",
+		settings: []string{"dot=mxfp4-e2m1"},
+	},
+	{
+		name: "posit8-block",
+		doc: "Block-scaled posits: P(8,1) elements whose exponent bias is chosen per block of 32 from the block's " +
+			"largest magnitude and stored in 8 bits (posit(8,1,block=32)), for weights, activations and errors, " +
+			"blocked as mxfp8: posit8+'s exponent biases made automatic and local. Outputs and weight gradients stay " +
+			"float32; no loss scaling.",
+		settings: []string{"dot=posit(8,1,block=32)", "err=posit(8,1,block=32)"},
+	},
 }
 
 // accumSuffixes are the preset-name suffixes that override accumulation.
@@ -415,7 +476,17 @@ func ParsePolicy(s string) (*Policy, error) {
 		return p, nil
 	}
 	if _, statErr := os.Stat(s); statErr != nil && !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
-		// Not a file either: one format for every tensor role of every layer.
+		// Not a file either: one format for every tensor role of every
+		// layer, or a block format for the three dot-product operands.
+		if b, berr := ParseBlock(s); berr == nil {
+			p := &Policy{Name: b.String()}
+			for _, k := range []string{"dot", "err"} {
+				if err := p.Set("", k, b.String()); err != nil {
+					return nil, err
+				}
+			}
+			return p, nil
+		}
 		f, ferr := Parse(s)
 		if ferr != nil {
 			return nil, fmt.Errorf("%w; nor is it a format: %v", err, ferr)

@@ -28,10 +28,16 @@ func formatCmd() *command {
 				}
 			}},
 		{name: "quantize", usage: "FORMAT [--scale-exp K] < numbers",
-			summary: "Read one number a line (decimal, hex float, inf, -inf, nan) from stdin, convert it to float32,\nquantize it with the training kernel and write CSV input,code,value.",
+			summary: "Read one number a line (decimal, hex float, inf, -inf, nan) from stdin, convert it to float32,\nquantize it with the training kernel and write CSV input,code,value. A block-scaled FORMAT\n(mxfp8-e4m3, posit(8,1,block=32), ...) takes each run of block inputs as one block (the last may\nbe shorter) and writes input,block,scale,code,value: the block's index and scale code.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				k := fs.Int("scale-exp", 0, "exponent bias K: quantize x as FORMAT quantizes x·2^K, then divide by 2^K")
 				return func(args []string, io stdio) error {
+					if b, ok := blockFormatArg(args); ok {
+						if *k != 0 {
+							return usagef("%v chooses a scale per block and takes no --scale-exp", b)
+						}
+						return formatQuantizeBlocks(io.out, io.in, b)
+					}
 					f, err := oneFormatArg(args)
 					if err != nil {
 						return err
@@ -45,17 +51,24 @@ func formatCmd() *command {
 				}
 			}},
 		{name: "info", usage: "FORMAT [--plot hist.png]",
-			summary: "Print a format's width, range, precision near 1 and how many codes fall in each binade.",
+			summary: "Print a format's width, range, precision near 1 and how many codes fall in each binade.\nFor a block-scaled format, how its scale is chosen and stored, then its element format.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				plot := fs.String("plot", "", "also write the binade histogram as a PNG plot to this file")
 				return func(args []string, io stdio) error {
-					f, err := oneFormatArg(args)
-					if err != nil {
+					b, isBlock := blockFormatArg(args)
+					var f quant.Format
+					var err error
+					if isBlock {
+						f = b.Elem()
+					} else if f, err = oneFormatArg(args); err != nil {
 						return err
 					}
 					d, err := formatInfo(f)
 					if err != nil {
 						return err
+					}
+					if isBlock {
+						printBlockScale(io.out, b)
 					}
 					printDescription(io.out, d)
 					if *plot != "" {
@@ -80,6 +93,64 @@ func oneFormatArg(args []string) (quant.Format, error) {
 		return nil, usageError{err}
 	}
 	return f, nil
+}
+
+// blockFormatArg returns the block format args names, if it is one
+// argument naming one.
+func blockFormatArg(args []string) (quant.BlockFormat, bool) {
+	if len(args) != 1 {
+		return quant.BlockFormat{}, false
+	}
+	b, err := quant.ParseBlock(args[0])
+	return b, err == nil
+}
+
+// formatQuantizeBlocks is formatQuantize for a block format: consecutive
+// runs of b.Block() inputs are blocks.
+func formatQuantizeBlocks(w io.Writer, r io.Reader, b quant.BlockFormat) error {
+	xs64, err := readNumbers(r, 32)
+	if err != nil {
+		return err
+	}
+	xs := make([]float32, len(xs64))
+	for i, x := range xs64 {
+		xs[i] = float32(x)
+	}
+	q := make([]float32, len(xs))
+	b.RoundBlocks(q, xs) // the kernel training uses
+	codes, scales := make([]uint32, len(xs)), make([]uint8, b.NumBlocks(len(xs)))
+	b.Encode(codes, scales, xs)
+	f := b.Elem()
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "input,block,scale,code,value")
+	for i, x := range xs {
+		fmt.Fprintf(bw, "%s,%d,0x%02x,%s,%s\n", numberString(float64(x), 32), i/b.Block(), scales[i/b.Block()],
+			codeString(f, codes[i]), valueString(f, float64(q[i])))
+	}
+	return bw.Flush()
+}
+
+// printBlockScale writes what info says about a block format's scale.
+func printBlockScale(w io.Writer, b quant.BlockFormat) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	fmt.Fprintf(bw, "format:        %v (block-scaled)\n", b)
+	fmt.Fprintf(bw, "block:         %d consecutive values share one 8-bit scale\n", b.Block())
+	fmt.Fprintf(bw, "storage:       %d bits per element + 8 per block = %.4g bits per value\n", b.Bits(), b.BitsPerValue())
+	if b.IsMX() {
+		fmt.Fprintf(bw, "scale:         E8M0 (OCP MX v1.0): code s is 2^(s-127), s = 0x00..0xfe; 0xff is NaN\n")
+		fmt.Fprintf(bw, "               a block's scale is 2^(floor(log2 max|v|) - %d), %d being the exponent of the\n", b.EmaxElem(), b.EmaxElem())
+		fmt.Fprintf(bw, "               element's largest normal, clamped to [2^-127, 2^127]; each value is v/scale\n")
+		fmt.Fprintf(bw, "               rounded to nearest even and clamped to the element's largest normal.\n")
+		fmt.Fprintf(bw, "               A zero block has scale 2^-127 (0x00); a NaN or Inf makes the block NaN (0xff).\n")
+	} else {
+		fmt.Fprintf(bw, "scale:         an exponent bias k per block, 8-bit two's complement: the block is rounded as\n")
+		p := b.Elem().(quant.Posit)
+		fmt.Fprintf(bw, "               posit(%d,%d,scale=k) rounds it, so a value is element·2^-k.\n", p.N(), p.ES())
+		fmt.Fprintf(bw, "               k = %d - floor(log2 max|finite v|), clamped to [-127, 127] (0 without finite\n", b.EmaxElem())
+		fmt.Fprintf(bw, "               nonzero values): the block's largest magnitude lands in [2^%d, 2^%d).\n", b.EmaxElem(), b.EmaxElem()+1)
+	}
+	fmt.Fprintf(bw, "\nelement format (values at scale 1):\n")
 }
 
 // codeString formats a code as 0x-prefixed hex with as many digits as the

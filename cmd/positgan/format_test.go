@@ -172,3 +172,71 @@ func TestFormatTableFloats(t *testing.T) {
 		}
 	}
 }
+
+// Block formats: each run of block inputs is one block. Expectations from
+// the OCP MX conversion worked out by hand.
+func TestFormatQuantizeBlocks(t *testing.T) {
+	// mxfp4-e2m1(block=3): block 0 = 5, 0.25, 0.3: max 5 has floor(log2) 2,
+	// E2M1's largest normal 6 has exponent 2, so scale 2^0 (code 0x7f); 5
+	// ties 4 and 6 (codes 0x6, 0x7): 4; 0.25 ties 0 and 0.5: 0; 0.3 → 0.5.
+	// Block 1 = 100, -1, nan: NaN block (0xff), every value NaN, codes 0.
+	// Block 2 = 0 (short): scale 2^-127 (0x00).
+	in := "5\n0.25\n0.3\n100\n-1\nnan\n0\n"
+	out, stderr, code := runCLI(t, in, "format", "quantize", "mxfp4-e2m1(block=3)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "input,block,scale,code,value\n" +
+		"5,0,0x7f,0x6,4\n" +
+		"0.25,0,0x7f,0x0,0\n" +
+		"0.3,0,0x7f,0x1,0.5\n" +
+		"100,1,0xff,0x0,NaN\n" +
+		"-1,1,0xff,0x0,NaN\n" +
+		"NaN,1,0xff,0x0,NaN\n" +
+		"0,2,0x00,0x0,0\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	// mxfp8-e4m3: 1000 → scale 2 (0x80), 500 clamps to 448 (0x7e); -1 is
+	// -0.5·2 (0xb0).
+	out, _, _ = runCLI(t, "1000\n-1\n", "format", "quantize", "mxfp8-e4m3")
+	if want := "input,block,scale,code,value\n1000,0,0x80,0x7e,896\n-1,0,0x80,0xb0,-1\n"; out != want {
+		t.Errorf("mxfp8-e4m3: got %q, want %q", out, want)
+	}
+	// posit(8,1,block=2): max 3 → bias k = 2-1 = 1 (0x01): 3·2 = 6 is
+	// 0 110 0 100 (regime 110, exponent 0, fraction 100: 0x64); 0.3·2 = 0.6
+	// → 0.59375 (0x33) → 0.296875.
+	out, _, _ = runCLI(t, "3\n0.3\n", "format", "quantize", "posit(8,1,block=2)")
+	if want := "input,block,scale,code,value\n3,0,0x01,0x64,3\n0.3,0,0x01,0x33,0.296875\n"; out != want {
+		t.Errorf("posit block: got %q, want %q", out, want)
+	}
+	if _, stderr, code := runCLI(t, "1\n", "format", "quantize", "mxint8", "--scale-exp", "2"); code != 2 || !strings.Contains(stderr, "no --scale-exp") {
+		t.Errorf("--scale-exp with a block format: exit %d, stderr %q", code, stderr)
+	}
+	out, stderr, code = runCLI(t, "", "format", "info", "mxfp6-e3m2")
+	if code != 0 {
+		t.Fatalf("info: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"format:        mxfp6-e3m2 (block-scaled)",
+		"block:         32 consecutive values",
+		"storage:       6 bits per element + 8 per block = 6.25 bits per value",
+		"E8M0 (OCP MX v1.0): code s is 2^(s-127)",
+		"2^(floor(log2 max|v|) - 4)",
+		"format:        fp6-e3m2\n",
+		"max:           28\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mxfp6-e3m2 info lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = runCLI(t, "", "format", "info", "posit(8,1,block=32)")
+	if !strings.Contains(out, "k = 2 - floor(log2 max|finite v|)") || !strings.Contains(out, "format:        posit(8,1)\n") {
+		t.Errorf("block posit info:\n%s", out)
+	}
+	// The element formats have tables of their own.
+	out, _, _ = runCLI(t, "", "format", "table", "fp4-e2m1")
+	if !strings.Contains(out, "\n0x7,6\n") || !strings.Contains(out, "\n0x1,0.5\n") {
+		t.Errorf("fp4-e2m1 table:\n%s", out)
+	}
+}
