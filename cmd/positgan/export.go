@@ -87,10 +87,10 @@ func runExport(io stdio, path, policy, out, hex string, seed uint64, class int, 
 	}
 	ck := ""
 	if cs, err := os.Stat(path); err == nil {
-		ck = fmt.Sprintf("; the checkpoint file is %d bytes", cs.Size())
+		ck = fmt.Sprintf("; checkpoint file with D and Adam state: %d bytes", cs.Size())
 	}
 	f32 := m.Float32Bytes()
-	fmt.Fprintf(io.out, "wrote %s: %s generator in %s, %d bytes (%.2fx smaller than its %d bytes as float32%s); batch norm %s\n",
+	fmt.Fprintf(io.out, "wrote %s: %s generator in %s, %d bytes = 1/%.2f of its tensors as float32 (%d bytes%s); batch norm %s\n",
 		out, m.Meta.Model.Arch, name, st.Size(), float64(f32)/float64(st.Size()), f32, ck, m.Meta.BatchNorm)
 	if hex == "" {
 		return nil
