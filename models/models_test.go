@@ -155,7 +155,7 @@ func TestConfigErrors(t *testing.T) {
 		cfg  models.Config
 		want string
 	}{
-		{models.Config{Arch: "vae", ZDim: 1, Channels: 1, Height: 28, Width: 28, Features: 1}, `unknown model "vae" (registered: cgan, dcgan`},
+		{models.Config{Arch: "vae", ZDim: 1, Channels: 1, Height: 28, Width: 28, Features: 1}, `unknown model "vae" (registered: cgan, cyclegan, dcgan`},
 		{models.Config{Arch: models.DCGAN, ZDim: 1, Channels: 1, Height: 30, Width: 30, Features: 1}, "side 30"},
 		{models.Config{Arch: models.DCGAN, ZDim: 1, Channels: 1, Height: 28, Width: 32, Features: 1}, "square"},
 		{models.Config{Arch: models.CGAN, ZDim: 1, Channels: 1, Height: 28, Width: 28, Features: 1, Classes: 1}, "2 classes"},
