@@ -6,8 +6,9 @@ import "gonum.org/v1/gonum/blas"
 // for gradient checks.
 type Float interface{ ~float32 | ~float64 }
 
-// Backend names the BLAS implementation linked in: "gonum" or "openblas".
-func Backend() string { return backend }
+// Backend names the float32 matrix multiply in use: "avx512", "avx2" or
+// "go" (the kernels of this package, by instruction set), or "openblas".
+func Backend() string { return backend() }
 
 func trans(t bool) blas.Transpose {
 	if t {
@@ -40,7 +41,7 @@ func Gemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 	}
 	switch a := any(a).(type) {
 	case []float32:
-		sgemm(trans(tA), trans(tB), m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		sgemm(tA, tB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
 		dgemm(trans(tA), trans(tB), m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	default:

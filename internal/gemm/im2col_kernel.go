@@ -19,17 +19,17 @@ func im2col[T Float](dst []T, ld int, src []T, g Geom) {
 					}
 					line := img[iy*g.W : (iy+1)*g.W]
 					ix := j - g.PW
-					if g.SW == 1 && ix >= 0 && ix+g.OW <= g.W {
-						copy(out, line[ix:ix+g.OW])
+					lo, hi := validCols(ix, g.SW, g.W, g.OW)
+					clear(out[:lo])
+					clear(out[hi:])
+					if g.SW == 1 {
+						copy(out[lo:hi], line[ix+lo:ix+hi])
 						continue
 					}
-					for ox := range out {
-						if ix >= 0 && ix < g.W {
-							out[ox] = line[ix]
-						} else {
-							out[ox] = 0
-						}
-						ix += g.SW
+					x := ix + lo*g.SW
+					for ox := lo; ox < hi; ox++ {
+						out[ox] = line[x]
+						x += g.SW
 					}
 				}
 			}
@@ -55,14 +55,28 @@ func col2im[T Float](dst []T, src []T, ld int, g Geom) {
 					}
 					line := img[iy*g.W : (iy+1)*g.W]
 					ix := j - g.PW
-					for _, v := range in {
-						if ix >= 0 && ix < g.W {
-							line[ix] += v
-						}
-						ix += g.SW
+					lo, hi := validCols(ix, g.SW, g.W, g.OW)
+					x := ix + lo*g.SW
+					for _, v := range in[lo:hi] {
+						line[x] += v
+						x += g.SW
 					}
 				}
 			}
 		}
 	}
+}
+
+// validCols returns the range [lo, hi) of output columns ox < ow whose
+// input column ix0 + ox·sw lies in [0, w).
+func validCols(ix0, sw, w, ow int) (lo, hi int) {
+	if ix0 < 0 {
+		lo = (-ix0 + sw - 1) / sw
+	}
+	// ix0 + ox·sw <= w-1  ⇔  ox <= (w-1-ix0)/sw
+	if w-1-ix0 < 0 {
+		return 0, 0
+	}
+	hi = min(ow, (w-1-ix0)/sw+1)
+	return min(lo, hi), hi
 }

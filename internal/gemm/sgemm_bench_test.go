@@ -1,0 +1,137 @@
+package gemm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+type gemmCase struct {
+	tA, tB      bool
+	m, n, k     int
+	alpha, beta float32
+	pad         int // extra elements in each leading dimension
+}
+
+func (tc gemmCase) String() string {
+	t := func(b bool) string {
+		if b {
+			return "T"
+		}
+		return "N"
+	}
+	return fmt.Sprintf("%s%s/%dx%dx%d/a%g/b%g/pad%d", t(tc.tA), t(tc.tB), tc.m, tc.n, tc.k, tc.alpha, tc.beta, tc.pad)
+}
+
+// cpuTime returns the CPU time of the process, in seconds.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// shape is the layout and size, as in "NT/64x1024x514".
+func (tc gemmCase) shape() string {
+	s := tc.String()
+	return s[:strings.Index(s, "/a")]
+}
+
+// operands returns random a, b, c for tc, each offset by off elements
+// from the start of its allocation (to vary the alignment).
+func (tc gemmCase) operands(rng *rand.Rand, off int) (a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	ra, ca := tc.m, tc.k
+	if tc.tA {
+		ra, ca = tc.k, tc.m
+	}
+	rb, cb := tc.k, tc.n
+	if tc.tB {
+		rb, cb = tc.n, tc.k
+	}
+	lda, ldb, ldc = ca+tc.pad, cb+tc.pad, tc.n+tc.pad
+	a = randSlice(rng, off+(ra-1)*lda+ca)[off:]
+	b = randSlice(rng, off+(rb-1)*ldb+cb)[off:]
+	c = randSlice(rng, off+(tc.m-1)*ldc+tc.n)[off:]
+	return
+}
+
+func randSlice(rng *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(rng.NormFloat64())
+	}
+	return s
+}
+
+// layerShapes are the products of a training step at batch 64 (one D and
+// one G update), m×n×k in the layouts models/nn calls: the default MNIST
+// CGAN with 2 classes (G 100+2→128→256→512→1024→784, D 784+2→512→512→1,
+// labels at every layer) and the 28×28 DCGAN with 64 base features (G
+// 100→128·7·7→64·14·14→1·28·28, D its mirror; Linear x·Wᵀ is NT, its
+// input gradient NN, its weight gradient TN; Conv2d W·col is NN).
+var layerShapes = []struct {
+	model string
+	gemmCase
+}{
+	{"cgan", gemmCase{m: 64, n: 128, k: 102, tB: true}},
+	{"cgan", gemmCase{tA: true, m: 128, n: 102, k: 64}},
+	{"cgan", gemmCase{m: 64, n: 256, k: 130, tB: true}},
+	{"cgan", gemmCase{m: 64, n: 130, k: 256}},
+	{"cgan", gemmCase{tA: true, m: 256, n: 130, k: 64}},
+	{"cgan", gemmCase{m: 64, n: 512, k: 258, tB: true}},
+	{"cgan", gemmCase{m: 64, n: 258, k: 512}},
+	{"cgan", gemmCase{tA: true, m: 512, n: 258, k: 64}},
+	{"cgan", gemmCase{m: 64, n: 1024, k: 514, tB: true}},
+	{"cgan", gemmCase{m: 64, n: 514, k: 1024}},
+	{"cgan", gemmCase{tA: true, m: 1024, n: 514, k: 64}},
+	{"cgan", gemmCase{m: 64, n: 784, k: 1026, tB: true}},
+	{"cgan", gemmCase{m: 64, n: 1026, k: 784}},
+	{"cgan", gemmCase{tA: true, m: 784, n: 1026, k: 64}},
+	{"cgan", gemmCase{m: 64, n: 512, k: 786, tB: true}},
+	{"cgan", gemmCase{m: 64, n: 786, k: 512}},
+	{"cgan", gemmCase{tA: true, m: 512, n: 786, k: 64}},
+	{"cgan", gemmCase{m: 64, n: 512, k: 514, tB: true}},
+	{"cgan", gemmCase{m: 64, n: 514, k: 512}},
+	{"cgan", gemmCase{tA: true, m: 512, n: 514, k: 64}},
+	{"dcgan64", gemmCase{tA: true, m: 6272, n: 64, k: 100}},
+	{"dcgan64", gemmCase{m: 100, n: 64, k: 6272}},
+	{"dcgan64", gemmCase{m: 100, n: 6272, k: 64, tB: true}},
+	{"dcgan64", gemmCase{tA: true, m: 1024, n: 3136, k: 128}},
+	{"dcgan64", gemmCase{m: 128, n: 3136, k: 1024}},
+	{"dcgan64", gemmCase{m: 128, n: 1024, k: 3136, tB: true}},
+	{"dcgan64", gemmCase{tA: true, m: 16, n: 12544, k: 64}},
+	{"dcgan64", gemmCase{m: 64, n: 12544, k: 16}},
+	{"dcgan64", gemmCase{m: 64, n: 16, k: 12544, tB: true}},
+	{"dcgan64", gemmCase{m: 1, n: 64, k: 6272}},
+	{"dcgan64", gemmCase{tA: true, m: 6272, n: 64, k: 1}},
+	{"dcgan64", gemmCase{m: 1, n: 6272, k: 64, tB: true}},
+}
+
+// BenchmarkSgemm times Gemm at each layer shape, reporting GFLOP/s (2mnk
+// a product) by wall time and by the process's CPU time (cpu-GFLOP/s,
+// steadier on a shared machine; equal to GFLOP/s on one idle thread).
+// Build with -tags openblas (and OPENBLAS_NUM_THREADS=1) to time
+// OpenBLAS, and run with -cpu 1 for one thread.
+func BenchmarkSgemm(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, s := range layerShapes {
+		tc := s.gemmCase
+		tc.alpha = 1
+		a, lda, bb, ldb, c, ldc := tc.operands(rng, 0)
+		b.Run(fmt.Sprintf("%s/%s", s.model, tc.shape()), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1, a, lda, bb, ldb, 0, c, ldc)
+			}
+			flop := 2 * float64(tc.m) * float64(tc.n) * float64(tc.k) * float64(b.N)
+			b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(flop/cpu/1e9, "cpu-GFLOP/s")
+			}
+		})
+	}
+}

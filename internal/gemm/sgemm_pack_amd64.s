@@ -1,0 +1,70 @@
+//go:build amd64 && !purego && !openblas
+
+#include "textflag.h"
+
+// func transpose8(dst *float32, ldd int, src *float32, lds int, n int)
+// For each of the n/8 blocks b: dst[(8b+i)·ldd + j] = src[j·lds + 8b+i],
+// i, j < 8 (AVX).
+TEXT ·transpose8(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	SHLQ $2, DX
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), CX
+	SHLQ $2, CX
+	MOVQ n+32(FP), R8
+	SHRQ $3, R8
+	JZ done
+	LEAQ (CX)(CX*2), R10
+	LEAQ (SI)(CX*4), R9
+	LEAQ (DX)(DX*2), R11
+loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(CX*1), Y1
+	VMOVUPS (SI)(CX*2), Y2
+	VMOVUPS (SI)(R10*1), Y3
+	VMOVUPS (R9), Y4
+	VMOVUPS (R9)(CX*1), Y5
+	VMOVUPS (R9)(CX*2), Y6
+	VMOVUPS (R9)(R10*1), Y7
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, (DI)(DX*1)
+	VMOVUPS Y10, (DI)(DX*2)
+	VMOVUPS Y11, (DI)(R11*1)
+	LEAQ (DI)(DX*4), DI
+	VMOVUPS Y12, (DI)
+	VMOVUPS Y13, (DI)(DX*1)
+	VMOVUPS Y14, (DI)(DX*2)
+	VMOVUPS Y15, (DI)(R11*1)
+	LEAQ (DI)(DX*4), DI
+	ADDQ $32, SI
+	ADDQ $32, R9
+	DECQ R8
+	JNZ loop
+	VZEROUPPER
+done:
+	RET
