@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
@@ -241,6 +242,9 @@ func (p *Policy) Set(glob, key, value string) error {
 	if _, err := path.Match(glob, ""); err != nil {
 		return PolicyError(fmt.Sprintf("layer glob %q: %v", glob, err))
 	}
+	if !utf8.ValidString(glob) {
+		return PolicyError(fmt.Sprintf("layer glob %q: not valid UTF-8", glob))
+	}
 	i := slices.IndexFunc(p.overrides, func(o override) bool { return o.match == glob })
 	if i < 0 {
 		p.overrides = append(p.overrides, override{match: glob})
@@ -258,6 +262,9 @@ func (p *Policy) Set(glob, key, value string) error {
 func (p *Policy) setTanh(glob, value string) error {
 	if glob != "" {
 		return PolicyError(fmt.Sprintf("tanh=%s: tanh is the generator's output activation and takes no layer glob", value))
+	}
+	if !utf8.ValidString(value) {
+		return PolicyError(fmt.Sprintf("tanh=%q: not valid UTF-8", value))
 	}
 	method, _, _ := strings.Cut(value, ":")
 	switch method {
