@@ -12,7 +12,7 @@ import (
 
 // ratioPolicies are the policies BenchmarkTrainStepRatio compares with
 // fp32; fp32 itself is the control.
-var ratioPolicies = []string{"fp32", "posit8+", "fp8-ibm", "posit8+-quire", "posit8+-per-op"}
+var ratioPolicies = []string{"fp32", "posit8+", "fp8-ibm", "posit8+-quire", "posit8+-per-op", "mxfp8", "mxfp6", "mxfp4-deploy", "posit8-block"}
 
 // BenchmarkTrainStepRatio measures what quantization costs: the time of a
 // training step under each policy relative to fp32. Every iteration runs

@@ -19,8 +19,9 @@ import (
 // a block posit's value that is not one is resolved as Posit.Round
 // resolves it). The per-block factors live on the stack.
 
-// blockChunk is how many values (or matrix columns) one pass handles.
-const blockChunk = 256
+// blockChunk is how many values (or matrix columns) one pass handles: the
+// element kernels have a per-call set-up worth amortising.
+const blockChunk = 1024
 
 // roundElem returns the format elements are rounded to at scale 1: the
 // element format, saturating (fp8-e5m2 elements clamp to ±57344 in MX).
@@ -166,6 +167,12 @@ type blockKernel struct {
 	posit bool
 	stoch bool
 	rng   *rand.PCG
+	// fused: MX float elements rounded to nearest in one pass on the
+	// float32 bits (mxFused); emin and m are the element's, maxBits the
+	// bits of its largest value.
+	fused   bool
+	emin, m int
+	maxBits uint32
 }
 
 func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
@@ -173,8 +180,57 @@ func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
 	if _, ok := b.elem.(Fixed); ok {
 		lo = float32(b.elemLow())
 	}
-	return blockKernel{b: b, elem: b.roundElem(), lo: lo,
+	k := blockKernel{b: b, elem: b.roundElem(), lo: lo,
 		posit: b.kind == blockPosit, stoch: r == Stochastic, rng: rng}
+	if f, ok := b.elem.(Float); ok && b.kind == blockMX && r == Nearest {
+		k.fused, k.emin, k.m = true, f.emin(), int(f.m)
+		k.maxBits = math.Float32bits(float32(f.Max()))
+	}
+	return k
+}
+
+// mxConsts are the constants of the fused MX kernel for one block with
+// scale exponent x: the block's elements form float(e,m) with the
+// exponent range shifted by x, whose smallest normal is 2^(emin+x).
+type mxConsts struct {
+	minNorm uint32 // bits of the smallest normal
+	magic   float32
+	maxBits uint32 // bits of the largest value
+	nan     uint32 // or-ed into every result: 0, or a quiet NaN's bits for a NaN block
+}
+
+// mxNaNBlock are the constants of a NaN block: every result is NaN.
+var mxNaNBlock = mxConsts{minNorm: 0, maxBits: 0, nan: 0x7fc00000}
+
+// mxConstsFor returns the constants for scale exponent x, or false if the
+// shifted smallest normal is below float32's or so large that magic is
+// not a float32 (the two-pass path then rounds the block).
+func (k *blockKernel) mxConstsFor(x int) (mxConsts, bool) {
+	en := k.emin + x
+	if en < -126 || en-k.m+23 > 127 {
+		return mxConsts{}, false
+	}
+	return mxConsts{
+		minNorm: uint32(en+127) << 23,
+		magic:   pow2f(en - k.m + 23), // adding it rounds to the subnormal quantum 2^(en-m)
+		maxBits: k.maxBits + uint32(x)<<23,
+	}, true
+}
+
+// mxRound rounds the float32 bits b to the block's grid: to nearest even
+// on the bits where the result is normal, by adding and subtracting magic
+// below, saturating at maxBits.
+func (c *mxConsts) round(b uint32, d uint32) uint32 {
+	a := b & 0x7fffffff
+	if a < c.minNorm {
+		r := math.Float32bits(math.Float32frombits(a) + c.magic - c.magic)
+		return r | b&0x80000000 | c.nan
+	}
+	r := (a + (1<<(d-1) - 1) + (a>>d)&1) &^ (1<<d - 1)
+	if r > c.maxBits {
+		r = c.maxBits
+	}
+	return r | b&0x80000000 | c.nan
 }
 
 // pow2f returns 2^x as a float32, for -149 <= x <= 127.
@@ -218,13 +274,7 @@ func (k *blockKernel) fromElem(d []float32, f float32) {
 	switch {
 	case k.posit:
 		for i, v := range d {
-			r := v * f
-			if r == 0 && v != 0 {
-				r = float32(math.Copysign(math.SmallestNonzeroFloat32, float64(v)))
-			} else if math.IsInf(float64(r), 0) {
-				r = float32(math.Copysign(math.MaxFloat32, float64(v)))
-			}
-			d[i] = r
+			d[i] = positOut(v, v*f)
 		}
 	case k.lo > -math.MaxFloat32:
 		for i, v := range d {
@@ -254,6 +304,9 @@ func (k *blockKernel) roundRow(dst, src []float32) {
 	for i := 0; i < len(src); i += step {
 		s := src[i:min(i+step, len(src))]
 		d := dst[i : i+len(s)]
+		if k.fused && k.roundRowFused(d, s) {
+			continue
+		}
 		nb := 0
 		for j := 0; j < len(s); j += K {
 			blk := s[j:min(j+K, len(s))]
@@ -290,6 +343,9 @@ func (k *blockKernel) roundColumns(dst, src []float32, rows, cols int) {
 					am[c] = max(am[c], a)
 				}
 			}
+			if k.fused && k.roundBandFused(dst, src, am, cols, c0, r0, r1) {
+				continue
+			}
 			for c, a := range am {
 				if a >= 0x7f800000 {
 					in[c], out[c] = factors(0, true)
@@ -320,13 +376,7 @@ func (k *blockKernel) fromElemCols(d, f []float32) {
 	switch {
 	case k.posit:
 		for i, v := range d {
-			r := v * f[i]
-			if r == 0 && v != 0 {
-				r = float32(math.Copysign(math.SmallestNonzeroFloat32, float64(v)))
-			} else if math.IsInf(float64(r), 0) {
-				r = float32(math.Copysign(math.MaxFloat32, float64(v)))
-			}
-			d[i] = r
+			d[i] = positOut(v, v*f[i])
 		}
 	case k.lo > -math.MaxFloat32:
 		for i, v := range d {
@@ -337,4 +387,79 @@ func (k *blockKernel) fromElemCols(d, f []float32) {
 			d[i] = v * f[i]
 		}
 	}
+}
+
+// positOut returns r = v·2^x, a rounded posit element v back at its
+// block's scale, as Posit.Round resolves values beyond float32: a nonzero
+// value that underflows gives the smallest float32 of its sign, one that
+// overflows the largest.
+func positOut(v, r float32) float32 {
+	a := math.Float32bits(r) & 0x7fffffff
+	if a != 0 && a < 0x7f800000 || v == 0 || v != v {
+		return r
+	}
+	sign := math.Float32bits(v) & 0x80000000
+	if a == 0 {
+		return math.Float32frombits(sign | 1)
+	}
+	return math.Float32frombits(sign | 0x7f7fffff)
+}
+
+// roundRowFused rounds the whole blocks of s into d with the fused kernel
+// and reports true, or reports false, having written nothing, if some
+// block needs the two-pass path.
+func (k *blockKernel) roundRowFused(d, s []float32) bool {
+	K := k.b.block
+	var cs [blockChunk]mxConsts
+	nb := 0
+	for j := 0; j < len(s); j += K {
+		x, isNaN := k.b.blockExp32(s[j:min(j+K, len(s))])
+		cs[nb] = mxNaNBlock
+		if !isNaN {
+			c, ok := k.mxConstsFor(x)
+			if !ok {
+				return false
+			}
+			cs[nb] = c
+		}
+		nb++
+	}
+	dr := uint32(23 - k.m)
+	for j := range nb {
+		lo, hi := j*K, min((j+1)*K, len(s))
+		c := &cs[j]
+		for i, v := range s[lo:hi] {
+			d[lo+i] = math.Float32frombits(c.round(math.Float32bits(v), dr))
+		}
+	}
+	return true
+}
+
+// roundBandFused rounds rows r0..r1 of columns c0..c0+len(am) with the
+// fused kernel, given each column's largest magnitude bits am, and reports
+// true, or reports false, having written nothing, if some column needs
+// the two-pass path.
+func (k *blockKernel) roundBandFused(dst, src []float32, am []uint32, cols, c0, r0, r1 int) bool {
+	var cs [blockChunk]mxConsts
+	for c, a := range am {
+		if a >= 0x7f800000 {
+			cs[c] = mxNaNBlock
+			continue
+		}
+		cc, ok := k.mxConstsFor(k.b.expFromBits(a))
+		if !ok {
+			return false
+		}
+		cs[c] = cc
+	}
+	dr := uint32(23 - k.m)
+	w := len(am)
+	for r := r0; r < r1; r++ {
+		s := src[r*cols+c0 : r*cols+c0+w]
+		d := dst[r*cols+c0 : r*cols+c0+w]
+		for c, v := range s {
+			d[c] = math.Float32frombits(cs[c].round(math.Float32bits(v), dr))
+		}
+	}
+	return true
 }

@@ -6,15 +6,17 @@ import (
 	"github.com/positgan/positgan/quant"
 )
 
-// A Rounder rounds slices to one quant.Format with one rounding mode, for
-// float32 or float64 data. A nil Format rounds nothing: the Rounder
-// copies. Rounding itself is the format's (Format.RoundSlice, which the
-// quant package vectorises).
+// A Rounder rounds slices to one quant.Format, or matrices to one
+// quant.BlockFormat, with one rounding mode, for float32 or float64 data.
+// A Rounder with neither rounds nothing: it copies. Rounding itself is the
+// format's (Format.RoundSlice, which the quant package vectorises;
+// BlockFormat.RoundMatrix).
 //
 // A Rounder with stochastic rounding holds a random source and is not safe
 // for concurrent use; otherwise it is.
 type Rounder struct {
 	f    quant.Format
+	b    quant.BlockFormat
 	mode quant.Rounding
 	rng  *rand.PCG
 }
@@ -25,14 +27,26 @@ func NewRounder(f quant.Format, mode quant.Rounding, rng *rand.PCG) *Rounder {
 	return &Rounder{f: f, mode: mode, rng: rng}
 }
 
-// Format returns the format rounded to (nil: none).
+// NewBlockRounder returns a Rounder for the block format b and mode: its
+// RoundMatrix rounds blocks along one axis of a matrix (packed operands
+// are rounded along their reduction dimension). rng is used only by
+// stochastic rounding.
+func NewBlockRounder(b quant.BlockFormat, mode quant.Rounding, rng *rand.PCG) *Rounder {
+	return &Rounder{b: b, mode: mode, rng: rng}
+}
+
+// Format returns the format rounded to (nil: none, or a block format).
 func (q *Rounder) Format() quant.Format { return q.f }
 
+// Block returns the block format rounded to (the zero BlockFormat: none).
+func (q *Rounder) Block() quant.BlockFormat { return q.b }
+
 // IsIdentity reports whether q leaves values unchanged.
-func (q *Rounder) IsIdentity() bool { return q == nil || q.f == nil }
+func (q *Rounder) IsIdentity() bool { return q == nil || q.f == nil && q.b.IsZero() }
 
 // Round sets dst[i] to src[i] rounded; dst may be src. It panics if the
-// lengths differ.
+// lengths differ, or if q has a block format (which needs a matrix shape:
+// RoundMatrix).
 func (q *Rounder) Round(dst, src []float32) {
 	if len(dst) != len(src) {
 		panic("gemm: slice lengths differ")
@@ -41,6 +55,7 @@ func (q *Rounder) Round(dst, src []float32) {
 		copy(dst, src)
 		return
 	}
+	q.mustBeElementwise()
 	quant.RoundTo(dst, src, q.f, q.mode, q.rng)
 }
 
@@ -54,8 +69,37 @@ func (q *Rounder) Round64(dst, src []float64) {
 		copy(dst, src)
 		return
 	}
+	q.mustBeElementwise()
 	for i, x := range src {
 		dst[i] = q.f.Round64(x)
+	}
+}
+
+func (q *Rounder) mustBeElementwise() {
+	if q.f == nil {
+		panic("gemm: a block format rounds matrices (RoundMatrix), not slices")
+	}
+}
+
+// RoundMatrix sets dst to the rows×cols row-major matrix src rounded by q;
+// dst may be src. A block format's blocks run along axis (for an operand
+// of a matrix product, its reduction dimension: along the rows of the left
+// operand, down the columns of the right one); an element-wise format
+// ignores the shape. float64 data are rounded to nearest. It panics if
+// len(src) != rows·cols or the lengths differ.
+func RoundMatrix[T Float](q *Rounder, dst, src []T, rows, cols int, axis quant.Axis) {
+	if len(dst) != len(src) || rows*cols != len(src) {
+		panic("gemm: matrix shape does not match the slice lengths")
+	}
+	if q == nil || q.b.IsZero() {
+		RoundSlice(q, dst, src)
+		return
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		q.b.RoundMatrix(d, any(src).([]float32), rows, cols, axis, q.mode, q.rng)
+	case []float64:
+		q.b.RoundMatrix64(d, any(src).([]float64), rows, cols, axis)
 	}
 }
 

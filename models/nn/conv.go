@@ -101,6 +101,7 @@ func (c *ConvTranspose2d) Params() gorgonia.Nodes { return params(c.W, c.B) }
 // convBufs are the working buffers of one convolution node.
 type convBufs[T gemm.Float] struct {
 	xq, wq, col, yt, dyq, dcol, dxt []T
+	blk                             blockBufs[T] // block-rounded operands (roles.go)
 	gen, dyGen                      int
 }
 

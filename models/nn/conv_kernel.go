@@ -2,6 +2,7 @@ package nn
 
 import (
 	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/quant"
 	"gorgonia.org/tensor"
 )
 
@@ -21,8 +22,15 @@ func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tenso
 	}
 	bb.wq = grow(bb.wq, w.Size())
 	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	// Block formats: both operands blocked along the reduction dimension
+	// (C·K·K): the packed columns in place (convBackW packs the unrounded
+	// input again), the weights into a copy.
+	if r.actB != nil {
+		gemm.RoundMatrix(r.actB, bb.col, bb.col, rows, ld, quant.AlongColumn)
+	}
+	wf := blocked(r.wB, &bb.blk.w, bb.wq, st.outC, rows, quant.AlongRow)
 	bb.yt = grow(bb.yt, st.outC*ld)
-	mm(r, r.accOut, false, false, st.outC, ld, rows, bb.wq, rows, bb.col, ld, bb.yt)
+	mm(r, r.accOut, false, false, st.outC, ld, rows, wf, rows, bb.col, ld, bb.yt)
 	var bias []T
 	if b != nil {
 		bias = data[T](b)
@@ -88,8 +96,11 @@ func convBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dens
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	dyq := convDY(st, bb, dy)
+	// dcol = Wᵀ·dy sums over OutC: both blocked down their columns.
+	dyx := blocked(r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn)
+	wb := blocked(r.wB, &bb.blk.wb, bb.wq, st.outC, rows, quant.AlongColumn)
 	bb.dcol = grow(bb.dcol, rows*ld)
-	mm(r, r.accErr, true, false, rows, ld, st.outC, bb.wq, rows, dyq, ld, bb.dcol)
+	mm(r, r.accErr, true, false, rows, ld, st.outC, wb, rows, dyx, ld, bb.dcol)
 	d := data[T](dx)
 	clear(d)
 	img := g.C * g.H * g.W
@@ -103,8 +114,21 @@ func convBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dens
 	r, g := st.roles, st.g
 	rows, ld := g.Rows(), st.batch*g.Cols()
 	dyq := convDY(st, bb, dy)
+	// dw = dy·colᵀ sums over B·P: both blocked along their rows, the
+	// columns packed again from the unrounded input.
+	dyw := blocked(r.errB, &bb.blk.dyw, dyq, st.outC, ld, quant.AlongRow)
+	col := bb.col
+	if r.actB != nil {
+		p, img := g.Cols(), g.C*g.H*g.W
+		bb.blk.col = grow(bb.blk.col, rows*ld)
+		for i := 0; i < st.batch; i++ {
+			gemm.Im2col(bb.blk.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g)
+		}
+		gemm.RoundMatrix(r.actB, bb.blk.col, bb.blk.col, rows, ld, quant.AlongRow)
+		col = bb.blk.col
+	}
 	d := data[T](dw)
-	mm(r, r.accWGrad, false, true, st.outC, rows, ld, dyq, ld, bb.col, ld, d)
+	mm(r, r.accWGrad, false, true, st.outC, rows, ld, dyw, ld, col, ld, d)
 	gemm.RoundSlice(r.wgrad, d, d)
 }
 
@@ -121,8 +145,12 @@ func convTForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tens
 	gemm.RoundSlice(r.act, bb.xq, bb.xq)
 	bb.wq = grow(bb.wq, w.Size())
 	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	// Block formats: both operands blocked along the reduction dimension
+	// (InC), into copies (the backward products re-block the originals).
+	xf := blocked(r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
+	wf := blocked(r.wB, &bb.blk.w, bb.wq, st.inC, rows, quant.AlongColumn)
 	bb.col = grow(bb.col, rows*ld)
-	mm(r, r.accOut, true, false, rows, ld, st.inC, bb.wq, rows, bb.xq, ld, bb.col)
+	mm(r, r.accOut, true, false, rows, ld, st.inC, wf, rows, xf, ld, bb.col)
 	yd := data[T](y)
 	clear(yd)
 	img := g.C * g.H * g.W
@@ -149,8 +177,12 @@ func convTBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Den
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	convDY(st, bb, dy)
+	// dx = W·dcol sums over OutC·K·K: W along its rows, dcol down its
+	// columns.
+	dcx := blocked(r.errB, &bb.blk.dyx, bb.dcol, rows, ld, quant.AlongColumn)
+	wb := blocked(r.wB, &bb.blk.wb, bb.wq, st.inC, rows, quant.AlongRow)
 	bb.dxt = grow(bb.dxt, st.inC*ld)
-	mm(r, r.accErr, false, false, st.inC, ld, rows, bb.wq, rows, bb.dcol, ld, bb.dxt)
+	mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
 	d := data[T](dx)
 	scatter(d, bb.dxt, n, st.inC, p, nil)
 	gemm.RoundSlice(r.err, d, d)
@@ -160,7 +192,10 @@ func convTBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Den
 	r, g := st.roles, st.g
 	rows, ld := g.Rows(), st.batch*g.Cols()
 	convDY(st, bb, dy)
+	// dw = x·dcolᵀ sums over B·P: both along their rows.
+	dcw := blocked(r.errB, &bb.blk.dyw, bb.dcol, rows, ld, quant.AlongRow)
+	xb := blocked(r.actB, &bb.blk.xb, bb.xq, st.inC, ld, quant.AlongRow)
 	d := data[T](dw)
-	mm(r, r.accWGrad, false, true, st.inC, rows, ld, bb.xq, ld, bb.dcol, ld, d)
+	mm(r, r.accWGrad, false, true, st.inC, rows, ld, xb, ld, dcw, ld, d)
 	gemm.RoundSlice(r.wgrad, d, d)
 }

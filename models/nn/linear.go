@@ -58,7 +58,8 @@ func params(w, b *gorgonia.Node) gorgonia.Nodes {
 // linBufs are the working buffers of one Linear node for element type T.
 type linBufs[T gemm.Float] struct {
 	xq, wq, dyq []T
-	gen, dyGen  int // forward runs; the run dyq was rounded in
+	blk         blockBufs[T] // block-rounded operands (roles.go)
+	gen, dyGen  int          // forward runs; the run dyq was rounded in
 }
 
 // linState is what a Linear node's forward and backward kernels share.

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/quant"
 	"gorgonia.org/tensor"
 )
 
@@ -13,8 +14,12 @@ func linForward[T gemm.Float](st *linState, bb *linBufs[T], x, w, b, y *tensor.D
 	bb.wq = grow(bb.wq, out*in)
 	gemm.RoundSlice(r.act, bb.xq, data[T](x))
 	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	// Block formats: both operands blocked along the reduction dimension
+	// (in); xq and wq keep the unrounded values for the backward products.
+	xf := blocked(r.actB, &bb.blk.x, bb.xq, n, in, quant.AlongRow)
+	wf := blocked(r.wB, &bb.blk.w, bb.wq, out, in, quant.AlongRow)
 	yd := data[T](y)
-	mm(r, r.accOut, false, true, n, out, in, bb.xq, in, bb.wq, in, yd)
+	mm(r, r.accOut, false, true, n, out, in, xf, in, wf, in, yd)
 	if b != nil {
 		bias := data[T](b)
 		for i := 0; i < n; i++ {
@@ -42,16 +47,25 @@ func linDY[T gemm.Float](st *linState, bb *linBufs[T], dy *tensor.Dense) []T {
 func linBackX[T gemm.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dense) {
 	r := st.roles()
 	dyq := linDY(st, bb, dy)
+	n, in, out := st.batch, st.l.In, st.l.Out
+	// dx = dy·W sums over out: dy blocked along its rows, W down its
+	// columns (re-blocked from the unrounded weights).
+	dyb := blocked(r.errB, &bb.blk.dyx, dyq, n, out, quant.AlongRow)
+	wb := blocked(r.wB, &bb.blk.wb, bb.wq, out, in, quant.AlongColumn)
 	d := data[T](dx)
-	mm(r, r.accErr, false, false, st.batch, st.l.In, st.l.Out, dyq, st.l.Out, bb.wq, st.l.In, d)
+	mm(r, r.accErr, false, false, n, in, out, dyb, out, wb, in, d)
 	gemm.RoundSlice(r.err, d, d)
 }
 
 func linBackW[T gemm.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dense) {
 	r := st.roles()
 	dyq := linDY(st, bb, dy)
+	n, in, out := st.batch, st.l.In, st.l.Out
+	// dw = dyᵀ·x sums over the batch: both blocked down their columns.
+	dyb := blocked(r.errB, &bb.blk.dyw, dyq, n, out, quant.AlongColumn)
+	xb := blocked(r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
 	d := data[T](dw)
-	mm(r, r.accWGrad, true, false, st.l.Out, st.l.In, st.batch, dyq, st.l.Out, bb.xq, st.l.In, d)
+	mm(r, r.accWGrad, true, false, out, in, n, dyb, out, xb, in, d)
 	gemm.RoundSlice(r.wgrad, d, d)
 }
 

@@ -15,8 +15,13 @@ type roles struct {
 	f                        quant.LayerFormats
 	w, act, out, err, wgrad  *gemm.Rounder
 	accOut, accErr, accWGrad *gemm.Rounder // quire/per-op: the format sums round to
-	quire                    gemm.QuireWorkspace
-	perOp                    [3]gemm.PerOpWorkspace // by role: out, err, wgrad (each keeps its format's tables)
+	// wB, actB, errB round the dot products' operands block-wise along
+	// each product's reduction dimension (f.Block); nil where the role has
+	// no block format. Their element-wise rounders above are then the
+	// identity.
+	wB, actB, errB *gemm.Rounder
+	quire          gemm.QuireWorkspace
+	perOp          [3]gemm.PerOpWorkspace // by role: out, err, wgrad (each keeps its format's tables)
 }
 
 func newRoles(f quant.LayerFormats, seed uint64) *roles {
@@ -37,6 +42,19 @@ func newRoles(f quant.LayerFormats, seed uint64) *roles {
 	r.out = mk(f.Out, 3)
 	r.err = mk(f.Err, 4)
 	r.wgrad = mk(f.WGrad, 5)
+	mkB := func(b quant.BlockFormat, stream uint64) *gemm.Rounder {
+		if b.IsZero() {
+			return nil
+		}
+		var rng *rand.PCG
+		if f.Rounding == quant.Stochastic {
+			rng = rand.NewPCG(seed, stream)
+		}
+		return gemm.NewBlockRounder(b, f.Rounding, rng)
+	}
+	r.wB = mkB(f.Block.Weight, 6)
+	r.actB = mkB(f.Block.Act, 7)
+	r.errB = mkB(f.Block.Err, 8)
 	if f.Accum != quant.AccumFP32 {
 		acc := func(target *gemm.Rounder) *gemm.Rounder {
 			if f.AccumFormat == nil {
@@ -75,4 +93,23 @@ func mm[T gemm.Float](r *roles, acc *gemm.Rounder, tA, tB bool, m, n, k int, a [
 	default:
 		gemm.Gemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, c, n)
 	}
+}
+
+// blockBufs hold a layer's operands rounded to block formats: for the
+// forward product (x, w) and the backward ones (wb, xb and dyx, dyw: the
+// error blocked for the input-gradient and weight-gradient products).
+type blockBufs[T gemm.Float] struct {
+	x, w, wb, xb, dyx, dyw, col []T
+}
+
+// blocked returns src rounded block-wise by q (blocks along axis of the
+// rows×cols matrix src) in *buf, or src itself if q is nil: the operand a
+// product uses.
+func blocked[T gemm.Float](q *gemm.Rounder, buf *[]T, src []T, rows, cols int, axis quant.Axis) []T {
+	if q == nil {
+		return src
+	}
+	*buf = grow(*buf, len(src))
+	gemm.RoundMatrix(q, *buf, src, rows, cols, axis)
+	return *buf
 }
