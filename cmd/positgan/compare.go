@@ -25,6 +25,7 @@ type compareFlags struct {
 	firstSeed, evalSeed                     uint64
 	ckptEvery, logEvery                     int
 	lr                                      float64
+	batchStats                              bool
 }
 
 func compareCmd() *command {
@@ -51,6 +52,7 @@ func compareCmd() *command {
 			fs.Uint64Var(&f.firstSeed, "seed", 1, "first training seed")
 			fs.IntVar(&f.n, "n", 2000, "images per FID: generated ones, and real ones drawn from the test split")
 			fs.Uint64Var(&f.evalSeed, "eval-seed", 1, "seed of the FID's noise and of the real-image draw (the same for every run)")
+			fs.BoolVar(&f.batchStats, "batch-stats", false, "generate FID images with batch norm normalising each batch of 100 by its own statistics (the reference DCGAN evaluation) instead of the running statistics")
 			fs.IntVar(&f.batch, "batch", 64, "batch size")
 			fs.Float64Var(&f.lr, "lr", 2e-4, "Adam learning rate")
 			fs.IntVar(&f.ckptEvery, "checkpoint-every", 250, "rewrite each run's checkpoint every N steps (0: only at the end)")
@@ -79,7 +81,7 @@ func runCompare(f *compareFlags, io stdio) error {
 	s := experiment.Sweep{
 		Model: f.model, Dataset: f.dataset, Policies: splitPolicies(f.policies),
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
-		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, Features: f.features, Out: f.out,
+		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
 		Log: io.err,
 		Progress: func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
 			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery)
