@@ -69,6 +69,11 @@ func readIDX(path string, magic uint32) (dims []int, data []byte, err error) {
 	total := int64(1)
 	for i := range dims {
 		dims[i] = int(binary.BigEndian.Uint32(buf[4*i:]))
+		// Checked before multiplying: the product of four 32-bit
+		// dimensions can wrap around int64 to a small or negative size.
+		if d := int64(dims[i]); d != 0 && total > maxIDXBytes/d {
+			return nil, nil, formatErr(path, "IDX header announces dimensions %v, more than %d bytes", dims[:i+1], int64(maxIDXBytes))
+		}
 		total *= int64(dims[i])
 		if total > maxIDXBytes {
 			return nil, nil, formatErr(path, "IDX header announces dimensions %v, more than %d bytes", dims[:i+1], int64(maxIDXBytes))
