@@ -33,6 +33,7 @@ func root() *command {
 		compareCmd(),
 		translateCmd(),
 		versionCmd(),
+		classifyCmd(),
 		exportCmd(),
 		generateCmd(),
 	}}

@@ -198,13 +198,7 @@ func lenetCommand(f *lenetFlags) string {
 }
 
 func runLenetTest(spec, dataset string, io stdio) error {
-	var net *featnet.LeNet
-	var err error
-	if file, ok := strings.CutPrefix(spec, "lenet:"); ok {
-		net, err = featnet.LoadLeNet(file)
-	} else {
-		net, err = featnet.ShippedLeNet(spec)
-	}
+	net, err := loadLeNet(spec) // an unknown name is a usage error
 	if err != nil {
 		return err
 	}

@@ -73,8 +73,8 @@ func TestLenetUsageErrors(t *testing.T) {
 		{[]string{"lenet", "test", "--features", "lenet-nosuch"}, `unknown feature network "lenet-nosuch"`},
 	} {
 		_, stderr, code := runCLI(t, "", tc.args...)
-		if code == 0 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-			t.Errorf("%v: exit %d, stderr %q; want a one-line error with %q", tc.args, code, stderr, tc.want)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and a one-line error with %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }
