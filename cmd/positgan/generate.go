@@ -45,8 +45,8 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 		return err
 	}
 	spec := m.Spec()
-	if class >= 0 && (spec.Classes == 0 || class >= spec.Classes) {
-		return usagef("--class %d: the model has %d classes", class, spec.Classes)
+	if err := checkClass(class, spec); err != nil {
+		return err
 	}
 	z, labels, rows, cols := gridNoise(spec, n, seed, class)
 	imgs, err := m.Generate(z, labels)
@@ -60,21 +60,26 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 	if name == "" {
 		name = "float32"
 	}
-	fmt.Fprintf(io.out, "wrote %s: %d images (%dx%d grid) from %s (%s, %s)\n", out, rows*cols, rows, cols, path, m.Meta.Model.Arch, name)
+	fmt.Fprintf(io.out, "wrote %s: %d images (%dx%d grid) from %s (%s, %s)\n", out, len(imgs)/spec.Image.Size(), rows, cols, path, m.Meta.Model.Arch, name)
 	return nil
 }
 
 // gridNoise returns the latent vectors and labels of a grid of n images,
-// drawn as 'positgan sample' draws them (same seed, same images).
+// drawn as 'positgan sample' draws them (same seed, same images): n
+// images in a square grid, or for a conditional model without class (-1)
+// one row per class, n rounded up to a multiple of the classes.
 func gridNoise(spec gan.GeneratorSpec, n int, seed uint64, class int) (z []float32, labels []int, rows, cols int) {
+	total := n
 	if class >= 0 {
 		uncond := spec
 		uncond.Classes = 0
 		rows, cols = gan.GridShape(uncond, n) // a square grid of one class
 	} else {
 		rows, cols = gan.GridShape(spec, n)
+		if spec.Classes > 0 {
+			total = rows * cols
+		}
 	}
-	total := rows * cols
 	r := rand.New(rand.NewPCG(seed, 0x5a4d91e))
 	z = make([]float32, total*spec.ZSize())
 	for i := range z {
@@ -90,4 +95,16 @@ func gridNoise(spec gan.GeneratorSpec, n int, seed uint64, class int) (z []float
 		}
 	}
 	return z, labels, rows, cols
+}
+
+// checkClass reports a bad --class: -1 (all classes) or a class of the
+// model.
+func checkClass(class int, spec gan.GeneratorSpec) error {
+	if class == -1 || (class >= 0 && class < spec.Classes) {
+		return nil
+	}
+	if spec.Classes == 0 {
+		return usagef("--class %d: the model has no classes", class)
+	}
+	return usagef("--class %d: want 0 to %d, or -1 for one row per class", class, spec.Classes-1)
 }

@@ -3,21 +3,28 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
+	"image/png"
+	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
 
 func sampleCmd() *command {
-	return &command{name: "sample", usage: "--checkpoint C [--n 64] [--out grid.png] [flags]",
+	return &command{name: "sample", usage: "--checkpoint C [--n 64] [--out grid.png | --out-dir DIR] [flags]",
 		summary: "draw a grid of images from a trained generator\n\n" +
 			"Conditional models (cgan) draw one row per class (n rounded up to a multiple of the classes,\n" +
 			"or n images of one class with --class). The generator runs in the checkpoint's policy,\n" +
-			"with its exponent biases, unless --policy names another (to study deployment formats).",
+			"with its exponent biases, unless --policy names another (to study deployment formats).\n" +
+			"--out-dir writes each image as its own PNG file (00000.png, or 00000_class3.png for\n" +
+			"conditional models), as pytorch-fid and 'positgan classify' take them; the grid is then\n" +
+			"written only if --out is given too.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			path := fs.String("checkpoint", "", "checkpoint written by positgan train (required)")
 			n := fs.Int("n", 64, "number of images")
@@ -26,23 +33,45 @@ func sampleCmd() *command {
 			policy := fs.String("policy", "", "run the generator in this policy instead of the checkpoint's")
 			class := fs.Int("class", -1, "conditional models: draw only this class")
 			batchStats := fs.Bool("batch-stats", false, "normalise by the statistics of the grid's batch (batch norm in training mode, as the reference DCGAN code samples) instead of the running statistics")
+			outDir := fs.String("out-dir", "", "write one PNG file per image to this folder")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				return runSample(io, *path, *n, *out, *seed, *policy, *class, gan.SampleOptions{BatchStats: *batchStats})
+				grid := *out
+				if *outDir != "" && !flagSet(fs, "out") {
+					grid = "" // only the image files
+				}
+				return runSample(io, *path, *n, grid, *outDir, *seed, *policy, *class, gan.SampleOptions{BatchStats: *batchStats})
 			}
 		}}
 }
 
-func runSample(io stdio, path string, n int, out string, seed uint64, policy string, class int, o gan.SampleOptions) error {
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// runSample writes n images of a checkpoint's generator as a grid (out,
+// unless "") and as image files in outDir (unless "").
+func runSample(io stdio, path string, n int, out, outDir string, seed uint64, policy string, class int, o gan.SampleOptions) error {
 	switch {
 	case path == "":
 		return usagef("missing --checkpoint")
 	case n <= 0 || n > 10000:
 		return usagef("--n %d: want 1 to 10000", n)
-	case !strings.HasSuffix(strings.ToLower(out), ".png"):
+	case out != "" && !strings.HasSuffix(strings.ToLower(out), ".png"):
 		return usagef("--out %s: want a .png file name", out)
+	case class < -1:
+		return usagef("--class %d: want a class, or -1 for one row per class", class)
+	}
+	if outDir != "" {
+		// Fail now, not after loading and generating.
+		if err := atomicfile.MkdirWritable(outDir); err != nil {
+			return fmt.Errorf("--out-dir %s: %w", outDir, err)
+		}
 	}
 	var pol *quant.Policy
 	if policy != "" {
@@ -68,33 +97,11 @@ func runSample(io stdio, path string, n int, out string, seed uint64, policy str
 		return fmt.Errorf("%s: the model does not make images from noise", path)
 	}
 	cfg := gm.Generator()
-	if class >= 0 && (cfg.Classes == 0 || class >= cfg.Classes) {
-		return usagef("--class %d: the model has %d classes", class, cfg.Classes)
+	if err := checkClass(class, cfg); err != nil {
+		return err
 	}
-	var rows, cols int
-	var labels []int
-	if class >= 0 {
-		uncond := cfg
-		uncond.Classes = 0
-		rows, cols = gan.GridShape(uncond, n) // a square grid of one class
-	} else {
-		rows, cols = gan.GridShape(cfg, n)
-	}
-	total := rows * cols
-	r := rand.New(rand.NewPCG(seed, 0x5a4d91e))
-	z := make([]float32, total*cfg.ZSize())
-	for i := range z {
-		z[i] = float32(r.NormFloat64())
-	}
-	if cfg.Classes > 0 {
-		labels = make([]int, total)
-		for i := range labels {
-			labels[i] = i / cols
-			if class >= 0 {
-				labels[i] = class
-			}
-		}
-	}
+	z, labels, rows, cols := gridNoise(cfg, n, seed, class)
+	total := len(z) / cfg.ZSize()
 	sm, err := gan.NewSampler(m, total, o)
 	if err != nil {
 		return err
@@ -103,8 +110,18 @@ func runSample(io stdio, path string, n int, out string, seed uint64, policy str
 	if err := sm.Generate(imgs, z, labels); err != nil {
 		return err
 	}
-	if err := gan.WriteGrid(out, imgs, cfg.Image, rows, cols); err != nil {
-		return err
+	var wrote []string
+	if outDir != "" {
+		if err := writeImageFiles(outDir, imgs, labels, cfg.Image); err != nil {
+			return err
+		}
+		wrote = append(wrote, fmt.Sprintf("%d image files in %s", total, outDir))
+	}
+	if out != "" {
+		if err := gan.WriteGrid(out, imgs, cfg.Image, rows, cols); err != nil {
+			return err
+		}
+		wrote = append(wrote, fmt.Sprintf("%s: %d images (%dx%d grid)", out, total, rows, cols))
 	}
 	name := "the checkpoint's policy"
 	if s.Options.Policy != nil {
@@ -117,6 +134,23 @@ func runSample(io stdio, path string, n int, out string, seed uint64, policy str
 	if o.BatchStats || m.BatchStats {
 		mode = "batch statistics"
 	}
-	fmt.Fprintf(io.out, "wrote %s: %d images (%dx%d grid) from %s (step %d) in %s, batch norm with %s\n", out, total, rows, cols, path, s.Step, name, mode)
+	fmt.Fprintf(io.out, "wrote %s from %s (step %d) in %s, batch norm with %s\n", strings.Join(wrote, " and "), path, s.Step, name, mode)
+	return nil
+}
+
+// writeImageFiles writes each image (N, C, H, W, values in [-1, 1]) to
+// dir as a PNG file named by its index and, if labels is not nil, class.
+func writeImageFiles(dir string, imgs []float32, labels []int, sh datasets.Shape) error {
+	for i := range len(imgs) / sh.Size() {
+		name := fmt.Sprintf("%05d.png", i)
+		if labels != nil {
+			name = fmt.Sprintf("%05d_class%d.png", i, labels[i])
+		}
+		img := toImage(imgs[i*sh.Size():(i+1)*sh.Size()], sh)
+		err := atomicfile.Write(filepath.Join(dir, name), func(w io.Writer) error { return png.Encode(w, img) })
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
