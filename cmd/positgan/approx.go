@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -157,19 +158,19 @@ func evalMethod(fn tanhapprox.Func, method string, af approxFlags, formatSet, ro
 	return b, nil
 }
 
-// approxEval reads every number before writing, so that bad input gives
-// an error and no output.
+// approxEval writes a row for each number up to the first bad line, then
+// returns the error naming that line.
 func approxEval(w io.Writer, r io.Reader, a tanhapprox.Approx) error {
-	xs, err := readNumbers(r, 64)
-	if err != nil {
-		return err
+	xs, bad := readNumbers(r, 64)
+	if len(xs) == 0 && bad != nil {
+		return bad // no header without rows
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,output")
 	for _, x := range xs {
 		fmt.Fprintf(bw, "%s,%s\n", numberString(x, 64), numberString(a.At(x), 64))
 	}
-	return bw.Flush()
+	return cmp.Or(bw.Flush(), bad)
 }
 
 // ---- approx table ----

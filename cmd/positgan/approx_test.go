@@ -59,8 +59,7 @@ func TestApproxUsageErrors(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"1\nabc\n", []string{"eval"}, `line 2: "abc" is not a number`},
-		{"1\n\n", []string{"eval"}, `line 2: "" is not a number`},
+		{"abc\n1\n", []string{"eval"}, `line 1: "abc" is not a number`},
 		{"", []string{"eval", "--method", "cubic"}, `--method "cubic"`},
 		{"", []string{"eval", "--method", "pwl:1"}, "K an integer in [2,64]"},
 		{"", []string{"eval", "--method", "pwl:x"}, "K an integer"},
@@ -89,6 +88,15 @@ func TestApproxUsageErrors(t *testing.T) {
 		if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: stderr %q, want one line containing %q", tc.args, stderr, tc.want)
 		}
+	}
+}
+
+// eval writes the rows before a bad line, then names it; blank lines are
+// skipped (as format quantize does, issue 14 item 3).
+func TestApproxEvalBadLine(t *testing.T) {
+	out, stderr, code := approxCLI(t, "1\n\nabc\n2\n", "eval")
+	if code != 2 || out != "input,output\n1,0.75\n" || !strings.Contains(stderr, `line 3: "abc" is not a number`) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -108,9 +109,9 @@ func blockFormatArg(args []string) (quant.BlockFormat, bool) {
 // formatQuantizeBlocks is formatQuantize for a block format: consecutive
 // runs of b.Block() inputs are blocks.
 func formatQuantizeBlocks(w io.Writer, r io.Reader, b quant.BlockFormat) error {
-	xs64, err := readNumbers(r, 32)
-	if err != nil {
-		return err
+	xs64, bad := readNumbers(r, 32) // the rows before a bad line are written, then bad returned
+	if len(xs64) == 0 && bad != nil {
+		return bad // no header without rows
 	}
 	xs := make([]float32, len(xs64))
 	for i, x := range xs64 {
@@ -127,7 +128,7 @@ func formatQuantizeBlocks(w io.Writer, r io.Reader, b quant.BlockFormat) error {
 		fmt.Fprintf(bw, "%s,%d,0x%02x,%s,%s\n", numberString(float64(x), 32), i/b.Block(), scales[i/b.Block()],
 			codeString(f, codes[i]), valueString(f, float64(q[i])))
 	}
-	return bw.Flush()
+	return cmp.Or(bw.Flush(), bad)
 }
 
 // printBlockScale writes what info says about a block format's scale.
@@ -180,12 +181,12 @@ func formatTable(w io.Writer, f quant.Format) error {
 	return bw.Flush()
 }
 
-// formatQuantize reads every line first, so that a bad line leaves no
-// partial output behind.
+// formatQuantize writes a row for each number up to the first bad line,
+// then returns the error naming that line. Blank lines are skipped.
 func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
-	xs64, err := readNumbers(r, 32)
-	if err != nil {
-		return err
+	xs64, bad := readNumbers(r, 32)
+	if len(xs64) == 0 && bad != nil {
+		return bad // no header without rows
 	}
 	xs := make([]float32, len(xs64))
 	for i, x := range xs64 {
@@ -198,7 +199,7 @@ func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
 	for i, x := range xs {
 		fmt.Fprintf(bw, "%s,%s,%s\n", numberString(float64(x), 32), codeString(f, f.Encode(x)), valueString(f, float64(q[i])))
 	}
-	return bw.Flush()
+	return cmp.Or(bw.Flush(), bad)
 }
 
 // formatInfo describes f for info: the library's description, with the

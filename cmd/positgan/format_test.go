@@ -77,10 +77,19 @@ func TestFormatQuantize(t *testing.T) {
 	if out != "input,code,value\n0.3,0x43,0.296875\n" {
 		t.Errorf("scale-exp 2: got %q", out)
 	}
-	// A bad line is named by number and nothing is written to stdout.
-	out, stderr, code = runCLI(t, "1\n2\nzwei\n", "format", "quantize", "posit(8,1)")
-	if code != 2 || out != "" || !strings.Contains(stderr, `line 3: "zwei" is not a number`) {
+	// A bad line is named by number after the rows before it
+	// (issue 14 item 3); blank lines are skipped.
+	out, stderr, code = runCLI(t, "1\n2\nzwei\n4\n", "format", "quantize", "posit(8,1)")
+	if code != 2 || out != "input,code,value\n1,0x40,1\n2,0x50,2\n" || !strings.Contains(stderr, `line 3: "zwei" is not a number`) {
 		t.Errorf("bad line: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "0.3\n\n  \n1\n", "format", "quantize", "posit(8,1)")
+	if code != 0 || out != "input,code,value\n0.3,0x23,0.296875\n1,0x40,1\n" {
+		t.Errorf("blank lines: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "1\n\nx\n", "format", "quantize", "mxfp4-e2m1(block=3)")
+	if code != 2 || !strings.HasPrefix(out, "input,block,scale,code,value\n1,0,") || strings.Count(out, "\n") != 2 || !strings.Contains(stderr, `line 3: "x"`) {
+		t.Errorf("block format, bad line: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
 
