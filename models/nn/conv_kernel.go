@@ -17,9 +17,7 @@ func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tenso
 	gemm.RoundSlice(r.act, bb.xq, data[T](x))
 	bb.col = grow(bb.col, rows*ld)
 	img := g.C * g.H * g.W
-	for i := 0; i < n; i++ {
-		gemm.Im2col(bb.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g)
-	}
+	gemm.ForEach(n, rows*p, func(i int) { gemm.Im2col(bb.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g) })
 	bb.wq = grow(bb.wq, w.Size())
 	gemm.RoundSlice(r.w, bb.wq, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
@@ -85,9 +83,7 @@ func convDY[T gemm.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T 
 	gemm.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
 	p, ld, img := g.Cols(), n*g.Cols(), g.C*g.H*g.W
 	bb.dcol = grow(bb.dcol, g.Rows()*ld)
-	for i := 0; i < n; i++ {
-		gemm.Im2col(bb.dcol[i*p:], ld, bb.dyq[i*img:(i+1)*img], g)
-	}
+	gemm.ForEach(n, g.Rows()*p, func(i int) { gemm.Im2col(bb.dcol[i*p:], ld, bb.dyq[i*img:(i+1)*img], g) })
 	return bb.dyq
 }
 
@@ -104,9 +100,7 @@ func convBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dens
 	d := data[T](dx)
 	clear(d)
 	img := g.C * g.H * g.W
-	for i := 0; i < n; i++ {
-		gemm.Col2im(d[i*img:(i+1)*img], bb.dcol[i*p:], ld, g)
-	}
+	gemm.ForEach(n, rows*p, func(i int) { gemm.Col2im(d[i*img:(i+1)*img], bb.dcol[i*p:], ld, g) })
 	gemm.RoundSlice(r.err, d, d)
 }
 
@@ -121,9 +115,7 @@ func convBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dens
 	if r.actB != nil {
 		p, img := g.Cols(), g.C*g.H*g.W
 		bb.blk.col = grow(bb.blk.col, rows*ld)
-		for i := 0; i < st.batch; i++ {
-			gemm.Im2col(bb.blk.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g)
-		}
+		gemm.ForEach(st.batch, rows*p, func(i int) { gemm.Im2col(bb.blk.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g) })
 		gemm.RoundMatrix(r.actB, bb.blk.col, bb.blk.col, rows, ld, quant.AlongRow)
 		col = bb.blk.col
 	}
@@ -154,9 +146,7 @@ func convTForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tens
 	yd := data[T](y)
 	clear(yd)
 	img := g.C * g.H * g.W
-	for i := 0; i < n; i++ {
-		gemm.Col2im(yd[i*img:(i+1)*img], bb.col[i*p:], ld, g)
-	}
+	gemm.ForEach(n, rows*p, func(i int) { gemm.Col2im(yd[i*img:(i+1)*img], bb.col[i*p:], ld, g) })
 	if b != nil {
 		hw := g.H * g.W
 		for i, v := range data[T](b) {

@@ -1,0 +1,37 @@
+package gemm
+
+import (
+	"runtime"
+	"sync"
+)
+
+// ForEach calls f(i) for i in [0, n), spread over up to GOMAXPROCS
+// goroutines in contiguous chunks when work, an estimate of the operations
+// of all n calls, is large enough to pay for them. The calls must write
+// disjoint memory: then the result does not depend on the split, and is
+// the serial loop's bit for bit.
+func ForEach(n, work int, f func(i int)) {
+	const minWork = 1 << 16 // below this, a goroutine costs more than it saves
+	p := min(runtime.GOMAXPROCS(0), n, work/minWork)
+	if p <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < p; k++ {
+		lo, hi := k*n/p, (k+1)*n/p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n/p; i++ {
+		f(i)
+	}
+	wg.Wait()
+}
