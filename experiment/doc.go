@@ -16,6 +16,12 @@
 //	fid.png                         bar chart of the FID
 //	grids/<policy>.png, grids.png   the first seed's sample grids
 //
+// A Plan is a sweep written down as its list of runs (NewPlan, WritePlan),
+// for several processes or machines: RunPlan trains one Shard of it
+// (runs i mod n), claiming each run's folder, and Merge gathers the
+// finished runs of one or more output roots into the same files.
+// Kubernetes and Slurm write launchers for the shards.
+//
 // GeneratorStats is the FID pipeline of a generator checkpoint, shared
 // with positgan eval. Every call into packages gan and models is in
 // train.go.

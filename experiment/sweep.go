@@ -198,6 +198,23 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	return compare(ctx, s, runs, scope{tidy: true, table: true})
+}
+
+// A scope says which of a sweep's runs one call trains, and what it may
+// do to the sweep's folder.
+type scope struct {
+	shard Shard // the runs to train; the zero Shard is all of them
+	// tidy removes temporary files from s.Out: only a process that owns
+	// the folder may, since a writer's pid tells nothing across hosts.
+	tidy  bool
+	table bool // write the table files into s.Out
+}
+
+// compare trains and measures the runs of sc.shard that are not finished
+// yet, claiming each (claimRun), and returns the table of every run of
+// the shard that is finished.
+func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error) {
 	log := s.Log
 	if log == nil {
 		log = io.Discard
@@ -222,11 +239,16 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 	if err := atomicfile.MkdirWritable(s.Out); err != nil {
 		return nil, err
 	}
-	if _, err := atomicfile.RemoveTemps(s.Out); err != nil {
-		return nil, err
+	if sc.tidy {
+		if _, err := atomicfile.RemoveTemps(s.Out); err != nil {
+			return nil, err
+		}
 	}
 	// Existing checkpoints must belong to this sweep.
-	for _, r := range runs {
+	for i, r := range runs {
+		if !sc.shard.Has(i) {
+			continue
+		}
 		if err := m.checkCheckpoint(&s, r); err != nil {
 			return nil, err
 		}
@@ -237,19 +259,29 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 	}
 
 	t := &Table{Sweep: s, Metric: metric, Runs: runs, Results: make([]*Result, len(runs)), channels: sh.C}
+	writeTable := func() error {
+		if !sc.table {
+			return nil
+		}
+		return t.writeFiles()
+	}
 	start := time.Now()
 	measured := 0 // runs this call trained or evaluated, for the ETA
-	left := len(runs)
+	left := 0
 	for i, r := range runs {
+		if !sc.shard.Has(i) {
+			continue
+		}
 		if res, ok := readResult(&s, r, metric); ok {
 			t.Results[i] = res
-			left--
 			fmt.Fprintf(log, "[%d/%d] %s: done (%s %.4g)\n", i+1, len(runs), r, metric, res.FID)
+		} else {
+			left++
 		}
 	}
 	var busy []*RunError // runs other processes were training
 	for i, r := range runs {
-		if t.Results[i] != nil {
+		if t.Results[i] != nil || !sc.shard.Has(i) {
 			continue
 		}
 		eta := ""
@@ -269,7 +301,7 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 		measured++
 		t.Results[i] = res
 		fmt.Fprintf(log, "[%d/%d] %s: %s %.4g, %.3f s/step\n", i+1, len(runs), r, metric, res.FID, res.SPerStep)
-		if err := t.writeFiles(); err != nil {
+		if err := writeTable(); err != nil {
 			return nil, err
 		}
 	}
@@ -283,7 +315,7 @@ func Compare(ctx context.Context, s Sweep) (*Table, error) {
 			pending = append(pending, e)
 		}
 	}
-	if err := t.writeFiles(); err != nil {
+	if err := writeTable(); err != nil {
 		return nil, err
 	}
 	if len(pending) > 0 {

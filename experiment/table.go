@@ -30,7 +30,7 @@ type Table struct {
 	Runs    []Run     // policy by policy, seed by seed
 	Results []*Result // Results[i] is Runs[i]'s; nil if it is not finished
 
-	channels int // of the images: 1 writes grids.png in gray
+	channels int // of the images: 1 writes grids.png in gray; 0 tells from its pixels
 }
 
 // errNoResults is returned when a table has no finished run to show.
@@ -190,7 +190,7 @@ func (t *Table) writeGrids() error {
 		return nil
 	}
 	var all image.Image = sideBySide(names, grids)
-	if t.channels == 1 { // a third of the file
+	if t.channels == 1 || t.channels == 0 && isGray(all) { // a third of the file
 		g := image.NewGray(all.Bounds())
 		draw.Draw(g, g.Bounds(), all, image.Point{}, draw.Src)
 		all = g
@@ -218,4 +218,19 @@ func sideBySide(names []string, imgs []image.Image) image.Image {
 		x += b.Dx() + gap
 	}
 	return dst
+}
+
+// isGray reports whether every pixel of img is gray, so that writing it
+// as a gray image loses nothing.
+func isGray(img image.Image) bool {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			if r != g || g != bl || a != 0xffff {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,6 +27,12 @@ type compareFlags struct {
 	ckptEvery, logEvery                     int
 	lr                                      float64
 	batchStats                              bool
+
+	// plans and shards
+	plan, shard, emit, memory, image, claim, jobName string
+	shards, cpus                                     int
+	merge                                            bool
+	set                                              map[string]bool // the flags given
 }
 
 func compareCmd() *command {
@@ -39,7 +46,14 @@ func compareCmd() *command {
 			"Writes --out/results.md and results.csv (mean ± sample std over seeds), runs.csv (one line\n" +
 			"per run), fid.png (bar chart with error bars) and grids/<policy>.png (the first seed's\n" +
 			"sample grid; grids.png has them side by side). The table is rewritten after every run; running the same command again\n" +
-			"skips finished runs and resumes a half-trained one from its checkpoint, bit for bit.",
+			"skips finished runs and resumes a half-trained one from its checkpoint, bit for bit.\n\n" +
+			"Across processes or machines (docs/scale-out.md):\n" +
+			"  compare [sweep flags] --plan plan.json   writes the plan (every run, its settings and folder) without running it\n" +
+			"  compare --plan plan.json --shard i/n     trains the runs with index i mod n, claiming each (the index may come\n" +
+			"                                           from JOB_COMPLETION_INDEX with --shards n, or SLURM_ARRAY_TASK_ID)\n" +
+			"  compare --plan plan.json                 trains what is left, then writes the table of the whole plan\n" +
+			"  compare --merge DIR...                   writes the table of the finished runs in the folders (into --out or the first)\n" +
+			"  compare --plan plan.json --emit kubernetes|slurm --shards n   prints an Indexed Job manifest or an sbatch script",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			f := &compareFlags{}
 			fs.StringVar(&f.model, "model", models.CGAN, "registered model that makes images from noise: "+strings.Join(models.Names(), ", "))
@@ -57,9 +71,32 @@ func compareCmd() *command {
 			fs.Float64Var(&f.lr, "lr", 2e-4, "Adam learning rate")
 			fs.IntVar(&f.ckptEvery, "checkpoint-every", 250, "rewrite each run's checkpoint every N steps (0: only at the end)")
 			fs.IntVar(&f.logEvery, "log-every", 100, "print a progress line every N steps when not on a terminal")
+			fs.StringVar(&f.plan, "plan", "", "plan file: written from the sweep flags if it does not exist (or sweep flags are given), else run")
+			fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the plan: the runs whose index is i mod n")
+			fs.IntVar(&f.shards, "shards", 0, "shard count, the index coming from "+experiment.EnvKubernetesIndex+" or "+experiment.EnvSlurmIndex+"; with --emit, the number of processes")
+			fs.BoolVar(&f.merge, "merge", false, "write the table of the finished runs of the folders given as arguments")
+			fs.StringVar(&f.emit, "emit", "", "print a launcher for the plan's shards: kubernetes (Indexed Job) or slurm (sbatch array)")
+			fs.IntVar(&f.cpus, "cpus", experiment.DefaultResources.CPUs, "CPUs each shard requests (recorded in the plan)")
+			fs.StringVar(&f.memory, "memory", strconv.Itoa(experiment.DefaultResources.MemoryMiB/1024)+"G", "memory each shard requests, e.g. 4G or 512M (recorded in the plan)")
+			fs.StringVar(&f.image, "image", "positgan:latest", "--emit kubernetes: container image with the positgan binary")
+			fs.StringVar(&f.claim, "claim", "positgan-out", "--emit kubernetes: PersistentVolumeClaim mounted at the plan's output root")
+			fs.StringVar(&f.jobName, "job-name", "positgan-compare", "--emit: the job's name")
 			return func(args []string, io stdio) error {
+				f.set = map[string]bool{}
+				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+				if f.merge {
+					return runMerge(f, args, io)
+				}
 				if len(args) > 0 {
-					return usagef("unexpected argument %q (compare takes only flags)", args[0])
+					return usagef("unexpected argument %q (compare takes only flags, but for --merge)", args[0])
+				}
+				if f.plan != "" {
+					return runPlan(f, io)
+				}
+				for _, n := range []string{"shard", "shards", "emit"} {
+					if f.set[n] {
+						return usagef("--%s needs --plan", n)
+					}
 				}
 				return runCompare(f, io)
 			}
@@ -74,11 +111,9 @@ var compareFlagOf = map[string]string{
 	"EvalSeed": "eval-seed", "Features": "features", "Out": "out",
 }
 
-func runCompare(f *compareFlags, io stdio) error {
-	if f.logEvery < 0 {
-		return usagef("--log-every %d: must not be negative", f.logEvery)
-	}
-	s := experiment.Sweep{
+// sweep returns the sweep the flags describe.
+func (f *compareFlags) sweep(io stdio) experiment.Sweep {
+	return experiment.Sweep{
 		Model: f.model, Dataset: f.dataset, Policies: splitPolicies(f.policies),
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
@@ -87,11 +122,28 @@ func runCompare(f *compareFlags, io stdio) error {
 			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery)
 		},
 	}
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+func runCompare(f *compareFlags, io stdio) error {
+	if f.logEvery < 0 {
+		return usagef("--log-every %d: must not be negative", f.logEvery)
+	}
+	s := f.sweep(io)
+	ctx, stop := interruptible(io)
 	defer stop()
-	done := make(chan struct{})
-	defer close(done) // runs before stop: the watcher returns quietly
+	t, err := experiment.Compare(ctx, s)
+	if err != nil {
+		return compareError(err)
+	}
+	return t.WriteMarkdown(io.out)
+}
+
+// interruptible returns a context cancelled by the first Ctrl-C or
+// SIGTERM, which lets the run under way finish its step and write its
+// checkpoint; a second one kills at once. Call stop when done.
+func interruptible(io stdio) (context.Context, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{}) // closed before stop: the watcher returns quietly
 	go func() {
 		select {
 		case <-done:
@@ -105,10 +157,18 @@ func runCompare(f *compareFlags, io stdio) error {
 			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
 		}
 	}()
-	t, err := experiment.Compare(ctx, s)
+	return ctx, func() { close(done); stop() }
+}
+
+// compareError turns the errors of package experiment into the command's.
+func compareError(err error) error {
 	var ce *experiment.ConfigError
 	var re *experiment.RunError
+	var pe *experiment.PlanError
+	var se *experiment.ShardError
 	switch {
+	case errors.As(err, &pe), errors.As(err, &se):
+		return usageError{err}
 	case errors.As(err, &ce):
 		v := ""
 		if ce.Value != "" {
@@ -119,8 +179,196 @@ func runCompare(f *compareFlags, io stdio) error {
 		return fmt.Errorf("interrupted during %s (checkpoint written): run the same command again to continue", re.Run)
 	case errors.As(err, &re):
 		return fmt.Errorf("%s: %w", re.Run, re.Err)
-	case err != nil:
+	}
+	return err
+}
+
+// planFlags are the flags that describe a sweep: given with --plan, they
+// write the plan rather than run it.
+var planFlags = []string{"model", "dataset", "policies", "features", "steps", "seeds", "seed", "n", "eval-seed",
+	"batch-stats", "batch", "lr", "checkpoint-every", "cpus", "memory"}
+
+// runPlan writes the plan file, runs it (all of it, or a shard), or emits
+// a launcher for its shards.
+func runPlan(f *compareFlags, io stdio) error {
+	if f.logEvery < 0 {
+		return usagef("--log-every %d: must not be negative", f.logEvery)
+	}
+	writing := false
+	for _, n := range planFlags {
+		writing = writing || f.set[n]
+	}
+	_, statErr := os.Stat(f.plan)
+	if writing || errors.Is(statErr, os.ErrNotExist) {
+		for _, n := range []string{"shard", "shards", "emit"} {
+			if f.set[n] {
+				return usagef("--%s runs an existing plan; write %s first (without --%s), or give no sweep flags", n, f.plan, n)
+			}
+		}
+		return writePlan(f, io)
+	}
+	p, err := experiment.ReadPlan(f.plan)
+	if err != nil {
+		return compareError(err)
+	}
+	if f.emit != "" {
+		return emitLauncher(f, p, io)
+	}
+	if f.set["out"] {
+		p.Sweep.Out = f.out
+	}
+	sh, err := f.shardOf(os.Getenv)
+	if err != nil {
 		return err
 	}
-	return t.WriteMarkdown(io.out)
+	p.Sweep.Log = io.err
+	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
+		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery)
+	}
+	ctx, stop := interruptible(io)
+	defer stop()
+	t, err := experiment.RunPlan(ctx, p, sh)
+	if err != nil {
+		return compareError(err)
+	}
+	if sh.Count == 0 {
+		return t.WriteMarkdown(io.out)
+	}
+	mine := 0
+	for i := range p.Len() {
+		if sh.Has(i) {
+			mine++
+		}
+	}
+	fmt.Fprintf(io.out, "shard %s: %d of %d runs finished in %s; once every shard has, run: positgan compare --plan %s\n",
+		sh, mine, p.Len(), p.Sweep.Out, f.plan)
+	return nil
+}
+
+// shardOf returns the shard that --shard, or the batch system's
+// environment (with --shards), names; the zero Shard if none does.
+func (f *compareFlags) shardOf(getenv func(string) string) (experiment.Shard, error) {
+	if f.shards < 0 {
+		return experiment.Shard{}, usagef("--shards %d: must be positive", f.shards)
+	}
+	if f.shard != "" {
+		sh, err := experiment.ParseShard(f.shard)
+		if err != nil {
+			return sh, usageError{err}
+		}
+		if f.shards > 0 && f.shards != sh.Count {
+			return sh, usagef("--shard %s and --shards %d disagree", f.shard, f.shards)
+		}
+		return sh, nil
+	}
+	sh, ok, err := experiment.ShardFromEnv(getenv, f.shards)
+	if err != nil {
+		return sh, usageError{err}
+	}
+	if !ok && f.shards > 0 {
+		return sh, usagef("--shards %d: the shard index comes from --shard i/n, %s or %s, and none is set",
+			f.shards, experiment.EnvKubernetesIndex, experiment.EnvSlurmIndex)
+	}
+	return sh, nil
+}
+
+// writePlan writes the plan of the sweep flags to --plan, unless the file
+// holds that plan already.
+func writePlan(f *compareFlags, io stdio) error {
+	mib, err := parseMiB(f.memory)
+	if err != nil {
+		return usagef("--memory %s: %v", f.memory, err)
+	}
+	s := f.sweep(io)
+	s.Log, s.Progress = nil, nil
+	p, err := experiment.NewPlan(s, experiment.Resources{CPUs: f.cpus, MemoryMiB: mib})
+	if err != nil {
+		return compareError(err)
+	}
+	if old, err := experiment.ReadPlan(f.plan); err == nil {
+		if !old.Equal(p) || old.Sweep.Out != p.Sweep.Out {
+			return usagef("--plan %s: the file holds another plan; remove it or choose another name", f.plan)
+		}
+		fmt.Fprintf(io.out, "%s: up to date, %d runs into %s\n", f.plan, p.Len(), p.Sweep.Out)
+		return nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return compareError(err)
+	}
+	if err := experiment.WritePlan(f.plan, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "%s: %d runs into %s; run them with positgan compare --plan %s [--shard i/n]\n", f.plan, p.Len(), p.Sweep.Out, f.plan)
+	return nil
+}
+
+// parseMiB reads a memory size: a whole number of mebibytes with the
+// suffix M or Mi, or of gibibytes with G or Gi.
+func parseMiB(s string) (int, error) {
+	num, mul := s, 0
+	for _, u := range []struct {
+		suffix string
+		mib    int
+	}{{"Gi", 1024}, {"Mi", 1}, {"G", 1024}, {"M", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mul = strings.TrimSuffix(s, u.suffix), u.mib
+			break
+		}
+	}
+	n, err := strconv.Atoi(num)
+	if mul == 0 || err != nil || n <= 0 || n > 1<<30/mul {
+		return 0, errors.New("want a positive whole number with the unit M or G, e.g. 4G")
+	}
+	return n * mul, nil
+}
+
+// emitLauncher prints a Kubernetes manifest or a Slurm script for the
+// plan's shards.
+func emitLauncher(f *compareFlags, p *experiment.Plan, io stdio) error {
+	if f.shards <= 0 {
+		return usagef("--emit %s: give the number of shards with --shards n", f.emit)
+	}
+	plan, err := filepath.Abs(f.plan)
+	if err != nil {
+		return err
+	}
+	l := experiment.Launch{Shards: f.shards, Name: f.jobName, PlanPath: plan, Image: f.image, Claim: f.claim}
+	var out []byte
+	switch f.emit {
+	case "kubernetes":
+		out, err = experiment.Kubernetes(p, l)
+	case "slurm":
+		out, err = experiment.Slurm(p, l)
+	default:
+		return usagef("--emit %q: want kubernetes or slurm", f.emit)
+	}
+	if err != nil {
+		return compareError(err)
+	}
+	_, err = io.out.Write(out)
+	return err
+}
+
+// runMerge writes the table of the finished runs in the folders given.
+func runMerge(f *compareFlags, dirs []string, io stdio) error {
+	if len(dirs) == 0 {
+		return usagef("--merge: give the output folders of the shards")
+	}
+	var p *experiment.Plan
+	if f.plan != "" {
+		var err error
+		if p, err = experiment.ReadPlan(f.plan); err != nil {
+			return compareError(err)
+		}
+	}
+	out := dirs[0]
+	if f.set["out"] {
+		out = f.out
+	}
+	t, err := experiment.Merge(p, dirs, out)
+	if t != nil {
+		if werr := t.WriteMarkdown(io.out); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return compareError(err)
 }

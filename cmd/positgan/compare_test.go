@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +181,290 @@ func TestEvalFIDCheckpoint(t *testing.T) {
 	_, stderr, code := runCLI(t, "", "eval", "fid", filepath.Join(dir, "missing.safetensors"), data)
 	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "missing.safetensors") {
 		t.Errorf("missing checkpoint: exit %d, %q", code, stderr)
+	}
+}
+
+// envCompareHelper holds the arguments (separated by \x1f) of the command
+// line TestCompareHelper runs: the child processes of TestCompareShards.
+const envCompareHelper = "POSITGAN_TEST_COMPARE_ARGS"
+
+func TestCompareHelper(t *testing.T) {
+	args := os.Getenv(envCompareHelper)
+	if args == "" {
+		t.Skip("a child process of TestCompareShards")
+	}
+	os.Exit(run(strings.Split(args, "\x1f"), stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+}
+
+// startCLI starts the command line in a child process (this test binary
+// running TestCompareHelper) with extra environment variables.
+func startCLI(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestCompareHelper$")
+	cmd.Env = append(append(os.Environ(), envCompareHelper+"="+strings.Join(args, "\x1f")), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// withoutTiming returns a table file without its s/step figures: the last
+// column of results.md and runs.csv, the s/step lines of results.csv.
+func withoutTiming(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		switch filepath.Base(name) {
+		case "results.md":
+			if strings.HasPrefix(line, "|") {
+				line = line[:strings.LastIndex(strings.TrimSuffix(line, "|"), "|")+1]
+			}
+		case "runs.csv":
+			if i := strings.LastIndexByte(line, ','); i >= 0 {
+				line = line[:i]
+			}
+		case "results.csv":
+			if strings.Contains(line, ",s/step,") {
+				continue
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// A plan written by compare --plan, run as two shards in two processes at
+// once (one shard numbered by --shard, the other by a Kubernetes Indexed
+// Job's environment) and merged with --merge, gives the table, chart,
+// grids and checkpoints that the plan run in one process gives; the
+// table files are compared without their s/step timing.
+func TestCompareShards(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDXSplits(t, filepath.Join(dir, "data"), 40)
+	plan := filepath.Join(dir, "plan.json")
+	one, sharded := filepath.Join(dir, "one"), filepath.Join(dir, "sharded")
+
+	args := append(compareArgs(data, one, "3"), "--plan", plan)
+	out := mustRun(t, args...)
+	if !strings.Contains(out, "4 runs into "+one) {
+		t.Errorf("writing the plan: %q", out)
+	}
+	if exists(one) {
+		t.Error("writing the plan ran it")
+	}
+	if out := mustRun(t, args...); !strings.Contains(out, "up to date") {
+		t.Errorf("writing the same plan again: %q", out)
+	}
+	if _, stderr, code := runCLI(t, "", append(compareArgs(data, one, "4"), "--plan", plan)...); code != 2 || !strings.Contains(stderr, "holds another plan") {
+		t.Errorf("another plan over the file: exit %d, %q", code, stderr)
+	}
+
+	a, aout := startCLI(t, nil, "compare", "--plan", plan, "--shard", "0/2", "--out", sharded)
+	b, bout := startCLI(t, []string{"JOB_COMPLETION_INDEX=1"}, "compare", "--plan", plan, "--shards", "2", "--out", sharded)
+	for _, c := range []struct {
+		cmd *exec.Cmd
+		out *bytes.Buffer
+	}{{a, aout}, {b, bout}} {
+		if err := c.cmd.Wait(); err != nil {
+			t.Fatalf("shard: %v\n%s", err, c.out)
+		}
+	}
+	for k, o := range []string{aout.String(), bout.String()} {
+		if !strings.Contains(o, fmt.Sprintf("shard %d/2: 2 of 4 runs finished", k)) || strings.Count(o, "s/step\n") != 2 {
+			t.Errorf("shard %d/2 output:\n%s", k, o)
+		}
+	}
+	if exists(filepath.Join(sharded, "results.md")) {
+		t.Error("a shard wrote the table")
+	}
+	merged := mustRun(t, "compare", "--merge", sharded)
+
+	table := mustRun(t, "compare", "--plan", plan) // trains all of it in the plan's folder
+	if withoutTiming(t, filepath.Join(sharded, "results.md")) != withoutTiming(t, filepath.Join(one, "results.md")) ||
+		!strings.Contains(merged, "| posit8 |") {
+		t.Errorf("merged table:\n%s\none process:\n%s", merged, table)
+	}
+	for _, f := range []string{"results.csv", "runs.csv"} {
+		if x, y := withoutTiming(t, filepath.Join(one, f)), withoutTiming(t, filepath.Join(sharded, f)); x != y {
+			t.Errorf("%s differs:\n%s\n---\n%s", f, x, y)
+		}
+	}
+	files := []string{"fid.png", "grids.png", "grids/fp32.png"}
+	for _, r := range []string{"fp32/seed1", "fp32/seed2", "posit8/seed1", "posit8/seed2"} {
+		files = append(files, r+"/checkpoint.safetensors", r+"/samples.png")
+	}
+	for _, f := range files {
+		x, err1 := os.ReadFile(filepath.Join(one, f))
+		y, err2 := os.ReadFile(filepath.Join(sharded, f))
+		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs (%v, %v)", f, err1, err2)
+		}
+	}
+	// Run again, the plan only gathers.
+	_, stderr, code := runCLI(t, "", "compare", "--plan", plan)
+	if code != 0 || strings.Count(stderr, ": done (") != 4 {
+		t.Errorf("the finished plan again: exit %d\n%s", code, stderr)
+	}
+	// Merged from the two folders into a third: every run is in both.
+	third := filepath.Join(dir, "third")
+	mustRun(t, "compare", "--merge", "--out", third, sharded, one)
+	if withoutTiming(t, filepath.Join(third, "runs.csv")) != withoutTiming(t, filepath.Join(one, "runs.csv")) {
+		t.Error("merged from two folders: runs.csv differs")
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", "--shard", "0/2"}, "--shard needs --plan"},
+		{[]string{"compare", "--plan", plan, "--shard", "2/2"}, "outside 0..1"},
+		{[]string{"compare", "--plan", plan, "--shards", "2"}, "none is set"},
+		{[]string{"compare", "--plan", plan, "--shard", "0/2", "--shards", "3"}, "disagree"},
+		{[]string{"compare", "--plan", plan, "--emit", "kubernetes"}, "--shards n"},
+		{[]string{"compare", "--plan", plan, "--emit", "nomad", "--shards", "2"}, "want kubernetes or slurm"},
+		{[]string{"compare", "--plan", plan, "--emit", "slurm", "--shards", "5"}, "5 shards for 4 runs"},
+		{[]string{"compare", "--plan", filepath.Join(dir, "new.json"), "--shard", "0/2"}, "runs an existing plan"},
+		{[]string{"compare", "--plan", filepath.Join(dir, "new.json"), "--memory", "4T"}, "--memory 4T"},
+		{[]string{"compare", "--merge"}, "give the output folders"},
+		{[]string{"compare", "--merge", data}, "no plan to merge by"},
+	} {
+		_, stderr, code := runCLI(t, "", tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// compare --emit kubernetes prints an Indexed Job that runs the plan's
+// shards (with its ConfigMap), and --emit slurm an sbatch array script.
+func TestCompareEmit(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDXSplits(t, filepath.Join(dir, "data"), 40)
+	plan := filepath.Join(dir, "plan.json")
+	out := filepath.Join(dir, "sweep")
+	mustRun(t, "compare", "--dataset", data, "--features", "lenet-mnist", "--policies", "fp32,posit8,fp8-ibm",
+		"--seeds", "3", "--out", out, "--cpus", "4", "--memory", "6G", "--plan", plan)
+
+	manifest := mustRun(t, "compare", "--plan", plan, "--emit", "kubernetes", "--shards", "5", "--image", "reg.example/positgan:v1")
+	var list struct {
+		Kind  string
+		Items []struct {
+			Kind     string
+			Metadata struct{ Name string }
+			Data     map[string]string
+			Spec     struct {
+				CompletionMode           string
+				Completions, Parallelism int
+				Template                 struct {
+					Spec struct {
+						RestartPolicy string
+						Containers    []struct {
+							Image        string
+							Command      []string
+							Resources    struct{ Requests, Limits map[string]string }
+							VolumeMounts []struct {
+								Name, MountPath string
+							}
+						}
+						Volumes []struct {
+							Name                  string
+							PersistentVolumeClaim struct{ ClaimName string }
+							ConfigMap             struct{ Name string }
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(manifest), &list); err != nil || list.Kind != "List" || len(list.Items) != 2 {
+		t.Fatalf("manifest (%v):\n%s", err, manifest)
+	}
+	cm, job := list.Items[0], list.Items[1]
+	if cm.Kind != "ConfigMap" || cm.Metadata.Name != "positgan-compare-plan" {
+		t.Errorf("config map: %+v", cm)
+	}
+	planData, _ := os.ReadFile(plan)
+	if cm.Data["plan.json"] != string(planData) {
+		t.Errorf("the config map's plan.json is not the plan file:\n%s", cm.Data["plan.json"])
+	}
+	js := job.Spec
+	if job.Kind != "Job" || js.CompletionMode != "Indexed" || js.Completions != 5 || js.Parallelism != 5 || len(js.Template.Spec.Containers) != 1 {
+		t.Fatalf("job: %+v", job)
+	}
+	c := js.Template.Spec.Containers[0]
+	if c.Image != "reg.example/positgan:v1" || strings.Join(c.Command, " ") != "positgan compare --plan /etc/positgan/plan.json --shards 5" {
+		t.Errorf("container: image %q, command %q", c.Image, c.Command)
+	}
+	if c.Resources.Requests["cpu"] != "4" || c.Resources.Requests["memory"] != "6144Mi" || c.Resources.Limits["memory"] != "6144Mi" {
+		t.Errorf("resources: %+v", c.Resources)
+	}
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.Name] = m.MountPath
+	}
+	vols := js.Template.Spec.Volumes
+	if mounts["out"] != out || mounts["plan"] != "/etc/positgan" || len(vols) != 2 ||
+		vols[0].PersistentVolumeClaim.ClaimName != "positgan-out" || vols[1].ConfigMap.Name != "positgan-compare-plan" ||
+		js.Template.Spec.RestartPolicy != "OnFailure" {
+		t.Errorf("volumes: mounts %v, volumes %+v", mounts, vols)
+	}
+	// Every index the job gives a pod is a shard, and the shards share
+	// out the 9 runs.
+	runs := 0
+	for i := range js.Completions {
+		var f compareFlags
+		f.shards = 5
+		sh, err := f.shardOf(func(k string) string {
+			if k == "JOB_COMPLETION_INDEX" {
+				return fmt.Sprint(i)
+			}
+			return ""
+		})
+		if err != nil || sh.Index != i || sh.Count != 5 {
+			t.Errorf("index %d: shard %v, %v", i, sh, err)
+		}
+		for r := range 9 {
+			if sh.Has(r) {
+				runs++
+			}
+		}
+	}
+	if runs != 9 {
+		t.Errorf("the shards have %d runs, want 9", runs)
+	}
+
+	script := mustRun(t, "compare", "--plan", plan, "--emit", "slurm", "--shards", "3")
+	lines := strings.Split(script, "\n")
+	directives := map[string]string{}
+	var cmdLine string
+	for _, l := range lines {
+		if d, ok := strings.CutPrefix(l, "#SBATCH --"); ok {
+			k, v, _ := strings.Cut(d, "=")
+			directives[k] = v
+		}
+		if strings.HasPrefix(l, "exec ") {
+			cmdLine = l
+		}
+	}
+	if lines[0] != "#!/bin/sh" || directives["array"] != "0-2" || directives["cpus-per-task"] != "4" || directives["mem"] != "6144M" ||
+		directives["job-name"] != "positgan-compare" || cmdLine != "exec positgan compare --plan "+plan+" --shards 3" {
+		t.Errorf("slurm script:\n%s", script)
+	}
+	for i := range 3 {
+		var f compareFlags
+		f.shards = 3
+		env := map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(i), "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_MIN": "0"}
+		if sh, err := f.shardOf(func(k string) string { return env[k] }); err != nil || sh.Index != i || sh.Count != 3 {
+			t.Errorf("array task %d: shard %v, %v", i, sh, err)
+		}
+	}
+	if _, stderr, code := runCLI(t, "", "compare", "--plan", plan, "--emit", "kubernetes", "--shards", "2", "--out", "rel"); code != 0 {
+		t.Errorf("--out with --emit: exit %d %s", code, stderr)
 	}
 }
