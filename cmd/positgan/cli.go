@@ -36,6 +36,8 @@ func root() *command {
 		classifyCmd(),
 		exportCmd(),
 		generateCmd(),
+		downscaleCmd(),
+		upscaleCmd(),
 	}}
 }
 

@@ -22,11 +22,21 @@ import (
 // evalCmd groups the evaluation commands.
 func evalCmd() *command {
 	return &command{name: "eval", summary: "evaluate images and generators (fid, psnr, stats)", sub: []*command{
-		{name: "psnr", usage: "A B [--max 255]",
-			summary: "PSNR of two images or two folders of same-named images (mean first, then each image)",
+		{name: "psnr", usage: "A B [--max 255] [--y] [--shave K]",
+			summary: "PSNR of two images or two folders of same-named images (mean first, then each image)\n\n" +
+				"--y and --shave measure as super-resolution papers do: both images rounded to 8 bits, K\n" +
+				"pixels cropped from every border, and with --y only the luma Y = 16 + 65.481R + 128.553G +\n" +
+				"24.966B (R, G, B in [0, 1]; MATLAB's rgb2ycbcr, BT.601) compared, peak 255.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				peak := fs.Float64("max", 255, "peak value on the 8-bit scale (255 for the usual definition)")
-				return func(args []string, io stdio) error { return runEvalPSNR(args, *peak, io) }
+				y := fs.Bool("y", false, "compare the Y channel of YCbCr (BT.601, MATLAB rgb2ycbcr)")
+				shave := fs.Int("shave", 0, "crop this many pixels from every border first (the SR scale factor)")
+				return func(args []string, io stdio) error {
+					if *y || *shave != 0 {
+						return runEvalSRPSNR(args, *peak, *y, *shave, io)
+					}
+					return runEvalPSNR(args, *peak, io)
+				}
 			}},
 		{name: "ssim", usage: "A B",
 			summary: "SSIM of two images or two folders of same-named images (mean first, then each image), as\n" +
@@ -94,6 +104,20 @@ func runEvalPSNR(args []string, peak float64, io stdio) error {
 		return usagef("--max %g: must be positive and finite", peak)
 	}
 	return runEvalPairs(args, func(a, b string) (float64, error) { return eval.FilePSNR(a, b, peak) }, io)
+}
+
+// runEvalSRPSNR is eval psnr with --y or --shave (eval.SRPSNR).
+func runEvalSRPSNR(args []string, peak float64, y bool, shave int, io stdio) error {
+	if len(args) != 2 {
+		return usagef("want two images or two folders, got %d arguments", len(args))
+	}
+	if peak != 255 {
+		return usagef("--max %g: --y and --shave measure with peak 255", peak)
+	}
+	if shave < 0 {
+		return usagef("--shave %d: must not be negative", shave)
+	}
+	return runEvalPairs(args, func(a, b string) (float64, error) { return eval.FileSRPSNR(a, b, shave, y) }, io)
 }
 
 // runEvalPairs prints metric of two images, or the mean and each value of

@@ -178,7 +178,11 @@ func runTrain(f *trainFlags, io stdio) error {
 		}
 	}
 
-	ds, data, err := loadTrainSets(f) // one data set per domain of the model
+	load := loadTrainSets // one data set per domain of the model
+	if f.model == models.ESRGAN {
+		load = loadSRTrainSets // patches of photographs (upscale.go)
+	}
+	ds, data, err := load(f)
 	if err != nil {
 		return err
 	}
