@@ -19,8 +19,8 @@ import (
 
 // RunOptions say how long to train and what to write.
 type RunOptions struct {
-	// Dir receives log.csv, samples_<step>.png, samples.png and
-	// checkpoint.safetensors. It must exist.
+	// Dir receives log.csv, samples_<step>.png, samples.png, losses.png
+	// (rewritten with each grid) and checkpoint.safetensors. It must exist.
 	Dir string
 	// Steps is the step count to train up to (counting the steps of the
 	// run a resumed trainer continues).
@@ -52,6 +52,7 @@ type Summary struct {
 	MeanLosses, MeanMetrics  []float64
 	FinalScales              []float64
 	Samples, Checkpoint, Log string // Samples is "" for models without grids
+	LossPlot                 string // losses.png, see WriteLossPlot
 }
 
 // ErrInterrupted is returned by Run when its context was cancelled: the
@@ -73,7 +74,8 @@ func LogHeader(m Model) string {
 func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	sum := Summary{FirstStep: t.step, LastStep: t.step,
 		Checkpoint: filepath.Join(ro.Dir, "checkpoint.safetensors"), Log: filepath.Join(ro.Dir, "log.csv"),
-		Metrics: t.model.Metrics()}
+		LossPlot: filepath.Join(ro.Dir, "losses.png"),
+		Metrics:  t.model.Metrics()}
 	for _, u := range t.model.Updates() {
 		sum.Updates = append(sum.Updates, u.Name)
 	}
@@ -169,6 +171,9 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 			if err := grid(filepath.Join(ro.Dir, fmt.Sprintf("samples_%06d.png", t.step))); err != nil {
 				return sum, err
 			}
+			if err := WriteLossPlot(sum.LossPlot, sum.Log); err != nil {
+				return sum, err
+			}
 		}
 		if ro.CheckpointEvery > 0 && t.step%ro.CheckpointEvery == 0 && t.step < ro.Steps {
 			if err := save(sum.Checkpoint); err != nil {
@@ -204,6 +209,9 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		if err := grid(sum.Samples); err != nil {
 			return sum, err
 		}
+	}
+	if err := WriteLossPlot(sum.LossPlot, sum.Log); err != nil {
+		return sum, err
 	}
 	if err := save(sum.Checkpoint); err != nil {
 		return sum, err
