@@ -79,7 +79,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	for _, u := range t.model.Updates() {
 		sum.Updates = append(sum.Updates, u.Name)
 	}
-	logf, err := openLog(sum.Log, LogHeader(t.model), t.step)
+	logf, before, err := openLog(sum.Log, LogHeader(t.model), t.step)
 	if err != nil {
 		return sum, err
 	}
@@ -151,7 +151,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		}
 		dt := time.Since(t0)
 		el := time.Since(start)
-		writeLogLine(w, st, dt, el)
+		writeLogLine(w, st, dt, before+el) // elapsed over every invocation
 		if err := w.Flush(); err != nil {
 			return sum, fmt.Errorf("gan: writing %s: %w", sum.Log, err)
 		}
@@ -249,8 +249,9 @@ func b2i(b bool) int {
 
 // openLog opens the log for appending after step: a new log with its
 // header at step 0; otherwise the existing log cut after the line of step
-// (lines a crashed run wrote after its last checkpoint are dropped).
-func openLog(path, header string, step int) (*os.File, error) {
+// (lines a crashed run wrote after its last checkpoint are dropped). It
+// also returns the elapsed_seconds of the last line kept.
+func openLog(path, header string, step int) (_ *os.File, elapsed time.Duration, _ error) {
 	var keep bytes.Buffer
 	keep.WriteString(header + "\n")
 	if step > 0 {
@@ -260,16 +261,19 @@ func openLog(path, header string, step int) (*os.File, error) {
 				f, _, _ := strings.Cut(l, ",")
 				if s, err := strconv.Atoi(f); err == nil && s <= step {
 					keep.WriteString(l + "\n")
+					if e, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ',')+1:], 64); err == nil && e >= 0 {
+						elapsed = time.Duration(e * float64(time.Second))
+					}
 				}
 			}
 		}
 	}
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(keep.Bytes()); return err }); err != nil {
-		return nil, fmt.Errorf("gan: log: %w", err)
+		return nil, 0, fmt.Errorf("gan: log: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return nil, fmt.Errorf("gan: log: %w", err)
+		return nil, 0, fmt.Errorf("gan: log: %w", err)
 	}
-	return f, nil
+	return f, elapsed, nil
 }

@@ -18,8 +18,9 @@ type LogRow struct {
 	// and DCGAN d_loss, g_loss, d_real, d_fake, loss_scale_d,
 	// loss_scale_g, and skipped_d and skipped_g (0 or 1).
 	Values map[string]float64
-	// StepSeconds is the wall time of the step, ElapsedSeconds the time
-	// since the Run call that took it started (so it restarts on resume).
+	// StepSeconds is the wall time of the step, ElapsedSeconds the
+	// training time up to its end, summed over the Run calls of a resumed
+	// run.
 	StepSeconds, ElapsedSeconds float64
 }
 

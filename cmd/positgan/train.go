@@ -246,6 +246,9 @@ func runTrain(f *trainFlags, io stdio) error {
 	for _, r := range runs {
 		sum, err := trainOne(ctx, f, r, ds, steps, io)
 		if errors.Is(err, gan.ErrInterrupted) {
+			if isTerminal(io.err) {
+				fmt.Fprintln(io.err) // end the progress bar's line
+			}
 			fmt.Fprintf(io.out, "%s: interrupted at step %d; wrote %s and %s\n", r.name, sum.LastStep, sum.Checkpoint, sum.Samples)
 			return fmt.Errorf("interrupted: continue with the same command and --resume")
 		}
@@ -410,10 +413,15 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 // terminal, a plain line every logEvery steps otherwise. cols names the
 // step's figures (gan.Trainer.LogColumns).
 func progressReporter(io stdio, name string, cols []string, start, steps, logEvery int) func(gan.StepStats, time.Duration) {
-	if fd, ok := io.err.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
+	if isTerminal(io.err) {
+		desc := name
+		if start > 0 {
+			// The count is this invocation's: say where it started.
+			desc = fmt.Sprintf("%s steps %d-%d", name, start+1, steps)
+		}
 		bar := progressbar.NewOptions(steps-start,
 			progressbar.OptionSetWriter(io.err),
-			progressbar.OptionSetDescription(name),
+			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetElapsedTime(true),
@@ -422,7 +430,7 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 		)
 		return func(st gan.StepStats, _ time.Duration) {
 			var b strings.Builder
-			fmt.Fprintf(&b, "%s step %d", name, st.Step)
+			b.WriteString(desc) // the step is the bar's count
 			for i, l := range st.Losses {
 				fmt.Fprintf(&b, "  %s %.3f", cols[i], l)
 			}
@@ -445,6 +453,12 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 		fmt.Fprintf(&b, "  %.3f s/step  eta %s\n", el.Seconds()/float64(done), eta.Round(time.Second))
 		io.err.Write([]byte(b.String()))
 	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	fd, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(fd.Fd()))
 }
 
 func printTrainTable(w io.Writer, runs []*trainRun, sums []gan.Summary) {
