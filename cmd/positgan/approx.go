@@ -264,7 +264,7 @@ func parseGrid(s string) (lo, hi float64, n int, err error) {
 		return 0, 0, 0, usagef("--grid %q: want LO:HI:N", s)
 	}
 	if lo, hi, err = parseRange("--grid", s[:i]); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, usagef("--grid %q: want LO:HI:N with LO <= HI", s) // the whole flag, not its LO:HI
 	}
 	n, err = strconv.Atoi(s[i+1:])
 	if err != nil || n < 2 || n > 1e8 || lo == hi || math.IsInf(lo, 0) || math.IsInf(hi, 0) {

@@ -71,6 +71,7 @@ func TestApproxUsageErrors(t *testing.T) {
 		{"", []string{"eval", "extra"}, `unexpected argument "extra"`},
 		{"", []string{"table", "--grid", "1:2"}, "--grid"},
 		{"", []string{"table", "--grid", "2:1:10"}, "LO <= HI"},
+		{"", []string{"table", "--grid", "8:-8:0"}, `--grid "8:-8:0": want LO:HI:N`}, // issue 14 item 11: quoted "8:-8"
 		{"", []string{"table", "--grid", "0:1:1"}, "2 <= N"},
 		{"", []string{"table", "--codes", "x"}, "--codes"},
 		{"", []string{"table", "--codes", "0.1:0.1"}, "no posit(16,0) code"},
