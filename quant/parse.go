@@ -15,11 +15,34 @@ import (
 //	fp32 fp16 bf16 fp8-e4m3 fp8-e5m2 fp8-ibm-fwd fp8-ibm-bwd
 //	fp6-e2m3 fp6-e3m2 fp4-e2m1              the OCP MX element formats
 //	fixed(wl,fl)                            two's-complement fixed point
+//	table(v0,v1,...)  table:FILE            lookup table (see NewTable)
+//	name  name(args...)                     a registered family (see Register)
 //
 // Block-scaled formats (mxfp8-e4m3, posit(8,1,block=32), ...) are not
 // Formats; ParseBlock parses them.
 // See the README for the float options.
 func Parse(name string) (Format, error) {
+	if path, ok := tableFile(name); ok {
+		return parseTableFile(path) // the path keeps its case and spaces
+	}
+	f, err := parseBuiltin(name)
+	if _, unknown := err.(unknownFormat); !unknown {
+		return f, err
+	}
+	s := strings.ToLower(strings.Join(strings.Fields(name), ""))
+	head, args, _, _ := splitCall(s)
+	if f, ok, err := parseRegistered(name, head, args); ok {
+		return f, err
+	}
+	return nil, err.(unknownFormat).FormatError
+}
+
+// unknownFormat is the error of parseBuiltin for a name of no built-in
+// family, which the registry may know.
+type unknownFormat struct{ FormatError }
+
+// parseBuiltin is Parse without the registry and table files.
+func parseBuiltin(name string) (Format, error) {
 	s := strings.ToLower(strings.Join(strings.Fields(name), ""))
 	if s == "" {
 		return nil, FormatError("empty format name")
@@ -38,7 +61,7 @@ func Parse(name string) (Format, error) {
 		if f, ok := floatPreset(s); ok {
 			return f, nil
 		}
-		return nil, FormatError(fmt.Sprintf("%q: unknown format (try posit(8,1), float(4,3), fp8-e4m3, fixed(8,4))", name))
+		return nil, unknownFormat{FormatError(fmt.Sprintf("%q: unknown format (try posit(8,1), float(4,3), fp8-e4m3, fixed(8,4), table(-1,0,1), or register it)", name))}
 	}
 	var f Format
 	switch head {
@@ -48,8 +71,10 @@ func Parse(name string) (Format, error) {
 		f, err = parseFloat(head, args)
 	case "fixed":
 		f, err = parseFixed(args)
+	case "table":
+		f, err = parseTable(args)
 	default:
-		return nil, FormatError(fmt.Sprintf("%q: unknown format %q", name, head))
+		return nil, unknownFormat{FormatError(fmt.Sprintf("%q: unknown format %q", name, head))}
 	}
 	if err != nil {
 		return nil, err // sub-parsers name the format and what is wrong with it

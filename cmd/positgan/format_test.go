@@ -249,3 +249,51 @@ func TestFormatQuantizeBlocks(t *testing.T) {
 		t.Errorf("fp4-e2m1 table:\n%s", out)
 	}
 }
+
+// Lookup-table formats work from the command line: quantize rounds to the
+// nearest value (a tie to the even code), saturates, and sends NaN to the
+// first unused code; a policy file naming an inline table and a table read
+// from `format table`'s CSV trains, and resumes from its checkpoint.
+func TestFormatLookupTable(t *testing.T) {
+	in := "0.1\n0.125\n0.375\n-0.6\n7\n-inf\nnan\n-0\n"
+	out, stderr, code := runCLI(t, in, "format", "quantize", "table(-1,-0.25,0,0.25,1)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 0.125 ties 0 (code 2) and 0.25 (code 3): the even code 2 wins.
+	// -0.6 is 0.35 from -0.25 and 0.4 from -1. Five values need 3 bits,
+	// so codes 5..7 are unused and NaN takes 5.
+	want := "input,code,value\n" +
+		"0.1,0x2,0\n" +
+		"0.125,0x2,0\n" +
+		"0.375,0x3,0.25\n" +
+		"-0.6,0x1,-0.25\n" +
+		"7,0x4,1\n" +
+		"-Inf,0x0,-1\n" +
+		"NaN,0x5,NaN\n" +
+		"-0,0x2,0\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "p8.csv")
+	if err := os.WriteFile(csv, []byte(mustRun(t, "format", "table", "posit(8,1)")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join(dir, "tables.toml")
+	toml := "name = \"tables\"\npreset = \"fp32\"\n\n[default]\n" +
+		"weight = \"table(-1,-0.5,-0.25,-0.125,-0.0625,0,0.0625,0.125,0.25,0.5,1,nan)\"\n" +
+		"act = \"table:" + csv + "\"\n"
+	if err := os.WriteFile(policy, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := writeIDX(t, dir, 16)
+	o := filepath.Join(dir, "run")
+	common := []string{"--dataset", data, "--batch", "4", "--features", "2", "--out", o}
+	mustRun(t, append([]string{"train", "--policy", policy, "--steps", "2"}, common...)...)
+	if !exists(filepath.Join(o, "checkpoint.safetensors")) {
+		t.Fatalf("no checkpoint in %s", o)
+	}
+	mustRun(t, append([]string{"train", "--resume", "--policy", policy, "--steps", "3"}, common...)...)
+}
