@@ -482,9 +482,11 @@ func ParsePolicy(s string) (*Policy, error) {
 	if err == nil {
 		return p, nil
 	}
-	if _, statErr := os.Stat(s); statErr != nil && !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
-		// Not a file either: one format for every tensor role of every
-		// layer, or a block format for the three dot-product operands.
+	if _, statErr := os.Stat(s); statErr != nil {
+		// Not a file: one format for every tensor role of every layer, or
+		// a block format for the three dot-product operands. A format may
+		// itself name a file (table:/path/values.txt), so a path separator
+		// alone does not make s a policy file.
 		if b, berr := ParseBlock(s); berr == nil {
 			p := &Policy{Name: b.String()}
 			for _, k := range []string{"dot", "err"} {
@@ -495,14 +497,16 @@ func ParsePolicy(s string) (*Policy, error) {
 			return p, nil
 		}
 		f, ferr := Parse(s)
-		if ferr != nil {
+		if ferr == nil {
+			p := &Policy{Name: f.String()}
+			if err := p.Set("", "all", f.String()); err != nil {
+				return nil, err
+			}
+			return p, nil
+		}
+		if !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
 			return nil, fmt.Errorf("%w; nor is it a format: %v", err, ferr)
 		}
-		p := &Policy{Name: f.String()}
-		if err := p.Set("", "all", f.String()); err != nil {
-			return nil, err
-		}
-		return p, nil
 	}
 	f, err := os.Open(s)
 	if err != nil {

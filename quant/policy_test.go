@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -375,5 +376,25 @@ func TestParsePolicySingleFormat(t *testing.T) {
 	}
 	if _, err := quant.ParsePolicy("posit(8"); err == nil || !strings.Contains(err.Error(), "unknown preset") || !strings.Contains(err.Error(), "nor is it a format") {
 		t.Errorf("bad name: %v", err)
+	}
+}
+
+// A format that names a file (table:/abs/path) is a format, not a policy
+// file, even though it holds a path separator.
+func TestParsePolicyTableFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "values.txt")
+	if err := os.WriteFile(path, []byte("-1\n-0.5\n0\n0.5\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := quant.ParsePolicy("table:" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := p.For("G/fc1").Weight; w == nil || w.Round(0.3) != 0.5 {
+		t.Errorf("weight format %v does not round 0.3 to 0.5", w)
+	}
+	missing := filepath.Join(t.TempDir(), "none.toml")
+	if _, err := quant.ParsePolicy(missing); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing policy file: %v", err)
 	}
 }
