@@ -36,6 +36,7 @@ func root() *command {
 		classifyCmd(),
 		exportCmd(),
 		generateCmd(),
+		deployCompareCmd(),
 		downscaleCmd(),
 		upscaleCmd(),
 	}}
@@ -94,8 +95,10 @@ func (c *command) printGroup(path string, w io.Writer) {
 	subs := append([]*command(nil), c.sub...)
 	sort.Slice(subs, func(i, j int) bool { return subs[i].name < subs[j].name })
 	for _, s := range subs {
-		first, _, _ := strings.Cut(s.summary, "\n")
-		fmt.Fprintf(w, "  %-10s %s\n", s.name, first)
+		first := fmt.Sprintf("  %-10s ", s.name)
+		for _, l := range wrap(firstSentence(s.summary), helpWidth, first, strings.Repeat(" ", len(first))) {
+			fmt.Fprintln(w, l)
+		}
 	}
 	fmt.Fprintf(w, "\nRun '%s <command> --help' for details.\n", path)
 }
@@ -106,12 +109,12 @@ func (c *command) runLeaf(path string, args []string, io stdio) error {
 	run := c.setup(fs)
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(io.out, "Usage: %s %s\n\n%s\n", path, c.usage, c.summary)
+		fmt.Fprintf(io.out, "Usage: %s %s\n\n%s\n", path, c.usage, reflow(c.summary, helpWidth))
 		var b strings.Builder
 		fs.SetOutput(&b)
 		fs.PrintDefaults()
 		if b.Len() > 0 {
-			fmt.Fprintf(io.out, "\nFlags:\n%s", b.String())
+			fmt.Fprintf(io.out, "\nFlags:\n%s", wrapFlagDefaults(b.String(), helpWidth))
 		}
 		return errHelp
 	}

@@ -234,8 +234,7 @@ func printDescription(w io.Writer, d quant.Description) {
 		fmt.Fprintf(bw, "max:           %s\n", valueString(f, d.MaxPos))
 	}
 	fmt.Fprintf(bw, "range:         %.2f decades (log10 max/min)\n", d.Decades())
-	fmt.Fprintf(bw, "gap near 1:    %s (below: %s, above: %s)\n", valueString(f, d.Gap()),
-		valueString(f, d.GapBelow), valueString(f, d.GapAbove))
+	fmt.Fprintf(bw, "gap near 1:    %s\n", gapNearOne(d))
 	fmt.Fprintf(bw, "\npositive values per binade [2^e, 2^(e+1)):\n")
 	most := 0
 	for _, b := range d.Binades {
@@ -245,4 +244,25 @@ func printDescription(w io.Writer, d quant.Description) {
 		bar := strings.Repeat("#", (b.Values*40+most-1)/most) // at least one # for a nonzero count
 		fmt.Fprintf(bw, "  2^%-5d %6d %s\n", b.Exp, b.Values, bar)
 	}
+}
+
+// gapNearOne describes the precision of d's format near 1: the gap to
+// the neighbouring values, or why there is none. 1 counts as near the
+// values only within a binade of them (a fixed(8,9) has values up to 0.248
+// only: the distance from it to 1 is no precision).
+func gapNearOne(d quant.Description) string {
+	f := d.Format
+	switch {
+	case d.MaxPos < 0.5:
+		return fmt.Sprintf("none (every value is below 0.5; max %s)", valueString(f, d.MaxPos))
+	case d.MinPos > 2:
+		return fmt.Sprintf("none (every positive value is above 2; min %s)", valueString(f, d.MinPos))
+	}
+	side := func(gap float64) string {
+		if gap == 0 {
+			return "none"
+		}
+		return valueString(f, gap)
+	}
+	return fmt.Sprintf("%s (below: %s, above: %s)", valueString(f, d.Gap()), side(d.GapBelow), side(d.GapAbove))
 }

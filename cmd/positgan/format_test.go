@@ -127,6 +127,17 @@ func TestFormatInfo(t *testing.T) {
 			t.Errorf("info lacks histogram row %q", row)
 		}
 	}
+	// The gap near 1 of formats that do not reach 1 (values 2^-9 to
+	// 127·2^-9, or 2^-7 to 127·2^-7), or have no value below it.
+	for _, tc := range []struct{ format, want string }{
+		{"fixed(8,9)", "gap near 1:    none (every value is below 0.5; max 0.248046875)\n"},
+		{"fixed(8,7)", "gap near 1:    0.0078125 (below: 0.0078125, above: none)\n"},
+		{"fixed(8,0)", "gap near 1:    1 (below: none, above: 1)\n"},
+	} {
+		if out, _, _ := runCLI(t, "", "format", "info", tc.format); !strings.Contains(out, tc.want) {
+			t.Errorf("info %s lacks %q:\n%s", tc.format, tc.want, out)
+		}
+	}
 	// Too wide to enumerate: a usage error.
 	if _, stderr, code := runCLI(t, "", "format", "info", "fp32"); code != 2 || !strings.Contains(stderr, "at most 16 bits") {
 		t.Errorf("fp32: exit %d, stderr %q", code, stderr)

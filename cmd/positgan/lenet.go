@@ -17,7 +17,7 @@ import (
 
 // lenetCmd groups the LeNet-5 feature-network commands.
 func lenetCmd() *command {
-	return &command{name: "lenet", summary: "train and test the LeNet-5 feature networks of FID (LeNet-...)", sub: []*command{
+	return &command{name: "lenet", summary: "train and test the LeNet-5 feature networks of FID (LeNet-MNIST, LeNet-Fashion)", sub: []*command{
 		{name: "train", usage: "[--dataset mnist] [--policy fp32] [--epochs 5] [--seed 1] [--bias-every N] [--out FILE]",
 			summary: "train a LeNet-5 classifier and report its test accuracy\n\n" +
 				"Every dot product (weights, activations, outputs, errors, weight gradients of conv1..conv3,\n" +
