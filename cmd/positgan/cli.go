@@ -36,7 +36,6 @@ func root() *command {
 		classifyCmd(),
 		exportCmd(),
 		generateCmd(),
-		deployCompareCmd(),
 		downscaleCmd(),
 		upscaleCmd(),
 	}}
