@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/numfmt"
 	"image/color"
 	"io"
 	"math"
@@ -270,15 +271,9 @@ func formatG6(v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
-func formatFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
+// formatFloat is how results.csv prints a figure (numfmt.Float: no float
+// noise in means).
+func formatFloat(v float64) string { return numfmt.Float(v) }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 

@@ -98,8 +98,8 @@ func TestWriteCSV(t *testing.T) {
 	}
 	want := "policy,metric,n,mean,std,values\n" +
 		"float32,FID,3,2,1,1;2;3\n" +
-		`"posit(8,1)",FID,2,11,0.7071067811865476,10.5;11.5` + "\n" +
-		"float32,PSNR | dB,3,32,2.6457513110645907,30;31;35\n" +
+		`"posit(8,1)",FID,2,11,0.707106781186548,10.5;11.5` + "\n" +
+		"float32,PSNR | dB,3,32,2.64575131106459,30;31;35\n" +
 		"fp8-e4m3,PSNR | dB,1,28.25,,28.25\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/numfmt"
 )
 
 // A Table holds the results of a sweep's runs.
@@ -98,7 +99,7 @@ func (t *Table) WriteCSV(w io.Writer) error {
 // WriteRunsCSV writes runs.csv: one line per finished run.
 func (t *Table) WriteRunsCSV(w io.Writer) error {
 	lines := [][]string{{"policy", "seed", "steps", "metric", "fid", "d_loss", "g_loss", "skipped_d", "skipped_g", "s_per_step"}}
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	g := numfmt.Float // no float noise in the means
 	for i, res := range t.Results {
 		if res == nil {
 			continue

@@ -15,6 +15,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/numfmt"
 )
 
 // RunOptions say how long to train and what to write.
@@ -226,13 +227,13 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 func writeLogLine(w io.Writer, st StepStats, dt, el time.Duration) {
 	fmt.Fprintf(w, "%d,%d", st.Step, st.Epoch)
 	for _, l := range st.Losses {
-		fmt.Fprintf(w, ",%.6g", l)
+		fmt.Fprintf(w, ",%s", numfmt.Float32(float32(l))) // a float32 loss, exactly
 	}
 	for _, m := range st.Metrics {
-		fmt.Fprintf(w, ",%.6g", m)
+		fmt.Fprintf(w, ",%s", numfmt.Float(m))
 	}
 	for _, s := range st.Scales {
-		fmt.Fprintf(w, ",%g", s)
+		fmt.Fprintf(w, ",%s", numfmt.Float(s))
 	}
 	for _, sk := range st.Skipped {
 		fmt.Fprintf(w, ",%d", b2i(sk))

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/positgan/positgan/internal/numfmt"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/tanhapprox"
 )
@@ -428,7 +429,7 @@ func tableCSV(w io.Writer, rows []tableRow, codeSet, gridSet string) error {
 			st  tanhapprox.Stats
 		}{{codeSet, r.codes}, {gridSet, r.grid}} {
 			fmt.Fprintf(bw, "%v,%s,%s,%d,%s,%s,%s,%s\n", r.fn, r.name, s.set, s.st.N,
-				numberString(s.st.Max, 64), numberString(s.st.Mean, 64), numberString(s.st.ArgMax, 64), ns)
+				numfmt.Float(s.st.Max), numfmt.Float(s.st.Mean), numfmt.Float(s.st.ArgMax), ns)
 		}
 	}
 	return bw.Flush()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/internal/numfmt"
 )
 
 func classifyCmd() *command {
@@ -65,7 +66,7 @@ func runClassify(args []string, spec string, io stdio) error {
 	w := csv.NewWriter(io.out)
 	w.Write([]string{"file", "class", "confidence"})
 	for i, p := range ps {
-		w.Write([]string{files[i], strconv.Itoa(p.Class), strconv.FormatFloat(p.Confidence, 'g', -1, 32)})
+		w.Write([]string{files[i], strconv.Itoa(p.Class), numfmt.Float32(float32(p.Confidence))})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
