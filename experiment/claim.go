@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/positgan/positgan/eval"
-	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/runlock"
 )
@@ -24,7 +22,7 @@ var ErrBusy = errors.New("run folder in use by another process")
 // folder is locked for the whole run; temporary files that killed writers
 // left in it are removed first, and a result another process recorded
 // meanwhile is taken as it is.
-func claimRun(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extractor, ref eval.Stats, metric string, log io.Writer) (*Result, error) {
+func claimRun(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io.Writer) (*Result, error) {
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -40,8 +38,8 @@ func claimRun(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extrac
 	if _, err := atomicfile.RemoveTemps(r.Dir); err != nil {
 		return nil, err
 	}
-	if res, ok := readResult(s, r, metric); ok {
+	if res, ok := readResult(s, r, ms.metric); ok {
 		return res, nil
 	}
-	return runOne(ctx, s, m, r, ext, ref, log)
+	return runOne(ctx, s, m, r, ms, log)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/positgan/positgan/gan"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -167,7 +168,7 @@ func TestCompare(t *testing.T) {
 	if !modTime(t, filepath.Join(out, "posit8/seed1/checkpoint.safetensors")).Equal(ckptTime) {
 		t.Error("posit8/seed1 was trained again")
 	}
-	if *again.Results[2] != *tab.Results[2] {
+	if !reflect.DeepEqual(again.Results[2], tab.Results[2]) {
 		t.Errorf("posit8 seed 1 measured again: %+v, first time %+v", again.Results[2], tab.Results[2])
 	}
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/eval"
-	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 )
@@ -31,12 +30,16 @@ type Result struct {
 	// without running statistics).
 	BatchStats bool    `json:"batch_stats,omitempty"`
 	Metric     string  `json:"metric"`
-	FID        float64 `json:"fid"`
-	DLoss      float64 `json:"d_loss"` // mean over the last 100 steps
-	GLoss      float64 `json:"g_loss"`
-	SkippedD   int     `json:"skipped_d"` // updates skipped over the whole run
-	SkippedG   int     `json:"skipped_g"`
-	SPerStep   float64 `json:"s_per_step"` // mean wall time of a step
+	FID        float64 `json:"fid"` // of generators; 0 for models with an Evaluator
+	// Figures are the figures of a model with an Evaluator, by name.
+	Figures map[string]float64 `json:"figures,omitempty"`
+	// DLoss and GLoss are means over the last 100 steps; DLoss sums
+	// the losses of a model's discriminators (CycleGAN: D_A and D_B).
+	DLoss    float64 `json:"d_loss"`
+	GLoss    float64 `json:"g_loss"`
+	SkippedD int     `json:"skipped_d"` // updates skipped over the whole run
+	SkippedG int     `json:"skipped_g"`
+	SPerStep float64 `json:"s_per_step"` // mean wall time of a step
 }
 
 // readResult returns a run's recorded result if it was measured with the
@@ -57,8 +60,8 @@ func readResult(s *Sweep, r Run, metric string) (*Result, bool) {
 }
 
 // runOne trains one run to s.Steps (from scratch, or on from its
-// checkpoint), measures its FID against ref and records the result.
-func runOne(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extractor, ref eval.Stats, log io.Writer) (*Result, error) {
+// checkpoint), measures it with ms and records the result.
+func runOne(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io.Writer) (*Result, error) {
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -66,7 +69,7 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extracto
 		return nil, err
 	}
 	res := &Result{Policy: r.Policy, Seed: r.Seed, Steps: s.Steps, Dataset: s.Dataset, Features: s.Features,
-		N: s.N, EvalSeed: s.EvalSeed, Metric: featnet.MetricName(ext), BatchStats: s.BatchStats}
+		N: s.N, EvalSeed: s.EvalSeed, Metric: ms.metric, BatchStats: s.BatchStats}
 	if err := readFigures(res, filepath.Join(r.Dir, "log.csv"), s.Steps); err != nil {
 		return nil, err
 	}
@@ -74,13 +77,24 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ext featnet.Extracto
 	if err != nil {
 		return nil, err
 	}
-	st, err := GeneratorStats(c, ext, s.N, s.EvalSeed, 100, gan.SampleOptions{BatchStats: s.BatchStats})
-	if err != nil {
-		return nil, err
-	}
-	res.BatchStats = s.BatchStats || !checkpointHasRunningStats(c)
-	if res.FID, err = eval.FrechetDistance(st, ref); err != nil {
-		return nil, err
+	if ms.ev != nil {
+		figs, err := ms.ev.Evaluate(ctx, s, c)
+		if err != nil {
+			return nil, err
+		}
+		res.Figures = map[string]float64{}
+		for i, name := range ms.columns {
+			res.Figures[name] = figs[i]
+		}
+	} else {
+		st, err := GeneratorStats(c, ms.ext, s.N, s.EvalSeed, 100, gan.SampleOptions{BatchStats: s.BatchStats})
+		if err != nil {
+			return nil, err
+		}
+		res.BatchStats = s.BatchStats || !checkpointHasRunningStats(c)
+		if res.FID, err = eval.FrechetDistance(st, ms.ref); err != nil {
+			return nil, err
+		}
 	}
 	js, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/positgan/positgan/eval/featnet"
 )
 
 // A Shard is one of Count processes sharing a plan: it trains the runs
@@ -192,11 +190,10 @@ func Merge(p *Plan, roots []string, out string) (*Table, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	ext, err := featnet.Load(s.Features)
+	metric, columns, err := s.measureNames()
 	if err != nil {
-		return nil, &ConfigError{Field: "Features", Err: err}
+		return nil, err
 	}
-	metric := featnet.MetricName(ext)
 	byRoot := make([][]Run, len(roots))
 	for k, root := range roots {
 		if byRoot[k], err = p.runsIn(root); err != nil {
@@ -208,7 +205,7 @@ func Merge(p *Plan, roots []string, out string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Sweep: s, Metric: metric, Runs: runs, Results: make([]*Result, len(runs))}
+	t := &Table{Sweep: s, Metric: metric, Columns: columns, Runs: runs, Results: make([]*Result, len(runs))}
 	var missing []Run
 	for i := range runs {
 		for k := range roots {

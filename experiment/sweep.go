@@ -22,7 +22,10 @@ import (
 // A Sweep says what Compare trains and measures. Every field but Features,
 // CheckpointEvery, Log and Progress must be set.
 type Sweep struct {
-	Model   string // a registered model that makes images from noise: "cgan", "dcgan"
+	// Model is a registered model that makes images from noise ("cgan",
+	// "dcgan"), measured by the FID of its images, or one with an
+	// Evaluator ("cyclegan"), measured by figures of its own.
+	Model   string
 	Dataset string // mnist, fashion-mnist, or an IDX directory with a test split
 	// Policies are quantization presets or .toml files (quant.ParsePolicy).
 	// A run folder is named after the preset, or the file's base name.
@@ -46,7 +49,8 @@ type Sweep struct {
 	// using batch norm's running statistics (gan.SampleOptions).
 	BatchStats bool
 	// Features is the FID's feature network (featnet.Load); empty means
-	// lenet-mnist for mnist and lenet-fashion for fashion-mnist.
+	// lenet-mnist for mnist and lenet-fashion for fashion-mnist (models
+	// with an Evaluator: its choice).
 	Features string
 	Out      string // the sweep's folder
 	// Log, if not nil, receives a line when a run starts, resumes or
@@ -121,10 +125,16 @@ func (s *Sweep) check() error {
 		return configErrorf("LR", fmt.Sprint(s.LR), "must be positive")
 	case s.CheckpointEvery < 0:
 		return configErrorf("CheckpointEvery", strconv.Itoa(s.CheckpointEvery), "must not be negative")
-	case !knownModel(s.Model):
-		return configErrorf("Model", strconv.Quote(s.Model), "want one of %s", strings.Join(generatorModels(), ", "))
+	case !knownModel(s.Model) && evaluatorOf(s.Model) == nil:
+		return configErrorf("Model", strconv.Quote(s.Model), "want one of %s", strings.Join(sweepModels(), ", "))
 	case s.Out == "":
 		return configErrorf("Out", "", "empty folder name")
+	}
+	if ev := evaluatorOf(s.Model); ev != nil {
+		if _, err := ev.Metrics(s); err != nil {
+			return &ConfigError{Field: "Features", Value: s.Features, Err: err}
+		}
+		return nil
 	}
 	if s.Features == "" {
 		switch s.Dataset {
@@ -219,22 +229,32 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 	if log == nil {
 		log = io.Discard
 	}
-	ext, err := featnet.Load(s.Features)
-	if err != nil {
-		return nil, &ConfigError{Field: "Features", Err: err}
+	ms := &measurer{ev: evaluatorOf(s.Model)}
+	var test datasets.Dataset
+	var err error
+	if ms.ev != nil {
+		if ms.columns, err = ms.ev.Metrics(&s); err != nil {
+			return nil, &ConfigError{Field: "Features", Value: s.Features, Err: err}
+		}
+		ms.metric = evaluatorMetric(ms.columns)
+	} else {
+		if ms.ext, err = featnet.Load(s.Features); err != nil {
+			return nil, &ConfigError{Field: "Features", Err: err}
+		}
+		ms.metric = featnet.MetricName(ms.ext)
 	}
-	metric := featnet.MetricName(ext)
 	m, err := loadModel(&s)
 	if err != nil {
 		return nil, err
 	}
-	sh := m.data.Shape()
-	test, err := datasets.Load(s.Dataset, datasets.Options{Split: datasets.Test, Height: sh.H, Width: sh.W, Channels: sh.C})
-	if err != nil {
-		return nil, configErrorf("Dataset", s.Dataset, "the FID's real images come from the test split: %w", err)
-	}
-	if test.Len() < s.N {
-		return nil, configErrorf("N", strconv.Itoa(s.N), "the test split of %s has only %d images", s.Dataset, test.Len())
+	if ms.ev == nil {
+		sh := m.data[0].Shape()
+		if test, err = datasets.Load(s.Dataset, datasets.Options{Split: datasets.Test, Height: sh.H, Width: sh.W, Channels: sh.C}); err != nil {
+			return nil, configErrorf("Dataset", s.Dataset, "the FID's real images come from the test split: %w", err)
+		}
+		if test.Len() < s.N {
+			return nil, configErrorf("N", strconv.Itoa(s.N), "the test split of %s has only %d images", s.Dataset, test.Len())
+		}
 	}
 	if err := atomicfile.MkdirWritable(s.Out); err != nil {
 		return nil, err
@@ -253,12 +273,14 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 			return nil, err
 		}
 	}
-	ref, err := reference(&s, test, ext, log)
-	if err != nil {
-		return nil, err
+	if ms.ev == nil {
+		if ms.ref, err = reference(&s, test, ms.ext, log); err != nil {
+			return nil, err
+		}
 	}
 
-	t := &Table{Sweep: s, Metric: metric, Runs: runs, Results: make([]*Result, len(runs)), channels: sh.C}
+	metric := ms.metric
+	t := &Table{Sweep: s, Metric: metric, Columns: ms.columns, Runs: runs, Results: make([]*Result, len(runs)), channels: m.data[0].Shape().C}
 	writeTable := func() error {
 		if !sc.table {
 			return nil
@@ -274,7 +296,7 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 		}
 		if res, ok := readResult(&s, r, metric); ok {
 			t.Results[i] = res
-			fmt.Fprintf(log, "[%d/%d] %s: done (%s %.4g)\n", i+1, len(runs), r, metric, res.FID)
+			fmt.Fprintf(log, "[%d/%d] %s: done (%s)\n", i+1, len(runs), r, t.headline(res))
 		} else {
 			left++
 		}
@@ -289,7 +311,7 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 			eta = fmt.Sprintf(", comparison eta %s", (time.Since(start) / time.Duration(measured) * time.Duration(left-measured)).Round(time.Second))
 		}
 		fmt.Fprintf(log, "[%d/%d] %s%s\n", i+1, len(runs), r, eta)
-		res, err := claimRun(ctx, &s, m, r, ext, ref, metric, log)
+		res, err := claimRun(ctx, &s, m, r, ms, log)
 		if errors.Is(err, ErrBusy) {
 			fmt.Fprintf(log, "[%d/%d] %s: %v\n", i+1, len(runs), r, err)
 			busy = append(busy, &RunError{Run: r, Err: err})
@@ -300,7 +322,7 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 		}
 		measured++
 		t.Results[i] = res
-		fmt.Fprintf(log, "[%d/%d] %s: %s %.4g, %.3f s/step\n", i+1, len(runs), r, metric, res.FID, res.SPerStep)
+		fmt.Fprintf(log, "[%d/%d] %s: %s, %.3f s/step\n", i+1, len(runs), r, t.headline(res), res.SPerStep)
 		if err := writeTable(); err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,8 +27,11 @@ import (
 
 // A Table holds the results of a sweep's runs.
 type Table struct {
-	Sweep   Sweep     // with Features filled in
-	Metric  string    // the FID's name, e.g. "FID (LeNet-MNIST)"
+	Sweep  Sweep  // with Features filled in
+	Metric string // the FID's name, e.g. "FID (LeNet-MNIST)"
+	// Columns are the figures of a model with an Evaluator, which the
+	// table shows instead of the FID; nil for generators.
+	Columns []string
 	Runs    []Run     // policy by policy, seed by seed
 	Results []*Result // Results[i] is Runs[i]'s; nil if it is not finished
 
@@ -37,13 +41,44 @@ type Table struct {
 // errNoResults is returned when a table has no finished run to show.
 var errNoResults = errors.New("experiment: no finished runs")
 
-// metrics returns the table's columns: the FID first.
+// metrics returns the table's columns: the FID (or the Evaluator's
+// figures) first.
 func (t *Table) metrics() []string {
-	return []string{t.Metric, "D loss", "G loss", "skipped updates", "s/step"}
+	first := []string{t.Metric}
+	if t.Columns != nil {
+		first = t.Columns
+	}
+	return append(slices.Clip(first), "D loss", "G loss", "skipped updates", "s/step")
+}
+
+// figures returns the values of a result in the order of metrics().
+func (t *Table) figures(res *Result) []float64 {
+	first := []float64{res.FID}
+	if t.Columns != nil {
+		first = first[:0]
+		for _, c := range t.Columns {
+			first = append(first, res.Figures[c])
+		}
+	}
+	return append(first, res.DLoss, res.GLoss, float64(res.SkippedD+res.SkippedG), res.SPerStep)
+}
+
+// headline is a result's figures for a log line, e.g. "FID (LeNet-MNIST)
+// 12.34".
+func (t *Table) headline(res *Result) string {
+	if t.Columns == nil {
+		return fmt.Sprintf("%s %.4g", t.Metric, res.FID)
+	}
+	parts := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		parts[i] = fmt.Sprintf("%s %.4g", c, res.Figures[c])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Summary returns the results policy by policy, one eval.Result per
-// metric of the table (FID, D loss, G loss, skipped updates, s/step),
+// metric of the table (FID or the Evaluator's figures, D loss, G loss,
+// skipped updates, s/step),
 // each with a value per finished run.
 func (t *Table) Summary() []eval.Result {
 	var rs []eval.Result
@@ -53,7 +88,7 @@ func (t *Table) Summary() []eval.Result {
 			continue
 		}
 		r := t.Runs[i]
-		vals := []float64{res.FID, res.DLoss, res.GLoss, float64(res.SkippedD + res.SkippedG), res.SPerStep}
+		vals := t.figures(res)
 		for k, m := range t.metrics() {
 			key := [2]string{r.Policy, m}
 			j, ok := idx[key]
@@ -77,8 +112,12 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	}
 	s := t.Sweep
 	var md bytes.Buffer
-	fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s of %d generated images against %d test images.\n\n",
-		strings.ToUpper(s.Model), s.Dataset, s.Steps, s.Batch, t.Metric, s.N, s.N)
+	if ev := evaluatorOf(s.Model); ev != nil && t.Columns != nil {
+		fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s\n\n", strings.ToUpper(s.Model), s.Dataset, s.Steps, s.Batch, ev.Describe(&s))
+	} else {
+		fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s of %d generated images against %d test images.\n\n",
+			strings.ToUpper(s.Model), s.Dataset, s.Steps, s.Batch, t.Metric, s.N, s.N)
+	}
 	if err := eval.WriteMarkdown(&md, rs); err != nil {
 		return err
 	}
@@ -98,29 +137,41 @@ func (t *Table) WriteCSV(w io.Writer) error {
 
 // WriteRunsCSV writes runs.csv: one line per finished run.
 func (t *Table) WriteRunsCSV(w io.Writer) error {
-	lines := [][]string{{"policy", "seed", "steps", "metric", "fid", "d_loss", "g_loss", "skipped_d", "skipped_g", "s_per_step"}}
+	head := []string{"metric", "fid"}
+	if t.Columns != nil {
+		head = t.Columns
+	}
+	lines := [][]string{append(append([]string{"policy", "seed", "steps"}, head...), "d_loss", "g_loss", "skipped_d", "skipped_g", "s_per_step")}
 	g := numfmt.Float // no float noise in the means
 	for i, res := range t.Results {
 		if res == nil {
 			continue
 		}
 		r := t.Runs[i]
-		lines = append(lines, []string{r.Policy, strconv.FormatUint(r.Seed, 10), strconv.Itoa(res.Steps), res.Metric,
-			g(res.FID), g(res.DLoss), g(res.GLoss), strconv.Itoa(res.SkippedD), strconv.Itoa(res.SkippedG), g(res.SPerStep)})
+		line := []string{r.Policy, strconv.FormatUint(r.Seed, 10), strconv.Itoa(res.Steps)}
+		if t.Columns == nil {
+			line = append(line, res.Metric, g(res.FID))
+		} else {
+			for _, c := range t.Columns {
+				line = append(line, g(res.Figures[c]))
+			}
+		}
+		lines = append(lines, append(line, g(res.DLoss), g(res.GLoss), strconv.Itoa(res.SkippedD), strconv.Itoa(res.SkippedG), g(res.SPerStep)))
 	}
 	cw := csv.NewWriter(w)
 	cw.WriteAll(lines)
 	return cw.Error()
 }
 
-// WriteChart writes fid.png: a bar chart of the FID per policy with error
-// bars of ± one standard deviation over seeds.
+// WriteChart writes fid.png: a bar chart of the FID (or the Evaluator's
+// first figure) per policy with error bars of ± one standard deviation
+// over seeds.
 func (t *Table) WriteChart(w io.Writer) error {
 	rs := t.Summary()
 	if len(rs) == 0 {
 		return errNoResults
 	}
-	p, err := eval.BarChart(rs, t.Metric)
+	p, err := eval.BarChart(rs, t.metrics()[0])
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,24 +50,47 @@ func generatorModels() []string {
 	return ns
 }
 
-// model is what a sweep trains: the model's configuration and the
-// training data.
-type model struct {
-	cfg  models.Config
-	data *datasets.Set
+// sweepModels returns the models a sweep can compare: generators, and
+// models with an Evaluator.
+func sweepModels() []string {
+	ns := generatorModels()
+	for _, n := range models.Names() {
+		if evaluatorOf(n) != nil && !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	return ns
 }
 
-// loadModel loads the training split of s.Dataset and configures s.Model
-// for it.
+// model is what a sweep trains: the model's configuration and the
+// training data (one data set per domain the model reads).
+type model struct {
+	cfg  models.Config
+	data []datasets.Dataset
+}
+
+// loadModel loads the training split of s.Dataset (for a model with an
+// Evaluator, the data its Data method returns) and configures s.Model for
+// it.
 func loadModel(s *Sweep) (*model, error) {
-	opt := datasets.Options{Split: datasets.Train}
-	if datasets.IsImageFolder(s.Dataset) {
-		opt.Height, opt.Width = 64, 64 // image folders: the DCGAN 64x64 setting
+	var data []datasets.Dataset
+	if ev := evaluatorOf(s.Model); ev != nil {
+		var err error
+		if data, err = ev.Data(s); err != nil {
+			return nil, &ConfigError{Field: "Dataset", Err: err}
+		}
+	} else {
+		opt := datasets.Options{Split: datasets.Train}
+		if datasets.IsImageFolder(s.Dataset) {
+			opt.Height, opt.Width = 64, 64 // image folders: the DCGAN 64x64 setting
+		}
+		ds, err := datasets.Load(s.Dataset, opt)
+		if err != nil {
+			return nil, &ConfigError{Field: "Dataset", Err: err}
+		}
+		data = []datasets.Dataset{ds}
 	}
-	ds, err := datasets.Load(s.Dataset, opt)
-	if err != nil {
-		return nil, &ConfigError{Field: "Dataset", Err: err}
-	}
+	ds := data[0]
 	sh := ds.Shape()
 	spec, err := models.Lookup(s.Model)
 	if err != nil {
@@ -82,10 +106,12 @@ func loadModel(s *Sweep) (*model, error) {
 	if err != nil {
 		return nil, configErrorf("Model", s.Model, "%w (data: %v images)", err, sh)
 	}
-	if ds.Len() < s.Batch {
-		return nil, configErrorf("Batch", strconv.Itoa(s.Batch), "the data set has only %d images", ds.Len())
+	for _, ds := range data {
+		if ds.Len() < s.Batch {
+			return nil, configErrorf("Batch", strconv.Itoa(s.Batch), "the data set has only %d images", ds.Len())
+		}
 	}
-	return &model{cfg: cfg, data: ds}, nil
+	return &model{cfg: cfg, data: data}, nil
 }
 
 // checkCheckpoint checks that a run's checkpoint, if it has one, is a run
@@ -145,7 +171,7 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 		if st.Step >= s.Steps {
 			return nil
 		}
-		if t, err = models.Resume(c, m.data); err != nil {
+		if t, err = models.Resume(c, m.data...); err != nil {
 			return err
 		}
 		fmt.Fprintf(log, "%s: resuming at step %d of %d\n", r, t.Step(), s.Steps)
@@ -154,7 +180,7 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 		if err != nil {
 			return err
 		}
-		if t, err = gan.NewTrainer(gm, []datasets.Dataset{m.data}, gan.Options{Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR}); err != nil {
+		if t, err = gan.NewTrainer(gm, m.data, gan.Options{Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR}); err != nil {
 			return err
 		}
 	}
@@ -183,17 +209,33 @@ func readFigures(res *Result, path string, steps int) error {
 	}
 	last := min(100, len(rows))
 	var secs float64
+	names := slices.Sorted(maps.Keys(rows[0].Values)) // a fixed order of summing
 	for i, row := range rows {
 		secs += row.StepSeconds
-		res.SkippedD += int(row.Value("skipped_d"))
-		res.SkippedG += int(row.Value("skipped_g"))
+		for _, name := range names {
+			v := row.Value(name)
+			switch {
+			case strings.HasPrefix(name, "skipped_d"): // skipped_d, or skipped_d_a, skipped_d_b, ...
+				res.SkippedD += int(v)
+			case strings.HasPrefix(name, "skipped_g"):
+				res.SkippedG += int(v)
+			case i >= len(rows)-last && isDLoss(name):
+				res.DLoss += v / float64(last)
+			}
+		}
 		if i >= len(rows)-last {
-			res.DLoss += row.Value("d_loss") / float64(last)
 			res.GLoss += row.Value("g_loss") / float64(last)
 		}
 	}
 	res.SPerStep = secs / float64(len(rows))
 	return nil
+}
+
+// isDLoss reports whether a log column is the loss of a discriminator:
+// d_loss, or d_<name>_loss for a model with several (CycleGAN: d_a_loss,
+// d_b_loss), which the table sums.
+func isDLoss(name string) bool {
+	return name == "d_loss" || strings.HasPrefix(name, "d_") && strings.HasSuffix(name, "_loss")
 }
 
 // GeneratorStats returns the feature statistics (ext's features) of n
