@@ -7,8 +7,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"time"
 
-	"github.com/sbinet/npyio/npz"
+	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/positgan/positgan/internal/atomicfile"
@@ -97,15 +98,28 @@ func EncodeStats(w io.Writer, s Stats) error {
 	d := s.Dim()
 	sigma := mat.NewDense(d, d, nil)
 	sigma.Copy(s.Sigma)
-	z := npz.NewWriter(w)
-	if err := z.Write("mu.npy", s.Mu); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	if err := z.Write("sigma.npy", sigma); err != nil {
-		return fmt.Errorf("eval: %w", err)
+	z := zip.NewWriter(w)
+	for _, m := range []struct {
+		name string
+		v    any
+	}{{"mu.npy", s.Mu}, {"sigma.npy", sigma}} {
+		// npz.Writer leaves the members' date zero, which is no valid
+		// MS-DOS date (month 0): zip tools warn. A fixed date keeps the
+		// file's bytes a function of the statistics alone.
+		f, err := z.CreateHeader(&zip.FileHeader{Name: m.name, Method: zip.Deflate, Modified: npzDate})
+		if err != nil {
+			return fmt.Errorf("eval: %s: %w", m.name, err)
+		}
+		if err := npy.Write(f, m.v); err != nil {
+			return fmt.Errorf("eval: %s: %w", m.name, err)
+		}
 	}
 	if err := z.Close(); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	return nil
 }
+
+// npzDate is the modification date of the members of the .npz files
+// EncodeStats writes: 1980-01-01, the first date MS-DOS time can hold.
+var npzDate = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
