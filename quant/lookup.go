@@ -294,6 +294,7 @@ func newCodecLookup(c Codec) (*lookup, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.codec = c // for ArithmeticOf
 	mask := uint32(len(dec) - 1)
 	enc := func(x float32) int32 { return rank[c.Encode(x)&mask] }
 	n := len(t.vals)

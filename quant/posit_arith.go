@@ -36,7 +36,8 @@ func (p Posit) Add(a, b uint32) uint32 {
 func (p Posit) Sub(a, b uint32) uint32 { return p.Add(a, p.Neg(b)) }
 
 // addParts adds ±ga·2^(sa-63) and ±gb·2^(sb-63) (leading ones at bit 63,
-// at most 32 significant bits each) and rounds the sum once.
+// at most 53 significant bits each: posit codes have at most 32, Add64's
+// float64 operands 53) and rounds the sum once.
 func (p Posit) addParts(na bool, sa int, ga uint64, nb bool, sb int, gb uint64) uint32 {
 	if sb > sa || sb == sa && gb > ga {
 		na, sa, ga, nb, sb, gb = nb, sb, gb, na, sa, ga
@@ -58,9 +59,12 @@ func (p Posit) addParts(na bool, sa int, ga uint64, nb bool, sb int, gb uint64) 
 		yl = 1
 	}
 	// Jamming a dropped tail into bit 0 keeps the rounding exact: the tail
-	// is dropped only when d > 95, so y's bits sit below bit 31 of the low
-	// word, at least 60 places under the rounding position, and the low
-	// word stays nonzero whatever the carry or borrow.
+	// is dropped only when d > 74 (d > 95 for posit operands), so y's bits
+	// sit below bit 52 of the low word, at least 10 places under the
+	// bits roundWide keeps (the sum's leading one is at bit 125 or above),
+	// and the low word stays nonzero whatever the carry or borrow: the
+	// jammed y and the exact y differ by less than one unit of bit 0,
+	// which changes only bit 0 of the result and whether it is inexact.
 	var hi, lo uint64
 	if na == nb {
 		var c uint64
@@ -108,6 +112,12 @@ func (p Posit) Mul(a, b uint32) uint32 {
 	}
 	na, sa, ga := p.decodeParts(a)
 	nb, sb, gb := p.decodeParts(b)
+	return p.mulParts(na, sa, ga, nb, sb, gb)
+}
+
+// mulParts multiplies ±ga·2^(sa-63) by ±gb·2^(sb-63) (leading ones at bit
+// 63) and rounds the product once.
+func (p Posit) mulParts(na bool, sa int, ga uint64, nb bool, sb int, gb uint64) uint32 {
 	hi, lo := bits.Mul64(ga, gb) // in [2^126, 2^128)
 	s := sa + sb
 	if hi>>63 == 0 {
@@ -116,6 +126,70 @@ func (p Posit) Mul(a, b uint32) uint32 {
 		s++
 	}
 	return p.encodeParts(na != nb, s, hi, lo != 0)
+}
+
+// Add64 returns x+y rounded once to p, as Add does for codes; x and y may
+// be any float64, not only posit values. With Mul64 it makes Posit a
+// quant.Arithmetic, which per-operation accumulation uses. A NaN or
+// infinite operand gives NaN (NaR); a finite sum never overflows, it
+// saturates at ±maxpos.
+func (p Posit) Add64(x, y float64) float64 {
+	// Most sums in per-op accumulation (all of those of 8- and 16-bit
+	// posits) are exact in float64: TwoSum's error is then 0, and
+	// rounding the float64 sum is rounding the exact one.
+	if t := x + y; isFinite(t) {
+		if bb := t - x; (x-(t-bb))+(y-bb) == 0 {
+			return p.Round64(t)
+		}
+	}
+	switch {
+	case !isFinite(x) || !isFinite(y):
+		return math.NaN()
+	case x == 0:
+		return p.Round64(y)
+	case y == 0:
+		return p.Round64(x)
+	}
+	na, sa, ga := float64Parts(x)
+	nb, sb, gb := float64Parts(y)
+	return p.Decode(p.addParts(na, sa, ga, nb, sb, gb))
+}
+
+// Mul64 returns x·y rounded once to p, as Mul does for codes; x and y may
+// be any float64. A NaN or infinite operand gives NaN (NaR); the product
+// of finite operands is never 0 or NaR unless one of them is 0.
+func (p Posit) Mul64(x, y float64) float64 {
+	// As in Add64: a product exact in float64 (all products of float32s)
+	// is rounded once as it is. Above 2^-960 the FMA's error is exact.
+	if q := x * y; isFinite(q) && math.Abs(q) >= 0x1p-960 && math.FMA(x, y, -q) == 0 {
+		return p.Round64(q)
+	}
+	switch {
+	case !isFinite(x) || !isFinite(y):
+		return math.NaN()
+	case x == 0 || y == 0:
+		return 0
+	}
+	na, sa, ga := float64Parts(x)
+	nb, sb, gb := float64Parts(y)
+	return p.Decode(p.mulParts(na, sa, ga, nb, sb, gb))
+}
+
+func isFinite(x float64) bool { return x-x == 0 }
+
+// float64Parts splits a finite nonzero x into its sign, its exponent and
+// its significand with the leading one at bit 63 (at most 53 significant
+// bits), as decodeParts splits a code.
+func float64Parts(x float64) (neg bool, scale int, sig uint64) {
+	b := math.Float64bits(x)
+	neg = b>>63 == 1
+	ex := int(b >> 52 & 0x7ff)
+	m := b & (1<<52 - 1)
+	if ex == 0 {
+		lz := bits.LeadingZeros64(m)
+		return neg, 63 - lz - 1074, m << lz
+	}
+	return neg, ex - 1023, 1<<63 | m<<11
 }
 
 // Div returns a/b rounded to p. NaR in, or b == 0, gives NaR.

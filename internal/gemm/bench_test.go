@@ -89,3 +89,41 @@ func BenchmarkQuireGemm(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPerOpGemm times per-operation accumulation where the format's
+// arithmetic is called per element: the table-driven kernel on a small
+// product (its 256×256 product table, built per call, dominates), building
+// both tables from scratch, and the reference kernel of a 16-bit posit and
+// a 16-bit float (float32 data whose format is too wide for tables).
+func BenchmarkPerOpGemm(b *testing.B) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	p8 := quant.MustParse("posit(8,1)").(quant.Posit)
+	p16 := quant.MustParse("posit(16,1)").(quant.Posit)
+	fp16 := quant.MustParse("fp16")
+	a8, b8 := positData(p8, 64*64, rng, 1), positData(p8, 64*64, rng, 0.1)
+	a16, b16 := positData(p16, 32*64, rng, 1), positData(p16, 64*32, rng, 0.1)
+	c := make([]float32, 64*64)
+	for _, tc := range []struct {
+		name    string
+		f       quant.Format
+		a, bb   []float32
+		m, n, k int
+		fresh   bool // a new workspace per call: time both tables
+	}{
+		{"table-posit8-64", p8, a8, b8, 64, 64, 64, false},
+		{"tables-posit8", p8, a8[:64], b8[:64], 1, 1, 64, true},
+		{"ref-posit16", p16, a16, b16, 32, 32, 64, false},
+		{"ref-fp16", fp16, a16, b16, 32, 32, 64, false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var w PerOpWorkspace
+			for b.Loop() {
+				if tc.fresh {
+					w = PerOpWorkspace{}
+				}
+				w.Gemm(tc.f, false, false, tc.m, tc.n, tc.k, tc.a, tc.k, tc.bb, tc.n, c, tc.n)
+			}
+			b.ReportMetric(float64(tc.m*tc.n*tc.k)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MMAC/s")
+		})
+	}
+}

@@ -26,7 +26,9 @@ func QuireGemm[T Float](f quant.Format, tA, tB bool, m, n, k int, a []T, lda int
 // PerOpGemm sets c = op(a)·op(b) (m×n, row stride ldc) computing each dot
 // product as fine-grained hardware emulation does: s = R(a₀b₀), then
 // s = R(s + R(aₗbₗ)) for l = 1, ..., k-1 in that order, where R rounds the
-// exact value once to nearest in f (nil: in T). For float32 data it runs
+// exact value once to nearest in f (nil: in T). A format with its own
+// arithmetic (quant.Arithmetic) computes R(aₗbₗ) with its Mul64 and
+// R(s + p) with its Add64 instead (quant.ArithmeticOf). For float32 data it runs
 // PerOpWorkspace.Gemm, table-driven for 8-bit formats; otherwise a
 // reference kernel, tens of nanoseconds per product.
 func PerOpGemm[T Float](f quant.Format, tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {

@@ -192,33 +192,45 @@ func toOdd(hi, lo float64) float64 {
 }
 
 func perOpGemm[T Float](f quant.Format, tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-	_, wide := any(a).([]float64)
-	round := func(hi, lo float64) float64 {
-		switch {
-		case f != nil:
-			return f.Round64(toOdd(hi, lo))
-		case wide:
-			return hi
-		}
-		return float64(float32(toOdd(hi, lo)))
+	var ar quant.Arithmetic = plainArith[T]{}
+	if f != nil {
+		ar = quant.ArithmeticOf(f)
 	}
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
 			var s float64
 			for l := 0; l < k; l++ {
-				x, y := at(a, tA, i, l, lda), at(b, tB, l, j, ldb)
-				p := x * y
-				p = round(p, math.FMA(x, y, -p))
+				p := ar.Mul64(at(a, tA, i, l, lda), at(b, tB, l, j, ldb))
 				if l == 0 {
 					s = p
 					continue
 				}
-				t := s + p // TwoSum: s + p == t + e exactly
-				bb := t - s
-				e := (s - (t - bb)) + (p - bb)
-				s = round(t, e)
+				s = ar.Add64(s, p)
 			}
 			c[i*ldc+j] = T(s)
 		}
 	}
+}
+
+// plainArith is the arithmetic of T itself, for a nil format: IEEE
+// float64, or float32 reached by rounding the exact result to odd in
+// float64 first (so that it is rounded once).
+type plainArith[T Float] struct{}
+
+func (plainArith[T]) round(hi, lo float64) float64 {
+	if _, wide := any(T(0)).(float64); wide {
+		return hi
+	}
+	return float64(float32(toOdd(hi, lo)))
+}
+
+func (r plainArith[T]) Add64(x, y float64) float64 {
+	t := x + y // TwoSum: x + y == t + e exactly
+	bb := t - x
+	return r.round(t, (x-(t-bb))+(y-bb))
+}
+
+func (r plainArith[T]) Mul64(x, y float64) float64 {
+	p := x * y
+	return r.round(p, math.FMA(x, y, -p))
 }

@@ -11,14 +11,17 @@ import (
 // matrix holds at most 256 distinct values (operands rounded to 8-bit
 // formats): values become byte indices, every product rounding is a
 // lookup in a 256×256 table built for the operands' value sets, and every
-// rounded addition a lookup in a 256×256 table of the format. Otherwise it
-// runs the reference kernel. It keeps its tables and buffers between
-// calls and gives the same bits as PerOpGemm.
+// rounded addition a lookup in a 256×256 table of the format. Both tables
+// come from the format's arithmetic (quant.ArithmeticOf), so a format
+// with its own add or multiply gets them here too. Otherwise it runs the
+// reference kernel. It keeps its tables and buffers between calls and
+// gives the same bits as PerOpGemm.
 //
 // A PerOpWorkspace must not be used by two goroutines at once.
 type PerOpWorkspace struct {
-	f      quant.Format // the format sum and vals are for
-	vals   []float32    // the format's values, by index
+	f      quant.Format     // the format sum and vals are for
+	ar     quant.Arithmetic // f's arithmetic (quant.ArithmeticOf)
+	vals   []float32        // the format's values, by index
 	index  map[uint64]uint8
 	nanIdx int     // index of NaN, or -1
 	sum    []uint8 // [s<<8|p]: index of R(vals[s] + vals[p])
@@ -80,16 +83,26 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	// zero product leaves every sum unchanged (no signed zeros).
 	rowIdx, colIdx, rowVals, colVals := w.ai, w.bi, w.va, w.vb
 	rows, cols, ldr, ldcol := m, n, ldc, 1
-	if w.zb > w.za {
+	swapped := w.zb > w.za
+	if swapped {
 		rowIdx, colIdx, rowVals, colVals = w.bi, w.ai, w.vb, w.va
 		rows, cols, ldr, ldcol = n, m, 1, ldc
 	}
-	// Product table: float32 products are exact in float64, so Round64
-	// rounds once.
+	// Product table, by the format's multiplication (for the default
+	// one, float32 products are exact in float64 and Round64 rounds once).
 	w.prod = growU8(w.prod, 1<<16)
 	for i, x := range rowVals {
 		for j, y := range colVals {
-			w.prod[i<<8|j] = w.idx(f.Round64(float64(x) * float64(y)))
+			va, vb := float64(x), float64(y)
+			if swapped { // a's element first, as in the reference kernel
+				va, vb = vb, va
+			}
+			p, ok := w.idx(w.ar.Mul64(va, vb))
+			if !ok {
+				perOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+				return
+			}
+			w.prod[i<<8|j] = p
 		}
 	}
 	zero := -1 // index of the row operand's zero, if its products can be skipped
@@ -142,12 +155,14 @@ func growU8(buf []uint8, n int) []uint8 {
 	return make([]uint8, n)
 }
 
-// idx returns the index of a value of the format.
-func (w *PerOpWorkspace) idx(v float64) uint8 {
+// idx returns the index of a value of the format; ok is false if v is
+// not one (an Arithmetic that breaks its contract).
+func (w *PerOpWorkspace) idx(v float64) (i uint8, ok bool) {
 	if v != v {
-		return uint8(w.nanIdx)
+		return uint8(w.nanIdx), true
 	}
-	return w.index[math.Float64bits(v)]
+	i, ok = w.index[math.Float64bits(v)]
+	return i, ok
 }
 
 // setFormat builds the value list and sum table of f, unless it has them.
@@ -155,7 +170,7 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 	if w.f == f && w.sum != nil {
 		return true
 	}
-	w.f, w.sum = f, nil
+	w.f, w.sum, w.ar = f, nil, quant.ArithmeticOf(f)
 	w.vals = w.vals[:0]
 	w.index = make(map[uint64]uint8)
 	w.nanIdx = -1
@@ -182,15 +197,17 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 		// the index a value anyway so that the tables are total.
 		w.nanIdx = 0
 	}
-	w.sum = growU8(w.sum, 1<<16)
+	sum := growU8(w.sum, 1<<16)
 	for i, x := range w.vals {
 		for j, y := range w.vals {
-			s, p := float64(x), float64(y)
-			t := s + p
-			bb := t - s
-			w.sum[i<<8|j] = w.idx(f.Round64(toOdd(t, (s-(t-bb))+(p-bb))))
+			s, ok := w.idx(w.ar.Add64(float64(x), float64(y)))
+			if !ok {
+				return false
+			}
+			sum[i<<8|j] = s
 		}
 	}
+	w.sum = sum
 	return true
 }
 
