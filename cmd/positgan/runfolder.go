@@ -16,7 +16,7 @@ import (
 )
 
 // runFiles are the files a training run writes in its folder, as globs.
-var runFiles = []string{"checkpoint.safetensors", "checkpoint_*.safetensors", "log.csv", "samples.png", "samples_*.png", "result.json"}
+var runFiles = []string{"checkpoint.safetensors", "checkpoint_*.safetensors", "log.csv", "samples.png", "samples_*.png", "result.json", "losses.png", runConfigFile}
 
 // runIn returns the file that shows dir holds a run (its checkpoint or
 // log), or "" if it holds none.

@@ -40,6 +40,7 @@ type trainFlags struct {
 	lr                            float64
 	imageSize, channels, features int
 	set                           map[string]bool // flags given explicitly
+	flags                         *flag.FlagSet   // all of them, for run.toml
 }
 
 func trainCmd() *command {
@@ -48,10 +49,12 @@ func trainCmd() *command {
 			"Trains --model on --dataset once per policy of --policy (a comma-separated list), each into\n" +
 			"its own folder --out/<policy> (or --out itself for a single policy): log.csv (losses and\n" +
 			"timing per step), samples_<step>.png (fixed-noise grids; one row per class for CGAN),\n" +
-			"samples.png and checkpoint.safetensors (written when the run ends, also on Ctrl-C).\n" +
-			"--resume continues each run from its checkpoint, bit for bit.\n\nModels:\n" + modelList(),
+			"samples.png and checkpoint.safetensors (written when the run ends, also on Ctrl-C), and\n" +
+			"run.toml (every setting; train --config run.toml repeats the run). --resume continues each\n" +
+			"run from its checkpoint, bit for bit.\n\nModels:\n" + modelList(),
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
-			f := &trainFlags{}
+			f := &trainFlags{flags: fs}
+			config := fs.String("config", "", "read the settings from a run's "+runConfigFile+" (flags given here override it)")
 			fs.StringVar(&f.model, "model", models.CGAN, "registered model: "+strings.Join(models.Names(), ", "))
 			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, an IDX file or folder, or a folder of images")
 			fs.StringVar(&f.policies, "policy", "fp32,posit8+", "quantization policies, comma-separated: presets (fp32, fp16, posit8, posit8+, posit6-deploy, fp8-ibm, ...) or .toml files")
@@ -76,6 +79,11 @@ func trainCmd() *command {
 				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (train takes only flags)", args[0])
+				}
+				if *config != "" {
+					if err := applyRunConfig(fs, *config, f.set); err != nil {
+						return err
+					}
 				}
 				return runTrain(f, io)
 			}
@@ -229,6 +237,14 @@ func runTrain(f *trainFlags, io stdio) error {
 		return err
 	}
 	defer release()
+	// Each run's settings, which train --config reads back.
+	specs := splitPolicies(f.policies)
+	for i, r := range runs {
+		set := map[string]string{"policy": strings.TrimSpace(specs[i]), "out": r.dir}
+		if err := writeRunConfig(filepath.Join(r.dir, runConfigFile), f.flags, set); err != nil {
+			return err
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A run's run.toml holds every setting: training from it into another
+// folder gives the same checkpoint, bit for bit; a flag given beside
+// --config wins over the file.
+func TestRunConfigRepeats(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDX(t, dir, 40)
+	first := filepath.Join(dir, "first")
+	mustRun(t, "train", "--dataset", data, "--policy", "fp32,posit8+", "--batch", "8", "--features", "4", "--seed", "7",
+		"--bias-every", "2", "--lr", "3e-4", "--steps", "3", "--sample-every", "0", "--out", first)
+	cfg := filepath.Join(first, "posit8+", runConfigFile)
+	text, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`policy = "posit8+"`, "seed = 7", "bias-every = 2", "lr = 0.0003", "steps = 3", "features = 4"} {
+		if !strings.Contains(string(text), "\n"+want+"\n") {
+			t.Errorf("%s lacks %q:\n%s", cfg, want, text)
+		}
+	}
+
+	again := filepath.Join(dir, "again")
+	mustRun(t, "train", "--config", cfg, "--out", again)
+	a, err := os.ReadFile(filepath.Join(first, "posit8+", "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(again, "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("training from run.toml gave another checkpoint")
+	}
+
+	other := filepath.Join(dir, "other")
+	mustRun(t, "train", "--config", cfg, "--out", other, "--seed", "8")
+	if c, err := os.ReadFile(filepath.Join(other, "checkpoint.safetensors")); err != nil || bytes.Equal(a, c) {
+		t.Errorf("--seed 8 beside --config: same checkpoint (%v)", err)
+	}
+	if text, err := os.ReadFile(filepath.Join(other, runConfigFile)); err != nil || !strings.Contains(string(text), "\nseed = 8\n") {
+		t.Errorf("--seed 8 beside --config: run.toml says\n%s (%v)", text, err)
+	}
+}
+
+func TestRunConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ file, want string }{
+		{"steps = 2\nbogus = 1\n", `unknown key "bogus"`},
+		{"resume = true\n", `unknown key "resume"`},
+		{`steps = "x"` + "\n", `steps = "x"`},
+		{"steps = \n", "line 1"},
+		{"[section]\nsteps = 2\n", "unknown key"},
+	} {
+		path := filepath.Join(dir, "run.toml")
+		if err := os.WriteFile(path, []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := runCLI(t, "", "train", "--config", path, "--out", filepath.Join(dir, "out"))
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line with %q", tc.file, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestTOMLString(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{`a"b\c`, `"a\"b\\c"`},
+		{"tab\there", `"tab\u0009here"`},
+		{"posit(8,1)", `"posit(8,1)"`},
+	} {
+		if got := tomlString(tc.in); got != tc.want {
+			t.Errorf("tomlString(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
