@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -224,11 +225,11 @@ func runEvalFID(args []string, o featureFlags, io stdio) error {
 	if err != nil {
 		return err
 	}
-	a, err := evalLoadStats(args[0], ext, o)
+	a, err := evalLoadStats(args[0], ext, o, io.err)
 	if err != nil {
 		return err
 	}
-	b, err := evalLoadStats(args[1], ext, o)
+	b, err := evalLoadStats(args[1], ext, o, io.err)
 	if err != nil {
 		return err
 	}
@@ -259,7 +260,7 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 	if err != nil {
 		return err
 	}
-	st, err := evalLoadStats(args[0], ext, o)
+	st, err := evalLoadStats(args[0], ext, o, io.err)
 	if err != nil {
 		return err
 	}
@@ -290,7 +291,8 @@ func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
 
 // evalLoadStats returns the feature statistics of path: read from a .npz
 // file, or computed with ext from a data set datasets.Load understands.
-func evalLoadStats(path string, ext featnet.Extractor, o featureFlags) (eval.Stats, error) {
+// Notes on how the images are brought to ext's input go to log.
+func evalLoadStats(path string, ext featnet.Extractor, o featureFlags, log io.Writer) (eval.Stats, error) {
 	if isStatsFile(path) {
 		return eval.ReadStats(path)
 	}
@@ -306,8 +308,10 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags) (eval.Sta
 	default:
 		return eval.Stats{}, usagef("--split %q: want train or test", *o.split)
 	}
+	opt, note := fidFolderOptions(path, ext)
+	opt.Split = split
 	var ds datasets.Dataset
-	ds, err := datasets.Load(path, datasets.Options{Split: split})
+	ds, err := datasets.Load(path, opt)
 	if err != nil {
 		return eval.Stats{}, err
 	}
@@ -320,7 +324,11 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags) (eval.Sta
 	if err != nil {
 		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return eval.StatsOf(f)
+	st, err := eval.StatsOf(f)
+	if err == nil && note != "" {
+		fmt.Fprintln(log, note)
+	}
+	return st, err
 }
 
 // evalCheckpointStats returns the feature statistics of --n images (10000

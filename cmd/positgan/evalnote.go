@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg" // DecodeConfig of the usual image files
+	_ "image/png"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval/featnet"
+)
+
+// fidFolderOptions looks at the image files of path, if it is an image
+// folder, without decoding them: eval fid brings every image to its
+// feature network's input, silently so far, and a folder of images of
+// several sizes could not be read at all. It returns the options to load
+// path with (the network's input size when the sizes differ, so that each
+// image is fitted to it) and a one-line note when the images are not of
+// the network's input size and channels, naming both.
+func fidFolderOptions(path string, ext featnet.Extractor) (datasets.Options, string) {
+	if ext == nil || !datasets.IsImageFolder(path) {
+		return datasets.Options{}, ""
+	}
+	files, err := datasets.ImageFiles([]string{path})
+	if err != nil {
+		return datasets.Options{}, "" // loading reports it
+	}
+	type size struct{ w, h int }
+	var sizes []size
+	colour := false
+	for _, name := range files {
+		cfg, ok := imageConfig(name)
+		if !ok {
+			return datasets.Options{}, "" // loading reports it
+		}
+		if s := (size{cfg.Width, cfg.Height}); !slices.Contains(sizes, s) {
+			sizes = append(sizes, s)
+		}
+		colour = colour || (cfg.ColorModel != color.GrayModel && cfg.ColorModel != color.Gray16Model)
+	}
+	if len(sizes) == 0 {
+		return datasets.Options{}, ""
+	}
+	side, gray := featnet.InceptionSize, false
+	if _, ok := ext.(*featnet.Inception); !ok {
+		side, gray = 28, true // the LeNet-5 networks
+	}
+	input := fmt.Sprintf("%dx%d", side, side)
+	if gray {
+		input += " gray"
+	} else {
+		input += " RGB"
+	}
+	switch {
+	case len(sizes) > 1:
+		var all []string
+		for _, s := range sizes[:min(len(sizes), 3)] {
+			all = append(all, fmt.Sprintf("%dx%d", s.w, s.h))
+		}
+		if len(sizes) > 3 {
+			all = append(all, "...")
+		}
+		return datasets.Options{Height: side, Width: side},
+			fmt.Sprintf("note: %s: %d images of %d sizes (%s): each centre-cropped and resized to %dx%d for %s's %s input",
+				path, len(files), len(sizes), strings.Join(all, ", "), side, side, ext.Name(), input)
+	case sizes[0].w != side || sizes[0].h != side || colour == gray:
+		var did []string
+		if sizes[0].w != side || sizes[0].h != side {
+			did = append(did, "resized (bilinear)")
+		}
+		kind := "gray"
+		if colour {
+			kind = "colour"
+		}
+		if colour == gray {
+			if gray {
+				did = append(did, "made gray (luma 0.299R + 0.587G + 0.114B)")
+			} else {
+				did = append(did, "made RGB")
+			}
+		}
+		return datasets.Options{}, fmt.Sprintf("note: %s: %d images of %dx%d %s, %s for %s's %s input",
+			path, len(files), sizes[0].w, sizes[0].h, kind, strings.Join(did, " and "), ext.Name(), input)
+	}
+	return datasets.Options{}, ""
+}
+
+// imageConfig reads the size and colour model of an image file from its
+// header.
+func imageConfig(name string) (image.Config, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return image.Config{}, false
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(f)
+	return cfg, err == nil
+}
