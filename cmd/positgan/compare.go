@@ -119,7 +119,7 @@ func (f *compareFlags) sweep(io stdio) experiment.Sweep {
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
 		Log: io.err,
 		Progress: func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery)
+			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery, 0)
 		},
 	}
 }
@@ -129,6 +129,10 @@ func runCompare(f *compareFlags, io stdio) error {
 		return usagef("--log-every %d: must not be negative", f.logEvery)
 	}
 	s := f.sweep(io)
+	runs, _ := s.Runs() // an error is Compare's to report
+	s.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
+		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, laterSteps(runs, r, s.Steps, experiment.Shard{}))
+	}
 	ctx, stop := interruptible(io)
 	defer stop()
 	t, err := experiment.Compare(ctx, s)
@@ -222,8 +226,9 @@ func runPlan(f *compareFlags, io stdio) error {
 		return err
 	}
 	p.Sweep.Log = io.err
+	runs, _ := p.Runs() // an error is RunPlan's to report
 	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery)
+		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, laterSteps(runs, r, p.Sweep.Steps, sh))
 	}
 	ctx, stop := interruptible(io)
 	defer stop()

@@ -97,6 +97,7 @@ type trainRun struct {
 	policy  *quant.Policy
 	dir     string
 	trainer *gan.Trainer
+	later   int // steps the runs after this one train in this invocation
 }
 
 func runTrain(f *trainFlags, io stdio) error {
@@ -244,6 +245,9 @@ func runTrain(f *trainFlags, io stdio) error {
 		if err := writeRunConfig(filepath.Join(r.dir, runConfigFile), f.flags, set); err != nil {
 			return err
 		}
+	}
+	for i := len(runs) - 2; i >= 0; i-- { // for the ETA of all runs
+		runs[i].later = runs[i+1].later + max(steps-runs[i+1].trainer.Step(), 0)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -395,7 +399,7 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 	fmt.Fprintf(io.out, "%s %s on %s (%d images %v) in %s: steps %d, batch %d, seed %d -> %s\n",
 		verb, f.model, f.dataset, ds.Len(), ds.Shape(), r.name, steps, o.Batch, o.Seed, r.dir)
 
-	onStep := progressReporter(io, r.name, t.LogColumns(), start, steps, f.logEvery)
+	onStep := progressReporter(io, r.name, t.LogColumns(), start, steps, f.logEvery, r.later)
 	sum, err := t.Run(ctx, gan.RunOptions{
 		Dir: r.dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
 		KeepCheckpoints: f.keep, Meta: map[string]string{"positgan.dataset": f.dataset},
@@ -427,8 +431,10 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 
 // progressReporter returns the per-step callback: a progress bar on a
 // terminal, a plain line every logEvery steps otherwise. cols names the
-// step's figures (gan.Trainer.LogColumns).
-func progressReporter(io stdio, name string, cols []string, start, steps, logEvery int) func(gan.StepStats, time.Duration) {
+// step's figures (gan.Trainer.LogColumns). later is the number of steps
+// the runs after this one train in this invocation: both also show the
+// ETA of all of them (allRunsETA).
+func progressReporter(io stdio, name string, cols []string, start, steps, logEvery, later int) func(gan.StepStats, time.Duration) {
 	if isTerminal(io.err) {
 		desc := name
 		if start > 0 {
@@ -444,12 +450,13 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 			progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
-		return func(st gan.StepStats, _ time.Duration) {
+		return func(st gan.StepStats, el time.Duration) {
 			var b strings.Builder
 			b.WriteString(desc) // the step is the bar's count
 			for i, l := range st.Losses {
 				fmt.Fprintf(&b, "  %s %.3f", cols[i], l)
 			}
+			b.WriteString(allRunsETA(st.Step-start, steps-st.Step, later, el, "  all runs eta "))
 			bar.Describe(b.String())
 			bar.Add(1)
 		}
@@ -466,7 +473,8 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 		for i, v := range vals {
 			fmt.Fprintf(&b, "  %s %.4g", cols[i], v)
 		}
-		fmt.Fprintf(&b, "  %.3f s/step  eta %s\n", el.Seconds()/float64(done), eta.Round(time.Second))
+		fmt.Fprintf(&b, "  %.3f s/step  eta %s%s\n", el.Seconds()/float64(done), eta.Round(time.Second),
+			allRunsETA(done, steps-st.Step, later, el, ", all runs "))
 		io.err.Write([]byte(b.String()))
 	}
 }
