@@ -3,6 +3,9 @@ package gan
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+
+	"github.com/positgan/positgan/quant"
 )
 
 // Adam is the Adam optimiser (Kingma and Ba, ICLR 2015) over a fixed list
@@ -12,6 +15,31 @@ type Adam struct {
 	LR, Beta1, Beta2, Eps float64
 	T                     int         // updates applied so far
 	M, V                  [][]float32 // first and second moments, one per parameter
+	// Formats, if not nil, holds per parameter the formats the update
+	// rounds to (see ParamFormats); nil or a zero entry: float32.
+	Formats []ParamFormats
+	// Seed seeds stochastic rounding. The random stream of each tensor and
+	// role at each update is derived from Seed, the tensor's index, the
+	// role and T, so that resuming from a checkpoint (which holds T)
+	// rounds exactly as an uninterrupted run.
+	Seed uint64
+
+	g   []float32 // the rounded gradient of one tensor
+	rng rand.PCG
+}
+
+// ParamFormats are the formats of the optimiser's side of one parameter
+// tensor, as quant.LayerFormats names them: the gradient Adam sees (after
+// loss scaling is undone), the two moments after each update, and the
+// stored weights (the master copy) after each update. QPyTorch's OptimLP
+// rounds the same four.
+type ParamFormats struct {
+	Grad, Moment1, Moment2, Master quant.RoleFormat
+}
+
+// ParamFormatsOf returns the optimiser formats of a layer's parameters.
+func ParamFormatsOf(lf quant.LayerFormats) ParamFormats {
+	return ParamFormats{Grad: lf.Grad, Moment1: lf.Moment1, Moment2: lf.Moment2, Master: lf.Master}
 }
 
 // NewAdam returns Adam for parameters of the given sizes with the usual
@@ -32,6 +60,9 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 	if len(params) != len(a.M) || len(grads) != len(a.M) {
 		panic(fmt.Sprintf("gan: adam: %d parameters and %d gradients for %d tensors", len(params), len(grads), len(a.M)))
 	}
+	if a.Formats != nil && len(a.Formats) != len(a.M) {
+		panic(fmt.Sprintf("gan: adam: %d formats for %d tensors", len(a.Formats), len(a.M)))
+	}
 	a.T++
 	inv := float32(1 / gradScale)
 	b1, b2 := float32(a.Beta1), float32(a.Beta2)
@@ -46,6 +77,40 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 		if len(g) != len(p) || len(m) != len(p) {
 			panic(fmt.Sprintf("gan: adam: tensor %d has %d values, gradient %d, state %d", i, len(p), len(g), len(m)))
 		}
-		adamKernel(p, g, m, v, inv, b1, b2, lr, sc2, eps)
+		if a.Formats == nil || a.Formats[i] == (ParamFormats{}) {
+			adamKernel(p, g, m, v, inv, b1, b2, lr, sc2, eps)
+			continue
+		}
+		// The same arithmetic in three passes, with each role rounded
+		// between them.
+		f := &a.Formats[i]
+		a.g = grow(a.g, len(g))
+		scaleKernel(a.g, g, inv)
+		a.round(a.g, f.Grad, i, 0)
+		momentsKernel(m, v, a.g, b1, b2)
+		a.round(m, f.Moment1, i, 1)
+		a.round(v, f.Moment2, i, 2)
+		applyKernel(p, m, v, lr, sc2, eps)
+		a.round(p, f.Master, i, 3)
 	}
+}
+
+// round rounds x in place to rf, drawing stochastic rounding's bits from
+// the stream of tensor i, role and the current update.
+func (a *Adam) round(x []float32, rf quant.RoleFormat, i, role int) {
+	if rf.Format == nil {
+		return
+	}
+	if rf.Rounding == quant.Stochastic {
+		a.rng.Seed(seedFor(a.Seed, fmt.Sprintf("adam tensor %d role %d", i, role)), uint64(a.T))
+	}
+	quant.RoundTo(x, x, rf.Format, rf.Rounding, &a.rng)
+}
+
+// grow returns a slice of length n, reusing buf's storage when it can.
+func grow(buf []float32, n int) []float32 {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]float32, n)
 }

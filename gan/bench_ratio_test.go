@@ -1,6 +1,8 @@
 package gan_test
 
 import (
+	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/gemm"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/quant"
 )
 
 // ratioPolicies are the policies BenchmarkTrainStepRatio compares with
@@ -76,6 +79,82 @@ func BenchmarkTrainStepRatio(b *testing.B) {
 			})
 		}
 	}
+}
+
+// wholeStepPolicies are the policies BenchmarkWholeStepRatio compares
+// with posit8+: its paper twin (P(16,1) other layers), and posit8+ with
+// every whole-step role in P(16,1) or P(8,2) (other layers, stored
+// weights, gradients, moments), to nearest and stochastic.
+var wholeStepPolicies = []string{
+	"posit8+",
+	"p8+-paper",
+	"posit8+ other=posit(16,1) master=posit(16,1) grad=posit(16,1) moments=posit(16,1)",
+	"posit8+ other=posit(16,1) master=posit(8,2) master_rounding=stochastic grad=posit(16,1) moments=posit(16,1)",
+	"p8-paper",
+}
+
+// BenchmarkWholeStepRatio measures what quantizing the rest of the step
+// costs (issue 19: at most 10% over posit8+): as BenchmarkTrainStepRatio,
+// alternating steps of a posit8+ trainer and one of the policy's, and
+// x-posit8+ (cpu-x-posit8+) is the ratio of their total wall (CPU) times.
+func BenchmarkWholeStepRatio(b *testing.B) {
+	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dcgan, err := models.DefaultConfig(models.DCGAN, imageShape(1, 28, 28), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dcgan.Features = 64
+	ds := toyData(b, 256, 28, 1)
+	for _, c := range []struct {
+		name string
+		cfg  models.Config
+	}{{"cgan", cgan}, {"dcgan64", dcgan}} {
+		for i, policy := range wholeStepPolicies {
+			b.Run(fmt.Sprintf("%s/%d-%s", c.name, i, strings.Fields(policy)[0]), func(b *testing.B) {
+				b.Log(policy)
+				step := func(tr *gan.Trainer) {
+					if _, err := tr.TrainStep(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				ref := newTrainer(b, c.cfg, ds, gan.Options{Policy: mustPolicy(b, "posit8+"), Batch: 64, Seed: 1})
+				tr := newTrainer(b, c.cfg, ds, gan.Options{Policy: policyWith(b, policy), Batch: 64, Seed: 1})
+				step(ref)
+				step(tr)
+				var tRef, tPol time.Duration
+				var cRef, cPol int64
+				for b.Loop() {
+					t0, c0 := time.Now(), cpuTime()
+					step(ref)
+					t1, c1 := time.Now(), cpuTime()
+					step(tr)
+					tRef += t1.Sub(t0)
+					tPol += time.Since(t1)
+					cRef += c1 - c0
+					cPol += cpuTime() - c1
+				}
+				b.ReportMetric(float64(tPol)/float64(tRef), "x-posit8+")
+				b.ReportMetric(float64(cPol)/float64(cRef), "cpu-x-posit8+")
+				b.ReportMetric(float64(cPol)/1e6/float64(b.N), "cpu-ms/step")
+			})
+		}
+	}
+}
+
+// policyWith returns the preset named by the first field of s with the
+// settings that follow applied.
+func policyWith(b testing.TB, s string) *quant.Policy {
+	f := strings.Fields(s)
+	p := mustPolicy(b, f[0])
+	for _, set := range f[1:] {
+		if err := p.Apply(set); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return p
 }
 
 // cpuTime returns the CPU time the process has used, in nanoseconds.

@@ -157,10 +157,17 @@ func (t *Trainer) rebuild() error {
 	return nil
 }
 
-// stochastic reports whether any layer rounds stochastically.
+// stochastic reports whether any layer rounds stochastically, in its
+// dot products or its Other role (the optimiser's roles derive their
+// streams from the step and need no rebuild).
 func (t *Trainer) stochastic() bool {
 	for _, layer := range t.nets.Layers() {
 		if t.formats(layer).Rounding == quant.Stochastic {
+			return true
+		}
+	}
+	for _, layer := range append(t.nets.others, LossLayer) {
+		if o := t.formats(layer).Other; o.Format != nil && o.Rounding == quant.Stochastic {
 			return true
 		}
 	}

@@ -78,13 +78,21 @@ func TestResumeBitExact(t *testing.T) {
 		{"cgan-posit8+-biases", tinyCGAN(), "posit8+", 2},
 		{"dcgan-posit8+", tinyDCGAN(), "posit8+", 0},
 		{"cgan-posit8+-stochastic", tinyCGAN(), "posit8+ stochastic", 0},
+		// Stochastic rounding of the whole step: the optimiser's streams
+		// are derived from the step, the other layers' restarted with the
+		// dot products'.
+		{"cgan-p8-paper-stochastic", tinyCGAN(), "p8-paper master_rounding=stochastic moments_rounding=stochastic grad_rounding=stochastic other_rounding=stochastic", 0},
+		{"dcgan-p8+-paper-stochastic", tinyDCGAN(), "p8+-paper other_rounding=stochastic master=posit(16,1) master_rounding=stochastic", 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ds := toyData(t, 40, 8, 1) // 40/16: the loader wraps into epoch 1
-			name, stoch := strings.CutSuffix(c.policy, " stochastic")
+			name, settings, _ := strings.Cut(c.policy, " ")
 			pol := mustPolicy(t, name)
-			if stoch {
-				if err := pol.Apply("rounding=stochastic"); err != nil {
+			for _, s := range strings.Fields(settings) {
+				if s == "stochastic" {
+					s = "rounding=stochastic"
+				}
+				if err := pol.Apply(s); err != nil {
 					t.Fatal(err)
 				}
 			}

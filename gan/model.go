@@ -9,6 +9,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/quant"
 )
 
 // A Model is what a Trainer trains: networks in named parameter groups
@@ -84,8 +85,13 @@ type Graph struct {
 	capture bool
 	train   bool // put shared copies in training mode
 	passes  []*nn.Pass
-	metrics []metric
-	outputs []output // see Output (hooks.go)
+	// lossOther rounds every network output this graph uses, and the
+	// gradient that comes back to it (the Other role of the layer named
+	// "loss"); seed seeds its stochastic rounding.
+	lossOther quant.RoleFormat
+	seed      uint64
+	metrics   []metric
+	outputs   []output // see Output (hooks.go)
 }
 
 type metric struct {
@@ -134,7 +140,11 @@ func (u *Graph) Forward(net string, x, cond *gorgonia.Node) (*gorgonia.Node, err
 	}
 	p := &nn.Pass{Cond: cond, Watch: u.watch, Capture: u.capture, FreezeStats: !trained}
 	u.passes = append(u.passes, p)
-	return m.Forward(p, x)
+	y, err := m.Forward(p, x)
+	if err != nil {
+		return nil, err
+	}
+	return nn.RoundOther(y, u.lossOther, seedFor(u.seed, fmt.Sprintf("loss input %d", len(u.passes))))
 }
 
 // LossScale returns the loss scale of this update, read at every run:
@@ -179,6 +189,21 @@ type Nets struct {
 	// batch-norm running statistics (written before they were kept):
 	// they can only be evaluated with the statistics of each batch.
 	BatchStats bool
+
+	others []string // the names of the layers with an Other role (nn.Scope.OtherNames)
+	seed   uint64   // the seed the networks were built with
+}
+
+// LossLayer is the name under which a policy gives the loss its Other
+// format ("loss:other=none"): the loss's value, every network output that
+// enters it and the gradient that comes back from it are rounded to it.
+const LossLayer = "loss"
+
+// Names returns every layer name a policy can address in these networks:
+// the quantized layers (Layers), the layers with an Other role ("G/bn1",
+// "G/relu") and LossLayer.
+func (n *Nets) Names() []string {
+	return append(append(n.Layers(), n.others...), LossLayer)
 }
 
 // Net returns the network of the group named name, or nil.
@@ -235,5 +260,5 @@ func build(m Model, f nn.Formats, seed uint64) (*Nets, error) {
 		}
 		seen[g.Name] = true
 	}
-	return &Nets{Model: m, Groups: gs}, nil
+	return &Nets{Model: m, Groups: gs, others: s.OtherNames(), seed: seed}, nil
 }

@@ -142,7 +142,14 @@ func newTrainer(m Model, data []datasets.Dataset, opt Options, biases Biases) (*
 		return nil, err
 	}
 	for _, g := range t.nets.Groups {
-		t.adam[g.Name] = t.newAdam(g.Net.Params())
+		t.adam[g.Name] = t.newAdam(g.Name, g.Net.Params())
+	}
+	// A master format holds from the start: the initial weights are
+	// stored in it too (to nearest).
+	for _, p := range t.nets.Params() {
+		if f := t.formats(p.Layer).Master.Format; f != nil {
+			f.RoundSlice(p.Data(), p.Data())
+		}
 	}
 	for _, u := range m.Updates() {
 		for _, g := range u.Groups {
@@ -157,13 +164,20 @@ func newTrainer(m Model, data []datasets.Dataset, opt Options, biases Biases) (*
 	return t, nil
 }
 
-func (t *Trainer) newAdam(ps []nn.Param) *Adam {
+func (t *Trainer) newAdam(group string, ps []nn.Param) *Adam {
 	sizes := make([]int, len(ps))
+	formats := make([]ParamFormats, len(ps))
+	rounds := false
 	for i, p := range ps {
 		sizes[i] = len(p.Data())
+		formats[i] = ParamFormatsOf(t.formats(p.Layer))
+		rounds = rounds || formats[i] != ParamFormats{}
 	}
 	a := NewAdam(sizes)
 	a.LR, a.Beta1, a.Beta2 = t.opt.LR, t.opt.Beta1, t.opt.Beta2
+	if rounds {
+		a.Formats, a.Seed = formats, seedFor(t.opt.Seed, "adam "+group)
+	}
 	return a
 }
 
@@ -492,9 +506,14 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 				ug.errs = worse(ug.errs, scaling.InspectLimit(dy, l.err))
 			}
 		}
+		lossOther := t.formats(LossLayer).Other
 		u := &Graph{update: up, g: gorgonia.NewGraph(), nets: t.nets, shared: map[string]nn.Module{},
-			inputs: map[string]*gorgonia.Node{}, data: ts, scale: ug.scale, watch: watch, train: true}
+			inputs: map[string]*gorgonia.Node{}, data: ts, scale: ug.scale, watch: watch, train: true,
+			lossOther: lossOther, seed: seedFor(t.nets.seed, "update "+up.Name)}
 		if ug.loss, err = m.Loss(u); err != nil {
+			return nil, fmt.Errorf("gan: update %s: %w", up.Name, err)
+		}
+		if ug.loss, err = nn.RoundOther(ug.loss, lossOther, seedFor(u.seed, "loss")); err != nil {
 			return nil, fmt.Errorf("gan: update %s: %w", up.Name, err)
 		}
 		if ug.params, err = u.params(); err != nil {

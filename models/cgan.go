@@ -66,7 +66,7 @@ func (m *cgan) Build(s *nn.Scope) ([]gan.Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	gl = append(gl, out)
+	gl = append(gl, g.Other("tanh", out))
 
 	d := s.Sub("D")
 	var dl []nn.Module

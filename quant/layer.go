@@ -61,7 +61,39 @@ type LayerFormats struct {
 	// unrounded tensor for the transposed products of the backward pass),
 	// and its Format above is nil.
 	Block BlockRoles
+
+	// The roles below quantize the rest of a training step, each with its
+	// own rounding (QPyTorch's OptimLP rounds weights, gradients and
+	// momenta each to its own quantizer). Their zero value is float32, so
+	// a policy that does not name them trains as before.
+	//
+	// Other is the format of the tensors a layer that is not a dot product
+	// computes (normalisation, activations, residual adds, the loss): its
+	// outputs in the forward pass and the gradients it passes back. The
+	// name it is looked up under is the layer's (see nn.Scope).
+	Other RoleFormat
+	// Master is the format the stored weights (every parameter of the
+	// layer) are rounded to after each optimizer update.
+	Master RoleFormat
+	// Grad is the format of the gradient the optimizer sees: the weight
+	// gradient after loss scaling has been undone.
+	Grad RoleFormat
+	// Moment1 and Moment2 are the formats Adam's first and second moments
+	// are rounded to after each update.
+	Moment1, Moment2 RoleFormat
 }
+
+// RoleFormat is one tensor role's format and rounding. A nil Format is
+// float32. Stochastic rounding draws its random bits from a stream the
+// user of the role derives from the run's seed and step, so that a resumed
+// run rounds exactly as an uninterrupted one.
+type RoleFormat struct {
+	Format   Format
+	Rounding Rounding
+}
+
+// IsZero reports whether r rounds nothing.
+func (r RoleFormat) IsZero() bool { return r.Format == nil }
 
 // BlockRoles are the block-scaled formats of a layer's dot-product
 // operands; the zero BlockFormat leaves a role to LayerFormats.

@@ -68,15 +68,38 @@ const (
 	keyAccum
 	keyAccumFormat
 	keyRounding
+	// The roles of the whole training step (LayerFormats.Other, Master,
+	// Grad, Moment1, Moment2), each a format and a rounding. They come
+	// after the dot-product keys, so that the files of older policies
+	// keep their layout.
+	keyOther
+	keyMaster
+	keyGrad
+	keyMoment1
+	keyMoment2
+	keyOtherRounding
+	keyMasterRounding
+	keyGradRounding
+	keyMoment1Rounding
+	keyMoment2Rounding
 	numKeys
 )
 
-var keyNames = [numKeys]string{"weight", "act", "out", "err", "wgrad", "accum", "accum_format", "rounding"}
+var keyNames = [numKeys]string{"weight", "act", "out", "err", "wgrad", "accum", "accum_format", "rounding",
+	"other", "master", "grad", "moment1", "moment2",
+	"other_rounding", "master_rounding", "grad_rounding", "moment1_rounding", "moment2_rounding"}
+
+// firstStepKey is the first key of the whole-step roles: WriteTOML leaves
+// them out of [default] while they are float32 with nearest rounding, so
+// that the files of policies that do not use them are as before.
+const firstStepKey = keyOther
 
 // Shorthand keys setting several formats at once.
 var shorthands = map[string][]int{
-	"all": {keyWeight, keyAct, keyOut, keyErr, keyWGrad},
-	"dot": {keyWeight, keyAct}, // the two operands of the forward dot product
+	"all":              {keyWeight, keyAct, keyOut, keyErr, keyWGrad},
+	"dot":              {keyWeight, keyAct}, // the two operands of the forward dot product
+	"moments":          {keyMoment1, keyMoment2},
+	"moments_rounding": {keyMoment1Rounding, keyMoment2Rounding},
 }
 
 const noFormat = "none" // the name of "no rounding" in settings and files
@@ -102,9 +125,33 @@ func (p *Policy) For(layer string) LayerFormats {
 	return lf
 }
 
+// roleField returns the address of the whole-step role that key k sets
+// (its format or its rounding), or nil for the dot-product keys.
+func roleField(lf *LayerFormats, k int) *RoleFormat {
+	switch k {
+	case keyOther, keyOtherRounding:
+		return &lf.Other
+	case keyMaster, keyMasterRounding:
+		return &lf.Master
+	case keyGrad, keyGradRounding:
+		return &lf.Grad
+	case keyMoment1, keyMoment1Rounding:
+		return &lf.Moment1
+	case keyMoment2, keyMoment2Rounding:
+		return &lf.Moment2
+	}
+	return nil
+}
+
+// isRoundingKey reports whether key k sets a whole-step role's rounding.
+func isRoundingKey(k int) bool { return k >= keyOtherRounding && k <= keyMoment2Rounding }
+
 // formatField returns the address of format field k of lf, or nil for the
 // keys that are not formats (accum, rounding).
 func formatField(lf *LayerFormats, k int) *Format {
+	if r := roleField(lf, k); r != nil && !isRoundingKey(k) {
+		return &r.Format
+	}
 	switch k {
 	case keyWeight:
 		return &lf.Weight
@@ -144,6 +191,8 @@ func setField(dst *LayerFormats, k int, src *LayerFormats) {
 		dst.Accum = src.Accum
 	case keyRounding:
 		dst.Rounding = src.Rounding
+	case keyOtherRounding, keyMasterRounding, keyGradRounding, keyMoment1Rounding, keyMoment2Rounding:
+		roleField(dst, k).Rounding = roleField(src, k).Rounding
 	default:
 		*formatField(dst, k) = *formatField(src, k)
 		if b := blockField(dst, k); b != nil {
@@ -159,6 +208,9 @@ func fieldString(lf *LayerFormats, k int) string {
 		return lf.Accum.String()
 	case keyRounding:
 		return lf.Rounding.String()
+	}
+	if isRoundingKey(k) {
+		return roleField(lf, k).Rounding.String()
 	}
 	if b := blockField(lf, k); b != nil && !b.IsZero() {
 		return b.String()
@@ -178,6 +230,10 @@ func parseField(lf *LayerFormats, k int, value string) error {
 		return err
 	case keyRounding:
 		lf.Rounding, err = ParseRounding(value)
+		return err
+	}
+	if isRoundingKey(k) {
+		roleField(lf, k).Rounding, err = ParseRounding(value)
 		return err
 	}
 	var f Format
@@ -209,14 +265,19 @@ func lookupKey(key string) ([]int, error) {
 	if i := slices.Index(keyNames[:], key); i >= 0 {
 		return []int{i}, nil
 	}
-	return nil, PolicyError(fmt.Sprintf("unknown key %q (want %s, or all, dot)", key, strings.Join(keyNames[:], ", ")))
+	return nil, PolicyError(fmt.Sprintf("unknown key %q (want %s, or all, dot, moments, moments_rounding)", key, strings.Join(keyNames[:], ", ")))
 }
 
 // Set sets field key of the layers matching glob to value; glob "" means
 // the default. Keys are weight, act, out, err, wgrad (formats: a name Parse
 // accepts, or "none" for float32), accum (fp32, quire, per-op),
-// accum_format (a format or none), rounding (nearest, stochastic), and the
-// shorthands all (the five formats) and dot (weight and act). Setting the
+// accum_format (a format or none), rounding (nearest, stochastic: the
+// rounding of the five formats above), the whole-step roles other,
+// master, grad, moment1, moment2 (formats, see LayerFormats) with their
+// roundings other_rounding, master_rounding, grad_rounding,
+// moment1_rounding, moment2_rounding, and the shorthands all (the five
+// dot-product formats), dot (weight and act), moments (moment1 and
+// moment2) and moments_rounding. Setting the
 // same glob again changes its existing override, keeping its place in the
 // order.
 func (p *Policy) Set(glob, key, value string) error {
@@ -392,6 +453,46 @@ var policyPresets = []policyPreset{
 		loss:     LossScale{Scale: 1024, Dynamic: true},
 	},
 	{
+		name: "p8-paper",
+		doc: "Ho et al.'s P8 baseline as the paper states it (DATE 2021): \"P(8,2) without loss scaling & w/o exponent " +
+			"bias\", read as P(8,2) everywhere a step rounds: every dot-product tensor, the other layers (norms, " +
+			"activations, residual adds, the loss), the stored weights after each update, the gradients Adam sees and " +
+			"Adam's moments, all to nearest. posit8 rounds only the dot-product tensors.",
+		settings: []string{"all=posit(8,2)", "other=posit(8,2)", "master=posit(8,2)", "grad=posit(8,2)", "moments=posit(8,2)"},
+	},
+	{
+		name: "p8+-paper",
+		doc: "Ho et al.'s P8 recipe as the paper states it (DATE 2021): \"P8 = P(8,1) for dot product + P(16,1) other " +
+			"layers\", with exponent biases and loss scaling: posit8+'s dot-product formats, biases and dynamic loss " +
+			"scaling from 2^10, plus P(16,1) for the inputs and outputs of every other layer (norms, activations, " +
+			"residual adds, the loss) and the gradients they pass back. Stored weights, gradients and Adam's state " +
+			"stay float32, as the sentence names no format for them.",
+		settings: []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)",
+			"other=posit(16,1)"},
+		loss: LossScale{Scale: 1024, Dynamic: true},
+	},
+	{
+		name: "fp8-ibm-paper",
+		doc: "Ho et al.'s FP8 row as the paper states it (DATE 2021): \"FP8 = IBM hybrid FP8 for dot product + FP16 " +
+			"(1,6,9) other layers\": fp8-ibm's dot-product formats (1-4-3 forward operands, 1-5-2 errors and weight " +
+			"gradients, float(6,9) outputs) and dynamic loss scaling from 2^10, plus float(6,9) for the inputs and " +
+			"outputs of every other layer. Stored weights, gradients and Adam's state stay float32.",
+		settings: []string{"dot=fp8-ibm-fwd", "err=fp8-ibm-bwd", "wgrad=fp8-ibm-bwd", "out=float(6,9)", "accum_format=float(6,9)",
+			"other=float(6,9)"},
+		loss: LossScale{Scale: 1024, Dynamic: true},
+	},
+	{
+		name: "fp16-apex",
+		doc: "FP16 training as NVIDIA APEX's opt level O2 (\"Almost FP16\" mixed precision) does it: it casts the model " +
+			"to FP16, keeps batch norms in FP32, maintains FP32 master weights and scales the loss dynamically. Here: " +
+			"the model and its activations in IEEE half precision (every dot-product tensor and every other " +
+			"layer's outputs and gradients), FP32 master weights, gradients and Adam state, the loss computed in FP32 " +
+			"from outputs cast to FP32 (loss:other=none), dynamic loss scaling from 2^16. Batch norm computes in FP32 " +
+			"inside the layer (as every layer here does); its FP16 output is what O2's cuDNN batch norm returns.",
+		settings: []string{"all=fp16", "other=fp16", "loss:other=none"},
+		loss:     LossScale{Scale: 65536, Dynamic: true},
+	},
+	{
 		name: "mxfp8",
 		doc: "OCP Microscaling MXFP8 training, as Transformer Engine's MXFP8BlockScaling recipe with fp8_format=HYBRID: " +
 			"weights and activations in MXFP8 E4M3, errors in MXFP8 E5M2, blocks of 32 with an E8M0 scale along the " +
@@ -538,8 +639,10 @@ func ParsePolicy(s string) (*Policy, error) {
 //	match = "G/out*"
 //	out = "posit(16,1)"
 //
-// Layer keys: weight act out err wgrad accum accum_format rounding, and the
-// shorthands all and dot, which apply first.
+// Layer keys: weight act out err wgrad accum accum_format rounding, the
+// whole-step roles other master grad moment1 moment2 and their
+// <role>_rounding, and the shorthands all, dot, moments and
+// moments_rounding, which apply first.
 type tomlPolicy struct {
 	Name      string         `toml:"name,omitempty"`
 	Preset    string         `toml:"preset,omitempty"`
@@ -566,6 +669,19 @@ type tomlLayer struct {
 	Accum       string `toml:"accum,omitempty"`
 	AccumFormat string `toml:"accum_format,omitempty"`
 	Rounding    string `toml:"rounding,omitempty"`
+
+	Moments         string `toml:"moments,omitempty"`
+	MomentsRounding string `toml:"moments_rounding,omitempty"`
+	Other           string `toml:"other,omitempty"`
+	Master          string `toml:"master,omitempty"`
+	Grad            string `toml:"grad,omitempty"`
+	Moment1         string `toml:"moment1,omitempty"`
+	Moment2         string `toml:"moment2,omitempty"`
+	OtherRounding   string `toml:"other_rounding,omitempty"`
+	MasterRounding  string `toml:"master_rounding,omitempty"`
+	GradRounding    string `toml:"grad_rounding,omitempty"`
+	Moment1Rounding string `toml:"moment1_rounding,omitempty"`
+	Moment2Rounding string `toml:"moment2_rounding,omitempty"`
 }
 
 // settings returns the table's (key, value) pairs in application order.
@@ -574,6 +690,10 @@ func (t *tomlLayer) settings() [][2]string {
 	for _, kv := range [][2]string{
 		{"all", t.All}, {"dot", t.Dot}, {"weight", t.Weight}, {"act", t.Act}, {"out", t.Out}, {"err", t.Err},
 		{"wgrad", t.WGrad}, {"accum", t.Accum}, {"accum_format", t.AccumFormat}, {"rounding", t.Rounding},
+		{"moments", t.Moments}, {"moments_rounding", t.MomentsRounding},
+		{"other", t.Other}, {"master", t.Master}, {"grad", t.Grad}, {"moment1", t.Moment1}, {"moment2", t.Moment2},
+		{"other_rounding", t.OtherRounding}, {"master_rounding", t.MasterRounding}, {"grad_rounding", t.GradRounding},
+		{"moment1_rounding", t.Moment1Rounding}, {"moment2_rounding", t.Moment2Rounding},
 	} {
 		if kv[1] != "" {
 			s = append(s, kv)
@@ -583,7 +703,9 @@ func (t *tomlLayer) settings() [][2]string {
 }
 
 func (t *tomlLayer) setKey(k int, v string) {
-	*[...]*string{&t.Weight, &t.Act, &t.Out, &t.Err, &t.WGrad, &t.Accum, &t.AccumFormat, &t.Rounding}[k] = v
+	*[...]*string{&t.Weight, &t.Act, &t.Out, &t.Err, &t.WGrad, &t.Accum, &t.AccumFormat, &t.Rounding,
+		&t.Other, &t.Master, &t.Grad, &t.Moment1, &t.Moment2,
+		&t.OtherRounding, &t.MasterRounding, &t.GradRounding, &t.Moment1Rounding, &t.Moment2Rounding}[k] = v
 }
 
 // ReadPolicy reads a TOML policy (see WriteTOML for an example). Unknown
@@ -650,6 +772,9 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 		t.LossScale = &tomlLossScale{Scale: p.LossScale.Scale, Dynamic: p.LossScale.Dynamic}
 	}
 	for k := range numKeys {
+		if k >= firstStepKey && *roleField(&p.Default, k) == (RoleFormat{}) {
+			continue // float32, nearest: as a file without the key says
+		}
 		t.Default.setKey(k, fieldString(&p.Default, k))
 	}
 	for _, o := range p.overrides {

@@ -222,9 +222,9 @@ func runTrain(f *trainFlags, io stdio) error {
 		if err != nil {
 			return err
 		}
-		if globs := r.policy.Unmatched(r.trainer.Nets().Layers()); len(globs) > 0 {
+		if globs := r.policy.Unmatched(r.trainer.Nets().Names()); len(globs) > 0 {
 			fmt.Fprintf(io.err, "warning: policy %s: layer glob %s matches no layer of this model (its layers: %s)\n",
-				r.name, strings.Join(globs, ", "), strings.Join(r.trainer.Nets().Layers(), " "))
+				r.name, strings.Join(globs, ", "), strings.Join(r.trainer.Nets().Names(), " "))
 		}
 	}
 	// Output folders: made and probed only now that everything is ready.

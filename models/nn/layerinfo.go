@@ -44,7 +44,7 @@ func Quantized(m Module) (LayerInfo, bool) {
 // BatchNormOf returns the batch norm m is, if it is one built by a Scope,
 // and its name ("G/bn2").
 func BatchNormOf(m Module) (*BatchNorm, string, bool) {
-	l, ok := m.(*batchNormLayer)
+	l, ok := unwrapOther(m).(*batchNormLayer)
 	if !ok {
 		return nil, "", false
 	}

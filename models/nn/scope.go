@@ -34,13 +34,17 @@ type scopeState struct {
 	formats Formats
 	seed    uint64
 	err     error
+	// uses counts the Other roundings built under each name, so that the
+	// unnamed layers sharing one ("G/relu") get streams of their own.
+	uses  map[string]int
+	names []string // the names of Other roles, in order (OtherNames)
 }
 
 // NewScope returns the root scope of graph g: layers get their formats
 // from f (nil: float32) and seeds derived from seed. opts apply to every
 // layer built in the scope (WithDtype, WithNormalInit).
 func NewScope(g *gorgonia.ExprGraph, f Formats, seed uint64, opts ...Option) *Scope {
-	return &Scope{opts: opts, st: &scopeState{g: g, formats: f, seed: seed}}
+	return &Scope{opts: opts, st: &scopeState{g: g, formats: f, seed: seed, uses: map[string]int{}}}
 }
 
 // Sub returns the scope of the part named name: its layers are named
@@ -147,7 +151,7 @@ func (s *Scope) BatchNorm(name string, c int) Module {
 		s.Fail(err)
 		return failed{}
 	}
-	return &batchNormLayer{l}
+	return s.Other(name, &batchNormLayer{l})
 }
 
 // InstanceNorm returns an instance norm over c channels (ε 1e-5) with
@@ -158,7 +162,7 @@ func (s *Scope) InstanceNorm(name string, c int) Module {
 		s.Fail(err)
 		return failed{}
 	}
-	return &instanceNormLayer{l}
+	return s.Other(name, &instanceNormLayer{l})
 }
 
 // quantLayer is a quantized Linear, Conv2d or ConvTranspose2d as a Module:
@@ -240,19 +244,28 @@ func normParams(name string, gamma, beta *gorgonia.Node) []Param {
 	}
 }
 
+// The activations, Scale and Residual a scope builds have no name of their
+// own: a policy addresses their Other role as "<scope>/relu",
+// "<scope>/leaky_relu", "<scope>/tanh", "<scope>/sigmoid", "<scope>/scale"
+// and "<scope>/add" ("G/relu", "G_AB/res3/add"; see Scope.Other).
+
 // ReLU returns max(x, 0) as a module.
-func (s *Scope) ReLU() Module { return Func("ReLU", ReLU) }
+func (s *Scope) ReLU() Module { return s.Other("relu", Func("ReLU", ReLU)) }
 
 // LeakyReLU returns the leaky ReLU of slope alpha as a module.
 func (s *Scope) LeakyReLU(alpha float64) Module {
-	return Func(fmt.Sprintf("LeakyReLU(%g)", alpha), func(x *gorgonia.Node) (*gorgonia.Node, error) { return LeakyReLU(x, alpha) })
+	return s.Other("leaky_relu", Func(fmt.Sprintf("LeakyReLU(%g)", alpha), func(x *gorgonia.Node) (*gorgonia.Node, error) { return LeakyReLU(x, alpha) }))
 }
 
 // Tanh returns tanh as a module.
-func (s *Scope) Tanh() Module { return Func("Tanh", Tanh) }
+func (s *Scope) Tanh() Module { return s.Other("tanh", Func("Tanh", Tanh)) }
 
 // Sigmoid returns the logistic function as a module.
-func (s *Scope) Sigmoid() Module { return Func("Sigmoid", Sigmoid) }
+func (s *Scope) Sigmoid() Module { return s.Other("sigmoid", Func("Sigmoid", Sigmoid)) }
+
+// Residual returns x + body(x) (see Residual) with the sum rounded to the
+// Other format of "<scope>/add".
+func (s *Scope) Residual(body Module) Module { return s.Other("add", Residual(body)) }
 
 // ReflectionPad returns reflection padding by pad on every side as a
 // module (see ReflectionPad2D).
@@ -267,7 +280,7 @@ func (s *Scope) PixelShuffle(r int) Module {
 
 // Scale returns multiplication by k as a module (see Scale).
 func (s *Scope) Scale(k float64) Module {
-	return Func(fmt.Sprintf("Scale(%g)", k), func(x *gorgonia.Node) (*gorgonia.Node, error) { return Scale(x, k) })
+	return s.Other("scale", Func(fmt.Sprintf("Scale(%g)", k), func(x *gorgonia.Node) (*gorgonia.Node, error) { return Scale(x, k) }))
 }
 
 // Upsample returns nearest-neighbour upsampling by scale as a module.
