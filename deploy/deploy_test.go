@@ -439,3 +439,56 @@ func TestFoldBatchNorm(t *testing.T) {
 		t.Errorf("dcgan with nothing folded differs from the checkpoint")
 	}
 }
+
+// Every format the deployment table exports round-trips through the file
+// (every code, and the format with its options and exponent bias) and
+// the model read back generates the checkpoint's images under the same
+// policy bit for bit: each float split with and without Inf, saturation
+// and subnormals, floats and posits with exponent biases per layer, the
+// narrow posits, for CGAN and DCGAN, fp32 and quire accumulation.
+func TestRoundTripFormats(t *testing.T) {
+	var dots []string
+	for _, b := range []int{4, 6} {
+		for _, f := range deploy.FloatCandidates(b) {
+			dots = append(dots, f.String())
+		}
+	}
+	dots = append(dots, "posit(4,0)", "posit(5,1)", "posit(6,1,scale=3)", "float(3,2,bias=6,special=none)", "float(4,1,bias=11,subnormals=false)")
+	for _, cfg := range []models.Config{cgan, dcgan} {
+		c := trained(t, cfg, "")
+		for i, dot := range dots {
+			accum := []string{"fp32", "quire"}[i%2]
+			settings := []string{"all=posit(16,1)", "dot=" + dot, "accum=" + accum,
+				"G/*1:weight=posit(6,1,scale=4)", "G/*2:act=float(2,3,bias=0,special=none)"}
+			t.Run(cfg.Arch+"/"+dot+"/"+accum, func(t *testing.T) {
+				pol := mustPolicy(t, "fp32")
+				for _, s := range settings {
+					if err := pol.Apply(s); err != nil {
+						t.Fatal(err)
+					}
+				}
+				m, l, _ := roundTrip(t, c, pol)
+				for i, w := range m.Tensors {
+					r := l.Tensors[i]
+					if r.Name != w.Name || r.Format.String() != w.Format.String() || !slices.Equal(r.Codes, w.Codes) {
+						t.Fatalf("tensor %s: read %s %v, wrote %s %v", w.Name, r.Name, r.Format, w.Name, w.Format)
+					}
+				}
+				if !slices.EqualFunc(l.Meta.Layers, m.Meta.Layers, func(a, b deploy.Layer) bool { return a == b }) {
+					t.Fatalf("layers differ after the round trip: %+v", l.Meta.Layers)
+				}
+				z, labels := noise(l.Spec(), 3)
+				got, err := l.Generate(z, labels)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := reference(t, c, pol, z, labels)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("value %d: %g, checkpoint %g", i, got[i], want[i])
+					}
+				}
+			})
+		}
+	}
+}

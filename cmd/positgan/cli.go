@@ -36,6 +36,7 @@ func root() *command {
 		classifyCmd(),
 		exportCmd(),
 		generateCmd(),
+		deployCompareCmd(),
 		downscaleCmd(),
 		upscaleCmd(),
 	}}

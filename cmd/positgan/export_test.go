@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +61,23 @@ func TestExportGenerateErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.pgmodel")
 	os.WriteFile(bad, []byte("PGMODEL\x00 but far too short"), 0o644)
+	// A real file with one bit flipped, and relabelled version 2.
+	run := filepath.Join(dir, "run")
+	mustRun(t, "train", "--model", "dcgan", "--dataset", writeIDX(t, dir, 16), "--policy", "fp32", "--steps", "1", "--batch", "4", "--features", "2", "--out", run)
+	good := filepath.Join(dir, "good.pgmodel")
+	mustRun(t, "export", "--checkpoint", filepath.Join(run, "checkpoint.safetensors"), "--policy", "posit6-deploy", "--out", good)
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped, v2 := filepath.Join(dir, "flipped.pgmodel"), filepath.Join(dir, "v2.pgmodel")
+	f := bytes.Clone(b)
+	f[len(f)/2] ^= 0x10
+	os.WriteFile(flipped, f, 0o644)
+	v := bytes.Clone(b)
+	binary.LittleEndian.PutUint32(v[8:], 2)
+	binary.LittleEndian.PutUint32(v[len(v)-4:], crc32.ChecksumIEEE(v[:len(v)-4]))
+	os.WriteFile(v2, v, 0o644)
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -73,6 +92,9 @@ func TestExportGenerateErrors(t *testing.T) {
 		{[]string{"generate", "--model", bad, "--n", "0"}, 2, "--n 0"},
 		{[]string{"generate", "--model", bad, "--out", "x.jpg"}, 2, "want a .png"},
 		{[]string{"generate", "--model", bad, "--out", filepath.Join(dir, "x.png")}, 1, "truncated"},
+		{[]string{"generate", "--model", bad, "--out", filepath.Join(dir, "x.png")}, 1, "bad.pgmodel: deploy: not a valid pgmodel file"},
+		{[]string{"generate", "--model", flipped, "--out", filepath.Join(dir, "x.png")}, 1, "checksum mismatch"},
+		{[]string{"generate", "--model", v2, "--out", filepath.Join(dir, "x.png")}, 1, "pgmodel version 2; this build reads version 1"},
 		{[]string{"generate", "--model", filepath.Join(dir, "none"), "--out", filepath.Join(dir, "x.png")}, 1, "no such file"},
 	} {
 		_, stderr, code := runCLI(t, "", tc.args...)

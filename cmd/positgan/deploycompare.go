@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/deploy"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/internal/atomicfile"
+)
+
+func deployCompareCmd() *command {
+	return &command{name: "deploy-compare", usage: "--checkpoint C --out DIR [--bits 6[,5,4]] [--n 2000] [--search-n 500]",
+		summary: "the deployment table: a float32-trained generator deployed in 8, 6 (and 5, 4) bit formats\n\n" +
+			"Rows: FP32; P8 (posit(8,1)), P8+ (with exponent biases), P8+T (and the bitwise tanh), the best\n" +
+			"FP8; and for every width of --bits the posit (posit(b,1), posit(4,0) below 5 bits), +, +T and the\n" +
+			"best float of that width: every split 1+e+m (m >= 1), with and without Inf, saturation and\n" +
+			"subnormals, each at the exponent biases the layers' histograms choose, then the best two refined\n" +
+			"by a hill climb on the biases. The search ranks candidates by the FID of --search-n images;\n" +
+			"every row of the table is measured on --n. Each row is the generator exported as a .pgmodel\n" +
+			"(dot-product operands in the row's format, outputs posit(16,1)) and run from it. Writes\n" +
+			"DIR/deploy.md, deploy.csv, search.csv, fid.png, grids.png and grids/<row>.png.",
+		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
+			path := fs.String("checkpoint", "", "checkpoint written by positgan train, trained in fp32 (required)")
+			out := fs.String("out", "", "output folder (required)")
+			bits := fs.String("bits", "6", "narrow widths beside the 8-bit rows, comma-separated, 3 to 7")
+			n := fs.Int("n", 2000, "images per FID in the table (and real test images of the reference)")
+			searchN := fs.Int("search-n", 500, "images per FID while searching float splits and exponent biases")
+			features := fs.String("features", "lenet-mnist", "feature network of the FID: "+featnet.Specs)
+			dataset := fs.String("dataset", "mnist", "data set whose test split gives the real images")
+			seed := fs.Uint64("seed", 1, "seed of the evaluation noise, the reference sample and the grids")
+			accum := fs.String("accum", "", "accumulation of every quantized row: fp32, quire or per-op (default: fp32)")
+			return func(args []string, io stdio) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				o := deploy.CompareOptions{Features: *features, Dataset: *dataset, N: *n, SearchN: *searchN, Seed: *seed, Accum: *accum, Log: io.err}
+				return runDeployCompare(io, *path, *out, *bits, o)
+			}
+		}}
+}
+
+func runDeployCompare(io stdio, path, out, bits string, o deploy.CompareOptions) error {
+	switch {
+	case path == "":
+		return usagef("missing --checkpoint")
+	case out == "":
+		return usagef("missing --out")
+	case o.N < 2:
+		return usagef("--n %d: an FID needs at least 2 images", o.N)
+	case o.SearchN < 2:
+		return usagef("--search-n %d: an FID needs at least 2 images", o.SearchN)
+	}
+	o.Bits = []int{}
+	for _, s := range strings.Split(bits, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || b < 3 || b > 7 {
+			return usagef("--bits %s: want widths from 3 to 7, comma-separated", bits)
+		}
+		o.Bits = append(o.Bits, b)
+	}
+	switch o.Accum {
+	case "", "fp32", "quire", "per-op":
+	default:
+		return usagef("--accum %s: want fp32, quire or per-op", o.Accum)
+	}
+	if err := atomicfile.MkdirWritable(out); err != nil {
+		return err
+	}
+	c, err := ckpt.Load(path)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	t0 := time.Now()
+	cmp, err := deploy.Compare(ctx, c, o)
+	if err != nil {
+		return err
+	}
+	paths, err := cmp.WriteFiles(out)
+	if err != nil {
+		return err
+	}
+	if err := cmp.WriteMarkdown(io.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "\n%d candidates searched; %s wall; wrote %s and %d grids\n", len(cmp.Candidates),
+		time.Since(t0).Round(time.Second), strings.Join(paths[:5], ", "), len(paths)-5)
+	return nil
+}

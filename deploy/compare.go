@@ -1,0 +1,650 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/scaling"
+)
+
+// CompareOptions says what Compare measures. The zero value measures the
+// 6-bit table on MNIST with the LeNet-MNIST FID.
+type CompareOptions struct {
+	// Features is the FID's feature network (featnet.Load); "" means
+	// "lenet-mnist".
+	Features string
+	// Dataset gives the real images: the test split of this data set
+	// (datasets.Load); "" means "mnist".
+	Dataset string
+	// N is the number of images per FID in the table (generated images,
+	// and real test images for the reference); 0 means 2000.
+	N int
+	// SearchN is the number of generated images per FID while searching
+	// the float splits and exponent biases; 0 means 500. The search only
+	// ranks candidates: every row of the table is measured again on N.
+	SearchN int
+	// Seed draws the evaluation noise (gan.EvalNoise), the real images of
+	// the reference and the grids' noise; 0 means 1.
+	Seed uint64
+	// Bits are the narrow widths reported beside the 8-bit rows, each as
+	// a posit row (posit(b,1), posit(4,0) below 5 bits), the same with
+	// exponent biases (+), with the bitwise tanh (+T) and the best float
+	// of b bits; nil means {6}. Widths from 3 to 7.
+	Bits []int
+	// Accum sets every quantized row's accumulation (quant.Accumulation
+	// names: fp32, quire, per-op); "" keeps the presets' fp32.
+	Accum string
+	// Log receives a line per candidate measured; nil discards them.
+	Log io.Writer
+}
+
+func (o *CompareOptions) defaults() error {
+	if o.Features == "" {
+		o.Features = "lenet-mnist"
+	}
+	if o.Dataset == "" {
+		o.Dataset = "mnist"
+	}
+	if o.N == 0 {
+		o.N = 2000
+	}
+	if o.SearchN == 0 {
+		o.SearchN = 500
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Bits == nil {
+		o.Bits = []int{6}
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	switch {
+	case o.N < 2, o.SearchN < 2:
+		return fmt.Errorf("deploy: compare: an FID needs at least 2 images (N %d, SearchN %d)", o.N, o.SearchN)
+	case o.Accum != "":
+		if _, err := quant.ParseAccumulation(o.Accum); err != nil {
+			return fmt.Errorf("deploy: compare: accumulation %q: %w", o.Accum, err)
+		}
+	}
+	for _, b := range o.Bits {
+		if b < 3 || b > 7 {
+			return fmt.Errorf("deploy: compare: width %d bits: want 3 to 7 (8 bits are always in the table)", b)
+		}
+	}
+	return nil
+}
+
+// Row is one line of the deployment table: the generator deployed with
+// the dot products' operands (weights and activations) in one format,
+// everything else as in posit6-deploy (outputs in posit(16,1), biases
+// and batch norm in float32).
+type Row struct {
+	Label  string // "FP32", "P8", "P8+", "P8+T", "FP8", "P6", ...
+	Bits   int    // width of the dot products' operands; 32 for FP32
+	Format string // their format without exponent bias, "" for FP32
+	// WeightBias and ActBias are the exponent biases (quant.Scale) of the
+	// weights and activations, one per quantized layer in network order;
+	// nil where the row has none.
+	WeightBias, ActBias []int
+	Tanh                string // the output tanh approximation, "" exact
+	Policy              *quant.Policy
+	FID                 float64 // on N images; +Inf if an image had a non-finite pixel
+	Note                string  // why the FID is not finite, or ""
+	Bytes               int     // .pgmodel file size
+	// Zero and Saturated are the fractions of the generator's weights
+	// that round to zero (nonzero weights only) or lie beyond the weight
+	// format's largest finite magnitude (rounded to ±max or ±Inf).
+	Zero, Saturated float64
+	Candidates      int // formats and bias settings tried to choose the row (FID on SearchN images)
+	Images          [][]float32
+}
+
+// Candidate is one format and bias setting measured during the search.
+type Candidate struct {
+	Row      string // the row it competed for
+	Format   string
+	DW, DA   int     // offsets from the histogram-chosen biases (weights, activations)
+	FID      float64 // on SearchN images
+	Note     string
+	Seconds  float64
+	Selected bool
+}
+
+// Comparison is the deployment table of one checkpoint.
+type Comparison struct {
+	Arch       string // the checkpoint's model
+	Metric     string // e.g. "FID (LeNet-MNIST)"
+	N, SearchN int
+	Seed       uint64
+	Layers     []string // quantized layers, in the order of Row.WeightBias
+	Rows       []Row
+	Candidates []Candidate
+	Seconds    float64 // wall time of Compare
+	grid       gridSpec
+}
+
+type gridSpec struct {
+	spec       gan.GeneratorSpec
+	rows, cols int
+}
+
+// PositFor returns the posit format of the b-bit rows: posit(b,1), or
+// posit(b,0) below 5 bits (posit(4,0), as the posit fork's 4-bit
+// super-resolution uses).
+func PositFor(bits int) string {
+	es := 1
+	if bits < 5 {
+		es = 0
+	}
+	return fmt.Sprintf("posit(%d,%d)", bits, es)
+}
+
+// FloatCandidates returns every b-bit float the search tries: each split
+// 1 + e + m = b with m >= 1, with IEEE specials overflowing to Inf, IEEE
+// specials saturating, and no specials (every code finite, saturating),
+// each with and without subnormals, as far as the float grammar of
+// quant.Parse allows them (IEEE specials need e >= 2). OCP's and FNUZ's
+// encodings are left out: for a deployed generator they hold fewer
+// finite values than special=none and round the same way otherwise.
+func FloatCandidates(bits int) []quant.Format {
+	var fs []quant.Format
+	for e := 1; e <= bits-2; e++ {
+		m := bits - 1 - e
+		for _, special := range []string{"", ",overflow=saturate", ",special=none"} {
+			for _, sub := range []string{"", ",subnormals=false"} {
+				f, err := quant.Parse(fmt.Sprintf("float(%d,%d%s%s)", e, m, sub, special))
+				if err == nil {
+					fs = append(fs, f)
+				}
+			}
+		}
+	}
+	return fs
+}
+
+// comparer holds what every measurement of one Compare call shares.
+type comparer struct {
+	ctx     context.Context
+	o       CompareOptions
+	c       *ckpt.Checkpoint
+	ext     featnet.Extractor
+	ref     eval.Stats
+	layers  []string
+	weights map[string][]float32 // float32 weights by layer
+	wh, ah  map[string]scaling.Histogram
+	spec    gan.GeneratorSpec
+	out     *Comparison
+	maxes   map[string]float64 // largest finite magnitude by format name
+}
+
+// Compare measures the deployment table of checkpoint c (trained in
+// float32): FP32, P8, P8+, P8+T, the best FP8, and for every width of
+// o.Bits the posit, posit with exponent biases (+), the same with the
+// bitwise tanh (+T) and the best float of that width, each as a deployed
+// generator (Export, then Generate), with its FID, file size and the
+// fraction of weights that round to zero or saturate.
+//
+// Exponent biases: for each format, every layer's weights and
+// activations get the bias scaling.ChooseBias picks from their
+// histograms (the weights of c, the activations of the float32 generator
+// on SearchN evaluation images); a hill climb then shifts all weight
+// biases or all activation biases by ±1 while the FID on SearchN images
+// improves. "Best float" is the split, encoding and bias setting with
+// the lowest FID on SearchN images among FloatCandidates (every candidate
+// at its histogram biases, then the hill climb from the best two). The
+// rows are then measured on N images with the same noise seed.
+func Compare(ctx context.Context, c *ckpt.Checkpoint, o CompareOptions) (*Comparison, error) {
+	start := time.Now()
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	ext, err := featnet.Load(o.Features)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: compare: %w", err)
+	}
+	fp32, err := quant.ParsePolicy("fp32")
+	if err != nil {
+		return nil, err
+	}
+	m32, err := Export(c, fp32)
+	if err != nil {
+		return nil, err
+	}
+	spec := m32.Spec()
+	test, err := datasets.Load(o.Dataset, datasets.Options{Split: datasets.Test, Height: spec.Image.H, Width: spec.Image.W, Channels: spec.Image.C})
+	if err != nil {
+		return nil, fmt.Errorf("deploy: compare: the FID's real images: %w", err)
+	}
+	if test.Len() < o.N {
+		return nil, fmt.Errorf("deploy: compare: the test split of %s has %d images, fewer than N = %d", o.Dataset, test.Len(), o.N)
+	}
+	sub, err := datasets.Sample(test, o.N, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	x, err := featnet.FeaturesOf(ext, sub, 100)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: compare: reference: %w", err)
+	}
+	ref, err := eval.StatsOf(x)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: compare: reference: %w", err)
+	}
+	rows, cols := gan.GridShape(spec, 64)
+	cmp := &comparer{ctx: ctx, o: o, c: c, ext: ext, ref: ref, spec: spec, weights: map[string][]float32{},
+		wh: map[string]scaling.Histogram{}, ah: map[string]scaling.Histogram{}, maxes: map[string]float64{},
+		out: &Comparison{Arch: m32.Meta.Model.Arch, Metric: featnet.MetricName(ext), N: o.N, SearchN: o.SearchN, Seed: o.Seed,
+			grid: gridSpec{spec: spec, rows: rows, cols: cols}}}
+	if err := cmp.histograms(m32); err != nil {
+		return nil, err
+	}
+	cmp.out.Layers = cmp.layers
+
+	if err := cmp.fixed("FP32", 32, nil, "", nil); err != nil {
+		return nil, err
+	}
+	widths := append([]int{8}, o.Bits...)
+	for _, b := range widths {
+		p, err := quant.Parse(PositFor(b))
+		if err != nil {
+			return nil, err
+		}
+		if err := cmp.fixed("P"+strconv.Itoa(b), b, p, "", nil); err != nil {
+			return nil, err
+		}
+		w, a, _, n, err := cmp.climb("P"+strconv.Itoa(b)+"+", p, "", math.NaN())
+		if err != nil {
+			return nil, err
+		}
+		bias := &[2][]int{w, a}
+		if err := cmp.fixedN("P"+strconv.Itoa(b)+"+", b, p, "", bias, n); err != nil {
+			return nil, err
+		}
+		if err := cmp.fixed("P"+strconv.Itoa(b)+"+T", b, p, "bitwise-corrected:posit(16,0)", bias); err != nil {
+			return nil, err
+		}
+		if err := cmp.bestFloat(b); err != nil {
+			return nil, err
+		}
+	}
+	cmp.out.Seconds = time.Since(start).Seconds()
+	return cmp.out, nil
+}
+
+// histograms records the quantized layers, their float32 weights and the
+// log2 histograms of weights and of the activations the float32
+// generator feeds each layer on SearchN evaluation images.
+func (cm *comparer) histograms(m32 *Model) error {
+	for _, l := range m32.Meta.Layers {
+		cm.layers = append(cm.layers, l.Name)
+		t := m32.Tensor(l.Name + ".w")
+		if t == nil {
+			return fmt.Errorf("deploy: compare: layer %s has no weights", l.Name)
+		}
+		cm.weights[l.Name] = t.Values()
+		cm.wh[l.Name] = scaling.Log2Histogram(cm.weights[l.Name])
+	}
+	z, labels := gan.EvalNoise(cm.spec, cm.o.Seed, cm.o.SearchN)
+	zs := cm.spec.ZSize()
+	for i := 0; i < cm.o.SearchN; i += 100 {
+		k := min(100, cm.o.SearchN-i)
+		var lab []int
+		if labels != nil {
+			lab = labels[i : i+k]
+		}
+		_, err := m32.forward(z[i*zs:(i+k)*zs], lab, func(taps []nn.Tap) {
+			for _, tp := range taps {
+				h := cm.ah[tp.Layer]
+				h.Add(tp.In.Value().Data().([]float32))
+				cm.ah[tp.Layer] = h
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// policy returns the deployment policy with dot-product operands in f
+// (nil: float32 everywhere), per-layer biases (nil: none) and tanh.
+func (cm *comparer) policy(label string, f quant.Format, bias *[2][]int, tanh string) (*quant.Policy, error) {
+	p, err := quant.ParsePolicy("fp32")
+	if err != nil {
+		return nil, err
+	}
+	p.Name = label
+	if f == nil {
+		return p, nil
+	}
+	set := []string{"all=posit(16,1)", "dot=" + f.String()}
+	if cm.o.Accum != "" {
+		set = append(set, "accum="+cm.o.Accum)
+	}
+	if tanh != "" {
+		set = append(set, "tanh="+tanh)
+	}
+	if bias != nil {
+		for i, l := range cm.layers {
+			for r, role := range []string{"weight", "act"} {
+				g, err := quant.Scale(f, bias[r][i])
+				if err != nil {
+					return nil, err
+				}
+				set = append(set, l+":"+role+"="+g.String())
+			}
+		}
+	}
+	for _, s := range set {
+		if err := p.Apply(s); err != nil {
+			return nil, fmt.Errorf("deploy: compare: %s: %w", label, err)
+		}
+	}
+	return p, nil
+}
+
+// histBias returns every layer's histogram-chosen weight and activation
+// biases for f, shifted by dw and da.
+func (cm *comparer) histBias(f quant.Format, dw, da int) (*[2][]int, error) {
+	var b [2][]int
+	for _, l := range cm.layers {
+		for r, h := range []scaling.Histogram{cm.wh[l], cm.ah[l]} {
+			k, err := scaling.ChooseBias(h, f)
+			if err != nil {
+				return nil, fmt.Errorf("deploy: compare: layer %s: %w", l, err)
+			}
+			d := dw
+			if r == 1 {
+				d = da
+			}
+			b[r] = append(b[r], k+d)
+		}
+	}
+	return &b, nil
+}
+
+// measure exports c under p and returns the FID of n generated images
+// (+Inf with a note if a pixel is not finite or the statistics are
+// degenerate), the model, and the images of the grid if grid is set.
+func (cm *comparer) measure(p *quant.Policy, n int, grid bool) (fid float64, note string, m *Model, images []float32, err error) {
+	if err := cm.ctx.Err(); err != nil {
+		return 0, "", nil, nil, err
+	}
+	if m, err = Export(cm.c, p); err != nil {
+		return 0, "", nil, nil, err
+	}
+	z, labels := gan.EvalNoise(cm.spec, cm.o.Seed, n)
+	zs, size := cm.spec.ZSize(), cm.spec.Image.Size()
+	pix := make([]float32, 0, n*size)
+	for i := 0; i < n; i += 100 {
+		k := min(100, n-i)
+		var lab []int
+		if labels != nil {
+			lab = labels[i : i+k]
+		}
+		out, err := m.Generate(z[i*zs:(i+k)*zs], lab)
+		if err != nil {
+			return 0, "", nil, nil, err
+		}
+		pix = append(pix, out...)
+	}
+	if grid {
+		gz, gl := gan.FixedNoise(cm.spec, cm.o.Seed, cm.out.grid.rows, cm.out.grid.cols)
+		if images, err = m.Generate(gz, gl); err != nil {
+			return 0, "", nil, nil, err
+		}
+	}
+	bad := 0
+	for _, v := range pix {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			bad++
+		}
+	}
+	if bad > 0 {
+		return math.Inf(1), fmt.Sprintf("%d non-finite pixels", bad), m, images, nil
+	}
+	x, err := featnet.FeaturesOf(cm.ext, gan.NewGenerated(cm.spec, pix, labels), 100)
+	if err != nil {
+		return 0, "", nil, nil, err
+	}
+	st, err := eval.StatsOf(x)
+	if err == nil {
+		fid, err = eval.FrechetDistance(st, cm.ref)
+	}
+	if err != nil {
+		return math.Inf(1), err.Error(), m, images, nil
+	}
+	return fid, "", m, images, nil
+}
+
+// fixed measures one row of the table on N images.
+func (cm *comparer) fixed(label string, bits int, f quant.Format, tanh string, bias *[2][]int) error {
+	return cm.fixedN(label, bits, f, tanh, bias, 0)
+}
+
+func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, bias *[2][]int, tried int) error {
+	p, err := cm.policy(label, f, bias, tanh)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	fid, note, m, images, err := cm.measure(p, cm.o.N, true)
+	if err != nil {
+		return fmt.Errorf("deploy: compare: %s: %w", label, err)
+	}
+	b, err := m.Bytes()
+	if err != nil {
+		return err
+	}
+	r := Row{Label: label, Bits: bits, Tanh: tanh, Policy: p, FID: fid, Note: note, Bytes: len(b), Candidates: tried, Images: [][]float32{images}}
+	if f != nil {
+		r.Format = f.String()
+		if bias != nil {
+			r.WeightBias, r.ActBias = slices.Clone(bias[0]), slices.Clone(bias[1])
+		}
+		r.Zero, r.Saturated = cm.weightFractions(p)
+	}
+	cm.out.Rows = append(cm.out.Rows, r)
+	fmt.Fprintf(cm.o.Log, "%s %s: %s %.4g on %d images (%s), %d bytes, %.3g%% zero, %.3g%% saturated\n",
+		cm.out.Arch, label, cm.out.Metric, fid, cm.o.N, time.Since(t0).Round(time.Millisecond), len(b), 100*r.Zero, 100*r.Saturated)
+	return nil
+}
+
+// weightFractions returns the fractions of the weights that the policy's
+// weight formats round to zero (of the nonzero weights) and that lie
+// beyond the largest finite value.
+func (cm *comparer) weightFractions(p *quant.Policy) (zero, sat float64) {
+	var nz, nzero, n, nsat int
+	for _, l := range cm.layers {
+		f := p.For(l).Weight
+		if f == nil {
+			continue
+		}
+		key := f.String()
+		max, ok := cm.maxes[key]
+		if !ok {
+			max = scaling.MaxFinite(f)
+			cm.maxes[key] = max
+		}
+		for _, w := range cm.weights[l] {
+			n++
+			if w != 0 {
+				nz++
+				if f.Round(w) == 0 {
+					nzero++
+				}
+			}
+			if math.Abs(float64(w)) > max {
+				nsat++
+			}
+		}
+	}
+	if nz > 0 {
+		zero = float64(nzero) / float64(nz)
+	}
+	if n > 0 {
+		sat = float64(nsat) / float64(n)
+	}
+	return zero, sat
+}
+
+// candidate measures f with the histogram biases shifted by (dw, da) on
+// SearchN images and records it.
+func (cm *comparer) candidate(row string, f quant.Format, tanh string, dw, da int) (float64, error) {
+	bias, err := cm.histBias(f, dw, da)
+	if err != nil {
+		return 0, err
+	}
+	p, err := cm.policy(row, f, bias, tanh)
+	if err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	fid, note, _, _, err := cm.measure(p, cm.o.SearchN, false)
+	if err != nil {
+		return 0, fmt.Errorf("deploy: compare: %s %v: %w", row, f, err)
+	}
+	c := Candidate{Row: row, Format: f.String(), DW: dw, DA: da, FID: fid, Note: note, Seconds: time.Since(t0).Seconds()}
+	cm.out.Candidates = append(cm.out.Candidates, c)
+	fmt.Fprintf(cm.o.Log, "%s search %s: %v, biases %+d/%+d: %.4g on %d images (%.1f s)%s\n",
+		cm.out.Arch, row, f, dw, da, fid, cm.o.SearchN, c.Seconds, noteSuffix(note))
+	return fid, nil
+}
+
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return " (" + note + ")"
+}
+
+// climb hill-climbs the bias offsets of f from the histogram biases: it
+// tries ±1 on the weight offset and on the activation offset and moves to
+// the best neighbour while that lowers the FID (at most 4 moves). start
+// is the FID at the histogram biases if already measured, NaN if not. It
+// returns the best biases, their FID, and the number of settings it
+// measured.
+func (cm *comparer) climb(row string, f quant.Format, tanh string, start float64) (w, a []int, fid float64, tried int, err error) {
+	dw, da := 0, 0
+	best := start
+	if math.IsNaN(best) {
+		if best, err = cm.candidate(row, f, tanh, 0, 0); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		tried = 1
+	}
+	seen := map[[2]int]bool{{dw, da}: true}
+	for range 4 {
+		moved := false
+		bw, ba := dw, da
+		for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+			k := [2]int{dw + d[0], da + d[1]}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			fid, err := cm.candidate(row, f, tanh, k[0], k[1])
+			if err != nil {
+				return nil, nil, 0, 0, err
+			}
+			tried++
+			if fid < best {
+				best, bw, ba, moved = fid, k[0], k[1], true
+			}
+		}
+		if !moved {
+			break
+		}
+		dw, da = bw, ba
+	}
+	cm.markSelected(row, f.String(), dw, da)
+	bias, err := cm.histBias(f, dw, da)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	return bias[0], bias[1], best, tried, nil
+}
+
+func (cm *comparer) markSelected(row, format string, dw, da int) {
+	for i := range cm.out.Candidates {
+		c := &cm.out.Candidates[i]
+		if c.Row == row && c.Format == format {
+			c.Selected = c.DW == dw && c.DA == da
+		}
+	}
+}
+
+// bestFloat searches the b-bit floats and adds the winner's row.
+func (cm *comparer) bestFloat(b int) error {
+	row := "FP" + strconv.Itoa(b)
+	type scored struct {
+		f   quant.Format
+		fid float64
+	}
+	var all []scored
+	for _, f := range FloatCandidates(b) {
+		fid, err := cm.candidate(row, f, "", 0, 0)
+		if err != nil {
+			return err
+		}
+		all = append(all, scored{f, fid})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].fid < all[j].fid })
+	tried := len(all)
+	type win struct {
+		f    quant.Format
+		w, a []int
+		fid  float64
+	}
+	var best *win
+	for _, s := range all[:min(2, len(all))] {
+		w, a, fid, n, err := cm.climb(row, s.f, "", s.fid)
+		if err != nil {
+			return err
+		}
+		tried += n
+		if best == nil || fid < best.fid {
+			best = &win{s.f, w, a, fid}
+		}
+	}
+	// Only the overall winner stays selected.
+	for i := range cm.out.Candidates {
+		c := &cm.out.Candidates[i]
+		if c.Row == row && c.Format != best.f.String() {
+			c.Selected = false
+		}
+	}
+	label := row + " " + splitName(best.f)
+	return cm.fixedN(label, b, best.f, "", &[2][]int{best.w, best.a}, tried)
+}
+
+// splitName returns "e3m2" for a float format with 3 exponent and 2
+// mantissa bits: "float(3,2,...)" or a preset such as "fp6-e3m2".
+func splitName(f quant.Format) string {
+	s := f.String()
+	if rest, ok := strings.CutPrefix(s, "float("); ok {
+		if parts := strings.Split(strings.TrimSuffix(rest, ")"), ","); len(parts) >= 2 {
+			return "e" + parts[0] + "m" + parts[1]
+		}
+	}
+	if _, split, ok := strings.Cut(s, "-"); ok {
+		return split
+	}
+	return s
+}

@@ -1,0 +1,247 @@
+package deploy
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/atomicfile"
+)
+
+// WriteFiles writes the comparison to dir: deploy.md and deploy.csv (the
+// table), search.csv (every candidate the search measured), fid.png (a
+// chart of the table's FIDs), grids/<row>.png (each row's sample grid,
+// from the same fixed noise) and grids.png (all of them, labelled). It
+// returns the paths written.
+func (c *Comparison) WriteFiles(dir string) ([]string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "grids"), 0o755); err != nil {
+		return nil, fmt.Errorf("deploy: %w", err)
+	}
+	var paths []string
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"deploy.md", c.WriteMarkdown}, {"deploy.csv", c.WriteCSV}, {"search.csv", c.WriteSearchCSV},
+		{"fid.png", c.WriteChart}, {"grids.png", c.writeGrids},
+	} {
+		p := filepath.Join(dir, f.name)
+		if err := atomicfile.Write(p, f.write); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	for _, r := range c.Rows {
+		p := filepath.Join(dir, "grids", fileName(strings.ReplaceAll(r.Label, " ", "_"))+".png")
+		if err := atomicfile.Write(p, func(w io.Writer) error { return png.Encode(w, c.grid1(r)) }); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// biasRange prints a row's biases as "lo…hi" (or one value), "–" if none.
+func biasRange(b []int) string {
+	if len(b) == 0 {
+		return "–"
+	}
+	lo, hi := b[0], b[0]
+	for _, k := range b {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return strconv.Itoa(lo) + "…" + strconv.Itoa(hi)
+}
+
+func biasList(b []int) string {
+	s := make([]string, len(b))
+	for i, k := range b {
+		s[i] = strconv.Itoa(k)
+	}
+	return strings.Join(s, " ")
+}
+
+func fidString(x float64) string {
+	if math.IsInf(x, 1) {
+		return "∞"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+func percent(x float64) string {
+	if x == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
+}
+
+// WriteMarkdown writes the table as Markdown.
+func (c *Comparison) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	fp32 := 0
+	for _, r := range c.Rows {
+		if r.Bits == 32 {
+			fp32 = r.Bytes
+		}
+	}
+	fmt.Fprintf(&b, "| %s | dot-product format | exponent biases (weights / activations) | %s, %d images | `.pgmodel` bytes | × smaller | weights → 0 | weights saturated |\n",
+		c.Arch, c.Metric, c.N)
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|\n")
+	for _, r := range c.Rows {
+		format := "float32"
+		if r.Format != "" {
+			format = "`" + r.Format + "`"
+		}
+		if r.Tanh != "" {
+			format += ", tanh `" + r.Tanh + "`"
+		}
+		biases := "–"
+		if r.WeightBias != nil {
+			biases = biasRange(r.WeightBias) + " / " + biasRange(r.ActBias)
+		}
+		fid := fidString(r.FID)
+		if r.Note != "" {
+			fid += " (" + r.Note + ")"
+		}
+		ratio := "1.00"
+		if fp32 > 0 && r.Bytes > 0 {
+			ratio = strconv.FormatFloat(float64(fp32)/float64(r.Bytes), 'f', 2, 64)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Label, format, biases, fid,
+			thousands(r.Bytes), ratio, percent(r.Zero), percent(r.Saturated))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// thousands formats n with commas.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
+}
+
+func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// WriteCSV writes the table as CSV, one line per row; the biases are
+// listed per layer in network order (Comparison.Layers), space-separated.
+func (c *Comparison) WriteCSV(w io.Writer) error {
+	lines := [][]string{{"model", "row", "bits", "format", "tanh", "weight_biases", "act_biases", "metric", "images", "fid", "note",
+		"bytes", "weights_zero", "weights_saturated", "candidates", "policy"}}
+	for _, r := range c.Rows {
+		lines = append(lines, []string{c.Arch, r.Label, strconv.Itoa(r.Bits), r.Format, r.Tanh, biasList(r.WeightBias), biasList(r.ActBias),
+			c.Metric, strconv.Itoa(c.N), g(r.FID), r.Note, strconv.Itoa(r.Bytes), g(r.Zero), g(r.Saturated), strconv.Itoa(r.Candidates), r.Policy.Name})
+	}
+	cw := csv.NewWriter(w)
+	cw.WriteAll(lines)
+	return cw.Error()
+}
+
+// WriteSearchCSV writes every candidate the search measured.
+func (c *Comparison) WriteSearchCSV(w io.Writer) error {
+	lines := [][]string{{"model", "row", "format", "weight_bias_offset", "act_bias_offset", "metric", "images", "fid", "note", "seconds", "selected"}}
+	for _, k := range c.Candidates {
+		lines = append(lines, []string{c.Arch, k.Row, k.Format, strconv.Itoa(k.DW), strconv.Itoa(k.DA), c.Metric, strconv.Itoa(c.SearchN),
+			g(k.FID), k.Note, strconv.FormatFloat(k.Seconds, 'f', 2, 64), strconv.FormatBool(k.Selected)})
+	}
+	cw := csv.NewWriter(w)
+	cw.WriteAll(lines)
+	return cw.Error()
+}
+
+// WriteChart writes a horizontal bar chart of the rows' FIDs as PNG; a
+// row whose FID is not finite gets no bar and "(∞)" after its label.
+func (c *Comparison) WriteChart(w io.Writer) error {
+	p := plot.New()
+	p.Title.Text = c.Arch + ": deployed generator, " + c.Metric
+	p.X.Label.Text = fmt.Sprintf("%s, %d images (lower is better)", c.Metric, c.N)
+	n := len(c.Rows)
+	vals := make(plotter.Values, n)
+	names := make([]string, n)
+	for i, r := range c.Rows {
+		j := n - 1 - i // first row at the top
+		names[j] = r.Label
+		if math.IsInf(r.FID, 0) || math.IsNaN(r.FID) {
+			names[j] += " (∞)"
+			continue
+		}
+		vals[j] = r.FID
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(14))
+	if err != nil {
+		return fmt.Errorf("deploy: chart: %w", err)
+	}
+	bars.Horizontal = true
+	bars.Color = color.Gray{Y: 150}
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	p.NominalY(names...)
+	p.X.Min = 0
+	wt, err := p.WriterTo(6*vg.Inch, vg.Length(1+0.28*float64(n))*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("deploy: chart: %w", err)
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+func (c *Comparison) grid1(r Row) image.Image {
+	return gan.Grid(r.Images[0], c.grid.spec.Image, c.grid.rows, c.grid.cols)
+}
+
+// writeGrids writes every row's grid, labelled, four to a line.
+func (c *Comparison) writeGrids(w io.Writer) error {
+	const gap, label, perLine = 8, 18, 4
+	if len(c.Rows) == 0 {
+		return fmt.Errorf("deploy: no rows")
+	}
+	first := c.grid1(c.Rows[0]).Bounds()
+	gw, gh := first.Dx(), first.Dy()
+	lines := (len(c.Rows) + perLine - 1) / perLine
+	cols := min(perLine, len(c.Rows))
+	dst := image.NewRGBA(image.Rect(0, 0, gap+cols*(gw+gap), lines*(label+gh+gap)))
+	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	for i, r := range c.Rows {
+		x := gap + (i%perLine)*(gw+gap)
+		y := (i / perLine) * (label + gh + gap)
+		im := c.grid1(r)
+		draw.Draw(dst, image.Rect(x, y+label, x+gw, y+label+gh), im, im.Bounds().Min, draw.Src)
+		text := r.Label + "  " + fidString(r.FID)
+		d := font.Drawer{Dst: dst, Src: image.Black, Face: basicfont.Face7x13}
+		d.Dot = fixed.P(x+(gw-d.MeasureString(text).Round())/2, y+label-5)
+		d.DrawString(text)
+	}
+	if c.grid.spec.Image.C == 1 {
+		gray := image.NewGray(dst.Bounds())
+		draw.Draw(gray, gray.Bounds(), dst, image.Point{}, draw.Src)
+		return png.Encode(w, gray)
+	}
+	return png.Encode(w, dst)
+}

@@ -1,0 +1,209 @@
+package deploy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/csv"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/positgan/positgan/deploy"
+	"github.com/positgan/positgan/quant"
+)
+
+// The float search covers every split 1+e+m of the width with m >= 1,
+// and for each the encodings the float grammar allows.
+func TestFloatCandidates(t *testing.T) {
+	for _, tc := range []struct {
+		bits, n int
+		splits  []string
+	}{
+		{6, 20, []string{"e1m4", "e2m3", "e3m2", "e4m1"}},
+		{5, 14, []string{"e1m3", "e2m2", "e3m1"}},
+		{4, 8, []string{"e1m2", "e2m1"}},
+	} {
+		fs := deploy.FloatCandidates(tc.bits)
+		seen := map[string]bool{}
+		splits := map[string]bool{}
+		for _, f := range fs {
+			if f.Bits() != tc.bits {
+				t.Errorf("%d bits: candidate %v has %d bits", tc.bits, f, f.Bits())
+			}
+			if g, err := quant.Parse(f.String()); err != nil || g.String() != f.String() {
+				t.Errorf("%v does not parse back: %v", f, err)
+			}
+			if seen[f.String()] {
+				t.Errorf("%v twice", f)
+			}
+			seen[f.String()] = true
+			splits[split(f.String())] = true
+		}
+		if len(fs) != tc.n {
+			t.Errorf("%d bits: %d candidates %v, want %d", tc.bits, len(fs), fs, tc.n)
+		}
+		for _, s := range tc.splits {
+			if !splits[s] {
+				t.Errorf("%d bits: no candidate of split %s", tc.bits, s)
+			}
+		}
+	}
+	if got := deploy.PositFor(4) + deploy.PositFor(5) + deploy.PositFor(6); got != "posit(4,0)posit(5,1)posit(6,1)" {
+		t.Errorf("PositFor: %s", got)
+	}
+}
+
+// split returns "e3m2" for "float(3,2,...)" and for the preset names
+// "fp6-e3m2".
+func split(name string) string {
+	if rest, ok := strings.CutPrefix(name, "float("); ok {
+		p := strings.Split(strings.TrimSuffix(rest, ")"), ",")
+		return "e" + p[0] + "m" + p[1]
+	}
+	_, s, _ := strings.Cut(name, "-")
+	return s
+}
+
+// writeToyIDX writes n side×side toy images (the two classes of toyData)
+// as an IDX file, which serves as both splits.
+func writeToyIDX(t *testing.T, n, side int) string {
+	t.Helper()
+	s := toyData(t, n, side)
+	im := binary.BigEndian.AppendUint32(nil, 0x803)
+	for _, d := range []int{n, side, side} {
+		im = binary.BigEndian.AppendUint32(im, uint32(d))
+	}
+	px := make([]float32, side*side)
+	for i := range n {
+		s.Image(px, i)
+		for _, v := range px {
+			im = append(im, byte(math.Round(float64(v+1)*127.5)))
+		}
+	}
+	lb := binary.BigEndian.AppendUint32(nil, 0x801)
+	lb = binary.BigEndian.AppendUint32(lb, uint32(n))
+	for i := range n {
+		lb = append(lb, byte(s.Label(i)))
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "toy-images-idx3-ubyte")
+	if err := os.WriteFile(p, im, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "toy-labels-idx1-ubyte"), lb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Compare makes the table's rows in order, each a deployed generator
+// whose size is its exported file's, picks one selected setting per
+// searched row, and writes the files.
+func TestCompare(t *testing.T) {
+	c := trained(t, cgan, "")
+	var log bytes.Buffer
+	cmp, err := deploy.Compare(context.Background(), c, deploy.CompareOptions{
+		Dataset: writeToyIDX(t, 24, 8), N: 12, SearchN: 6, Bits: []int{4}, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range cmp.Rows {
+		labels = append(labels, strings.Fields(r.Label)[0])
+	}
+	want := []string{"FP32", "P8", "P8+", "P8+T", "FP8", "P4", "P4+", "P4+T", "FP4"}
+	if !slices.Equal(labels, want) {
+		t.Fatalf("rows %v, want %v", labels, want)
+	}
+	for _, r := range cmp.Rows {
+		m, err := deploy.Export(c, r.Policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := m.Bytes()
+		if len(b) != r.Bytes {
+			t.Errorf("%s: %d bytes, its export has %d", r.Label, r.Bytes, len(b))
+		}
+		if !(r.FID >= 0) || r.Zero < 0 || r.Zero > 1 || r.Saturated < 0 || r.Saturated > 1 {
+			t.Errorf("%s: FID %g, zero %g, saturated %g", r.Label, r.FID, r.Zero, r.Saturated)
+		}
+		if strings.HasSuffix(r.Label, "+T") != (r.Tanh != "") || (strings.Contains(r.Label, "+") || r.Label[:2] == "FP" && r.Bits < 32) != (r.WeightBias != nil) {
+			t.Errorf("%s: tanh %q, biases %v", r.Label, r.Tanh, r.WeightBias)
+		}
+	}
+	if p4, p8, fp32 := cmp.Rows[5].Bytes, cmp.Rows[1].Bytes, cmp.Rows[0].Bytes; !(p4 < p8 && p8 < fp32) {
+		t.Errorf("sizes P4 %d, P8 %d, FP32 %d", p4, p8, fp32)
+	}
+	selected := map[string]int{}
+	for _, k := range cmp.Candidates {
+		if k.Selected {
+			selected[k.Row]++
+		}
+	}
+	for _, row := range []string{"P8+", "FP8", "P4+", "FP4"} {
+		if selected[row] != 1 {
+			t.Errorf("%s: %d selected candidates", row, selected[row])
+		}
+	}
+	for _, i := range []int{4, 8} {
+		if l := cmp.Rows[i].Label; !regexp.MustCompile(`^FP[48] e\dm\d$`).MatchString(l) {
+			t.Errorf("best float row labelled %q, want FPb eXmY", l)
+		}
+	}
+	if n := cmp.Rows[8].Candidates; n < len(deploy.FloatCandidates(4)) {
+		t.Errorf("FP4 chosen among %d candidates", n)
+	}
+	if !strings.Contains(log.String(), "search FP4: float(2,1)") {
+		t.Errorf("log:\n%s", log.String())
+	}
+
+	dir := t.TempDir()
+	if _, err := cmp.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "deploy.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(lines) != 1+len(cmp.Rows) {
+		t.Errorf("deploy.csv: %d lines, %v", len(lines), err)
+	}
+	for _, name := range []string{"fid.png", "grids.png", "grids/FP32.png", "grids/P4+T.png"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil {
+			_, err = png.Decode(bytes.NewReader(data))
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "deploy.md"))
+	if !strings.Contains(string(md), "| FP32 | float32 | – |") {
+		t.Errorf("deploy.md:\n%s", md)
+	}
+}
+
+func TestCompareOptions(t *testing.T) {
+	c := trained(t, cgan, "")
+	for _, tc := range []struct {
+		o    deploy.CompareOptions
+		want string
+	}{
+		{deploy.CompareOptions{Bits: []int{8}}, "width 8 bits"},
+		{deploy.CompareOptions{N: 1}, "at least 2 images"},
+		{deploy.CompareOptions{Accum: "sideways"}, "accumulation"},
+		{deploy.CompareOptions{Features: "nosuch"}, "nosuch"},
+	} {
+		if _, err := deploy.Compare(context.Background(), c, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error with %q", tc.o, err, tc.want)
+		}
+	}
+}
