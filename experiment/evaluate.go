@@ -8,6 +8,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/models"
 )
 
 // An Evaluator measures the runs of a model that does not make images
@@ -37,6 +38,8 @@ type Evaluator interface {
 // in a file of its own.
 func evaluatorOf(model string) Evaluator {
 	switch model {
+	case models.CycleGAN:
+		return translationEvaluator{}
 	}
 	return nil
 }

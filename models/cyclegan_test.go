@@ -218,8 +218,9 @@ func newCycleTrainer(t *testing.T, cfg models.Config, pol *quant.Policy, steps i
 	return tr
 }
 
-// A few steps move all three updates' losses and every group's
-// parameters; the pools fill with the generators' images.
+// A few steps move all three updates' losses, every term of them and
+// every group's parameters (G_AB, G_BA, D_A, D_B); the pools fill with
+// the generators' images.
 func TestCycleGANTrains(t *testing.T) {
 	cfg := tinyCycleGAN(t)
 	tr := newCycleTrainer(t, cfg, nil, 6)
@@ -251,6 +252,11 @@ func TestCycleGANTrains(t *testing.T) {
 	for i, name := range tr.Model().Metrics() {
 		if math.IsNaN(last.Metrics[i]) || (name[:1] != "d" && last.Metrics[i] <= 0) {
 			t.Errorf("metric %s = %g", name, last.Metrics[i])
+		}
+		// Each term of the losses moves: both adversarial, both cycle
+		// and both identity terms, and the discriminators' outputs.
+		if first.Metrics[i] == last.Metrics[i] {
+			t.Errorf("metric %s stayed at %g", name, last.Metrics[i])
 		}
 	}
 	for _, g := range tr.Nets().Groups {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
@@ -43,6 +44,8 @@ func compareCmd() *command {
 			"images (fixed seeded noise; for CGAN, labels cycling through the classes) against --n images\n" +
 			"of the data set's test split, with the feature network --features. The FID is named after\n" +
 			"that network, e.g. FID (LeNet-MNIST): it is not the Inception FID of the literature.\n" +
+			"--model cyclegan measures the FID of each direction instead (as translate --fid does):\n" +
+			"translations of --n test images of one domain against --n test images of the other.\n" +
 			"Writes --out/results.md and results.csv (mean ± sample std over seeds), runs.csv (one line\n" +
 			"per run), fid.png (bar chart with error bars) and grids/<policy>.png (the first seed's\n" +
 			"sample grid; grids.png has them side by side). The table is rewritten after every run; running the same command again\n" +
@@ -56,8 +59,8 @@ func compareCmd() *command {
 			"  compare --plan plan.json --emit kubernetes|slurm --shards n   prints an Indexed Job manifest or an sbatch script",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			f := &compareFlags{}
-			fs.StringVar(&f.model, "model", models.CGAN, "registered model that makes images from noise: "+strings.Join(models.Names(), ", "))
-			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, or an IDX directory with a test split")
+			fs.StringVar(&f.model, "model", models.CGAN, "registered model: "+strings.Join(models.Names(), ", ")+" (cyclegan: the FID of each direction of translation)")
+			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, or an IDX directory with a test split; cyclegan: mnist-fashion (its default) or an unpaired folder")
 			fs.StringVar(&f.policies, "policies", "fp32,fp16,posit8+,posit8,fp8-ibm", "quantization policies, comma-separated: presets or .toml files")
 			fs.StringVar(&f.out, "out", filepath.Join("out", "compare"), "output folder")
 			fs.StringVar(&f.features, "features", "", "feature network of the FID: "+featnet.Specs+" (default: lenet-mnist for mnist, lenet-fashion for fashion-mnist)")
@@ -84,6 +87,9 @@ func compareCmd() *command {
 			return func(args []string, io stdio) error {
 				f.set = map[string]bool{}
 				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+				if spec, err := models.Lookup(f.model); err == nil && spec.Domains == 2 && !f.set["dataset"] {
+					f.dataset = datasets.MNISTFashion
+				}
 				if f.merge {
 					return runMerge(f, args, io)
 				}

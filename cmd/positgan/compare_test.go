@@ -468,3 +468,17 @@ func TestCompareEmit(t *testing.T) {
 		t.Errorf("--out with --emit: exit %d %s", code, stderr)
 	}
 }
+
+// compare --model cyclegan plans a sweep of the mnist-fashion toy when no
+// --dataset is given (its FIDs are the two directions').
+func TestComparePlanCycleGAN(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	mustRun(t, "compare", "--model", "cyclegan", "--policies", "fp32", "--seeds", "1", "--steps", "2", "--plan", plan)
+	b, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"mnist-fashion"`) || !strings.Contains(string(b), `"cyclegan"`) {
+		t.Errorf("plan:\n%s", b)
+	}
+}

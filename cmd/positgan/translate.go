@@ -14,32 +14,56 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
-	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
 
 func translateCmd() *command {
-	return &command{name: "translate", usage: "--checkpoint C --direction AtoB --in DIR --out DIR [--policy P]",
+	return &command{name: "translate", usage: "--checkpoint C --direction AtoB --in DIR --out DIR [--policy P]\n       positgan translate --checkpoint C --fid [--direction AtoB|BtoA|both] [--dataset D] [--n 2000] [--policy P]",
 		summary: "translate a folder of images with a trained image-to-image model (cyclegan)\n\n" +
 			"Every image of --in (PNG, JPEG, ...; resized and centre-cropped to the model's size) is\n" +
 			"translated by G_AB (--direction AtoB) or G_BA (BtoA) and written to --out under the same\n" +
 			"file name. The generator runs in the checkpoint's policy, with its exponent biases, unless\n" +
 			"--policy names another; then the same checkpoint also translates in fp32, and PSNR and SSIM\n" +
 			"(8-bit images, eval ssim's definition) of each image against its fp32 translation are\n" +
-			"printed, then their means, as the posit CycleGAN deployment study measures quality.",
+			"printed, then their means, as the posit CycleGAN deployment study measures quality.\n\n" +
+			"With --fid, nothing is written: --n test images of the source domain of --dataset (by default\n" +
+			"the data set the checkpoint was trained on) are translated and their FID against --n test\n" +
+			"images of the target domain is printed, per direction (--direction both: A→B, then B→A), with\n" +
+			"the feature network's name: for mnist-fashion LeNet-Fashion judges A→B (clothes) and\n" +
+			"LeNet-MNIST B→A (digits); other data sets need --features. This FID is not the Inception FID\n" +
+			"of the CycleGAN literature.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			o := translateOptions{}
 			fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint written by positgan train --model cyclegan (required)")
 			fs.StringVar(&o.direction, "direction", "AtoB", "AtoB (G_AB) or BtoA (G_BA)")
-			fs.StringVar(&o.in, "in", "", "folder of images to translate (required)")
+			fs.StringVar(&o.in, "in", "", "folder of images to translate, or mnist, fashion-mnist or an IDX directory: the first --n images of its test split, written as test_00000.png, ... (required)")
 			fs.StringVar(&o.out, "out", "", "folder to write the translations to (required)")
 			fs.StringVar(&o.policy, "policy", "", "run the generator in this policy instead of the checkpoint's, and compare with fp32")
 			fs.IntVar(&o.batch, "batch", 16, "images per batch")
+			fs.BoolVar(&o.fid, "fid", false, "print the FID of the translations of test images against test images of the target domain (--direction both: each way)")
+			fs.StringVar(&o.dataset, "dataset", "", "--fid: the unpaired data set whose test splits are used (default: the checkpoint's)")
+			fs.StringVar(&o.features, "features", "", "--fid: feature network ("+featnet.Specs+"); default for mnist-fashion: lenet-fashion for A→B, lenet-mnist for B→A")
+			fs.IntVar(&o.n, "n", 2000, "--fid: images per FID, drawn from each test split (0: all of the smaller); --in a data set: its first N test images")
+			fs.Uint64Var(&o.seed, "seed", 1, "--fid: seed of the draw of test images")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
+				if o.fid {
+					fs.Visit(func(f *flag.Flag) { o.directionSet = o.directionSet || f.Name == "direction" })
+					return runTranslateFID(o, io)
+				}
+				for _, n := range []string{"dataset", "features", "seed"} {
+					given := false
+					fs.Visit(func(f *flag.Flag) { given = given || f.Name == n })
+					if given {
+						return usagef("--%s is a flag of translate --fid", n)
+					}
+				}
+				fs.Visit(func(f *flag.Flag) { o.nSet = o.nSet || f.Name == "n" })
 				return runTranslate(o, io)
 			}
 		}}
@@ -48,6 +72,12 @@ func translateCmd() *command {
 type translateOptions struct {
 	checkpoint, direction, in, out, policy string
 	batch                                  int
+
+	// --fid
+	fid, directionSet, nSet bool
+	dataset, features       string
+	n                       int
+	seed                    uint64
 }
 
 // translateGroup returns the generator group of a direction.
@@ -92,14 +122,14 @@ func runTranslate(o translateOptions, io stdio) error {
 		return usagef("--checkpoint %s holds a %s model, which does not translate images (want cyclegan)", o.checkpoint, cfg.Arch)
 	}
 	sh := datasets.Shape{C: cfg.Channels, H: cfg.Height, W: cfg.Width}
-	src, names, err := datasets.LoadImages(o.in, datasets.Options{Height: sh.H, Width: sh.W, Channels: sh.C})
+	src, names, err := translateSource(o, sh)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	got, err := translateSet(c, pol, group, src, o.batch)
+	got, err := experiment.Translate(c, pol, group, src, o.batch)
 	if err != nil {
 		return err
 	}
@@ -117,7 +147,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	ref, err := translateSet(c, fp32, group, src, o.batch)
+	ref, err := experiment.Translate(c, fp32, group, src, o.batch)
 	if err != nil {
 		return err
 	}
@@ -163,35 +193,40 @@ func evalFormatShort(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// translateSet returns the translations of every image of src by the
-// group's generator of checkpoint c in policy pol (nil: the checkpoint's),
-// in values [-1, 1].
-func translateSet(c *ckpt.Checkpoint, pol *quant.Policy, group string, src datasets.Dataset, batch int) ([]float32, error) {
-	nets, _, err := models.Load(c, pol)
+// translateSource returns the images --in names and their file names: a
+// folder's images, or the first --n images of a data set's test split
+// (mnist, fashion-mnist, an IDX directory), named test_00000.png, ...
+func translateSource(o translateOptions, sh datasets.Shape) (datasets.Dataset, []string, error) {
+	opt := datasets.Options{Height: sh.H, Width: sh.W, Channels: sh.C}
+	if datasets.IsImageFolder(o.in) {
+		if o.nSet {
+			return nil, nil, usagef("--n: --in %s is a folder: every image of it is translated", o.in)
+		}
+		return datasets.LoadImages(o.in, opt)
+	}
+	if o.n <= 0 {
+		return nil, nil, usagef("--n %d: must be positive", o.n)
+	}
+	opt.Split = datasets.Test
+	ds, err := datasets.Load(o.in, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sh := src.Shape()
-	n := src.Len()
-	out := make([]float32, n*sh.Size())
-	x := make([]float32, batch*sh.Size())
-	var a *gan.Applier
-	for i := 0; i < n; i += batch {
-		k := min(batch, n-i)
-		if a == nil || a.OutSize() != k*sh.Size() {
-			if a, err = gan.NewApplier(nets, group, []int{k, sh.C, sh.H, sh.W}); err != nil {
-				return nil, err
-			}
-		}
-		for j := range k {
-			src.Image(x[j*sh.Size():(j+1)*sh.Size()], i+j)
-		}
-		if err := a.Apply(out[i*sh.Size():(i+k)*sh.Size()], x[:k*sh.Size()]); err != nil {
-			return nil, err
-		}
+	n := min(o.n, ds.Len())
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("test_%05d.png", i)
 	}
-	return out, nil
+	return firstImages{ds, n}, names, nil
 }
+
+// firstImages is the first n images of a data set.
+type firstImages struct {
+	datasets.Dataset
+	n int
+}
+
+func (f firstImages) Len() int { return f.n }
 
 // to8 maps a value in [-1, 1] to the 8-bit scale as the sample grids do.
 func to8(v float32) uint8 {
@@ -228,4 +263,56 @@ func toImage(v []float32, sh datasets.Shape) image.Image {
 		m.Pix[4*i], m.Pix[4*i+1], m.Pix[4*i+2], m.Pix[4*i+3] = to8(v[i]), to8(v[plane+i]), to8(v[2*plane+i]), 255
 	}
 	return m
+}
+
+// runTranslateFID prints the FID of the checkpoint's translations of test
+// images, per direction (experiment.TranslationFID).
+func runTranslateFID(o translateOptions, io stdio) error {
+	switch {
+	case o.checkpoint == "":
+		return usagef("missing --checkpoint")
+	case o.in != "" || o.out != "":
+		return usagef("--fid translates the test split of --dataset: --in and --out are not used")
+	case o.batch <= 0:
+		return usagef("--batch %d: must be positive", o.batch)
+	case o.n < 0 || o.n == 1:
+		return usagef("--n %d: an FID needs at least 2 images (0: all)", o.n)
+	}
+	dirs := []string{experiment.AtoB, experiment.BtoA}
+	if o.directionSet && !strings.EqualFold(o.direction, "both") {
+		d, _, err := experiment.ParseDirection(o.direction)
+		if err != nil {
+			return usagef("--direction %q: want AtoB, BtoA or both", o.direction)
+		}
+		dirs = []string{d}
+	}
+	var pol *quant.Policy
+	if o.policy != "" {
+		var err error
+		if pol, err = quant.ParsePolicy(o.policy); err != nil {
+			return usageError{fmt.Errorf("--policy %s: %w", o.policy, err)}
+		}
+	}
+	c, err := ckpt.Load(o.checkpoint)
+	if err != nil {
+		return err
+	}
+	dataset := o.dataset
+	if dataset == "" {
+		if dataset = c.Meta["positgan.dataset"]; dataset == "" {
+			return usagef("--checkpoint %s does not say what it was trained on: give --dataset", o.checkpoint)
+		}
+	}
+	if o.features == "" && dataset != datasets.MNISTFashion {
+		return usagef("--dataset %s: no default feature network; give --features (%s)", dataset, featnet.Specs)
+	}
+	for _, d := range dirs {
+		fid, metric, err := experiment.TranslationFID{Dataset: dataset, Direction: d, Features: o.features,
+			N: o.n, Seed: o.seed, Batch: o.batch, Policy: pol}.Measure(c)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(io.out, "%s\t%s\t%s\n", d, evalFormat(fid), metric)
+	}
+	return nil
 }

@@ -84,6 +84,29 @@ func TestTrainTranslateCycleGAN(t *testing.T) {
 	if !exists(filepath.Join(dir, "fakeA", "img0.png")) {
 		t.Error("no translated img0.png")
 	}
+	// A deployment policy against fp32: PSNR and SSIM per image, then the means.
+	got = mustRun(t, "translate", "--checkpoint", ck, "--direction", "AtoB", "--in", filepath.Join(data, "testA"),
+		"--out", filepath.Join(dir, "fakeB"), "--policy", "posit6-deploy")
+	if lines := strings.Split(strings.TrimSpace(got), "\n"); len(lines) != 9 || !strings.HasPrefix(lines[2], "img0.png") || !strings.HasPrefix(lines[8], "mean ") {
+		t.Errorf("translate in posit6-deploy:\n%s", got)
+	}
+	// The FID of each direction, on the test splits of the data set the
+	// checkpoint names.
+	got = mustRun(t, "translate", "--checkpoint", ck, "--fid", "--features", "lenet-mnist", "--n", "0")
+	if lines := strings.Split(strings.TrimSpace(got), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "AtoB\t") ||
+		!strings.HasPrefix(lines[1], "BtoA\t") || !strings.HasSuffix(lines[1], "\tFID (LeNet-MNIST)") {
+		t.Errorf("translate --fid:\n%s", got)
+	}
+	for _, bad := range [][]string{
+		{"--fid", "--in", data},        // --fid reads the test splits
+		{"--fid", "--direction", "up"}, // not a direction
+		{"--fid"},                      // a folder data set names no feature network
+		{"--in", data, "--out", dir, "--features", "lenet-mnist"}, // a flag of --fid only
+	} {
+		if _, stderr, code := runCLI(t, "", append([]string{"translate", "--checkpoint", ck}, bad...)...); code != 2 {
+			t.Errorf("translate %v: exit %d, %s", bad, code, stderr)
+		}
+	}
 	ssim := mustRun(t, "eval", "ssim", filepath.Join(data, "testB"), filepath.Join(data, "testB"))
 	if !strings.HasPrefix(ssim, "1\n") {
 		t.Errorf("eval ssim of a folder with itself:\n%s", ssim)

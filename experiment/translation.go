@@ -1,0 +1,248 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/quant"
+)
+
+// Directions of an image-to-image translation model: AtoB runs G_AB on
+// images of domain A, BtoA runs G_BA on images of domain B.
+const (
+	AtoB = "AtoB"
+	BtoA = "BtoA"
+)
+
+// ParseDirection returns AtoB or BtoA for the ways of writing them that
+// positgan translate accepts (AtoB, A2B, AB, any case), and the generator
+// group that translates that way.
+func ParseDirection(s string) (direction, group string, err error) {
+	switch strings.ToLower(s) {
+	case "atob", "a2b", "ab":
+		return AtoB, models.GroupGAB, nil
+	case "btoa", "b2a", "ba":
+		return BtoA, models.GroupGBA, nil
+	}
+	return "", "", fmt.Errorf("experiment: direction %q: want AtoB or BtoA", s)
+}
+
+// TranslationFeatures returns the feature network that judges images of
+// the target domain of a direction of the unpaired data set: for
+// datasets.MNISTFashion, lenet-fashion for AtoB (clothes) and lenet-mnist
+// for BtoA (digits). Other data sets have no default: the feature network
+// must be named (inception:FILE, or a LeNet of positgan lenet train).
+func TranslationFeatures(dataset, direction string) (string, error) {
+	if dataset != datasets.MNISTFashion {
+		return "", fmt.Errorf("experiment: no default feature network for the translations of %s; name one (%s)", dataset, featnet.Specs)
+	}
+	if direction == AtoB {
+		return "lenet-fashion", nil
+	}
+	return "lenet-mnist", nil
+}
+
+// A TranslationFID says how TranslationFID measures one direction of a
+// translation model.
+type TranslationFID struct {
+	// Dataset is the unpaired data set whose test splits are used
+	// (datasets.LoadTranslation: mnist-fashion or a folder holding testA
+	// and testB).
+	Dataset   string
+	Direction string // AtoB or BtoA
+	// Features is the feature network (featnet.Load); empty means
+	// TranslationFeatures' choice.
+	Features string
+	// N test images of the source domain, drawn with Seed, are translated
+	// and compared with N test images of the target domain drawn with
+	// Seed; 0 means every image of the smaller test split.
+	N     int
+	Seed  uint64
+	Batch int // images per forward pass; <= 0 means 100
+	// Policy, if not nil, runs the generator in another policy than the
+	// checkpoint's (e.g. a deployment preset).
+	Policy *quant.Policy
+}
+
+// Measure returns the FID of the translations of test images of the
+// source domain by the checkpoint's generator against real test images
+// of the target domain, and the metric's name (e.g. "FID (LeNet-Fashion)").
+// It is the FID per direction that CycleGAN papers report, here with the
+// feature network named.
+func (o TranslationFID) Measure(c *ckpt.Checkpoint) (fid float64, metric string, err error) {
+	dir, group, err := ParseDirection(o.Direction)
+	if err != nil {
+		return 0, "", err
+	}
+	features := o.Features
+	if features == "" {
+		if features, err = TranslationFeatures(o.Dataset, dir); err != nil {
+			return 0, "", err
+		}
+	}
+	ext, err := featnet.Load(features)
+	if err != nil {
+		return 0, "", err
+	}
+	cfg, err := models.ConfigOf(c)
+	if err != nil {
+		return 0, "", err
+	}
+	if spec, _ := models.Lookup(cfg.Arch); spec.Domains != 2 {
+		return 0, "", fmt.Errorf("experiment: the checkpoint holds a %s model, which does not translate images", cfg.Arch)
+	}
+	a, b, err := datasets.LoadTranslation(o.Dataset, datasets.Options{Split: datasets.Test, Height: cfg.Height, Width: cfg.Width, Channels: cfg.Channels})
+	if err != nil {
+		return 0, "", err
+	}
+	var src, dst datasets.Dataset = a, b
+	if dir == BtoA {
+		src, dst = b, a
+	}
+	n := o.N
+	if n == 0 {
+		n = min(src.Len(), dst.Len())
+	}
+	if n < 2 || n > src.Len() || n > dst.Len() {
+		return 0, "", fmt.Errorf("experiment: %d images per FID: the test splits hold %d and %d images, and an FID needs at least 2", n, src.Len(), dst.Len())
+	}
+	if src, err = datasets.Sample(src, n, o.Seed); err != nil {
+		return 0, "", err
+	}
+	if dst, err = datasets.Sample(dst, n, o.Seed); err != nil {
+		return 0, "", err
+	}
+	batch := o.Batch
+	if batch <= 0 {
+		batch = 100
+	}
+	out, err := Translate(c, o.Policy, group, src, batch)
+	if err != nil {
+		return 0, "", err
+	}
+	fake, err := featnet.FeaturesOf(ext, gan.NewGenerated(gan.GeneratorSpec{Image: src.Shape()}, out, nil), 100)
+	if err != nil {
+		return 0, "", err
+	}
+	real, err := featnet.FeaturesOf(ext, dst, 100)
+	if err != nil {
+		return 0, "", err
+	}
+	sf, err := eval.StatsOf(fake)
+	if err != nil {
+		return 0, "", err
+	}
+	sr, err := eval.StatsOf(real)
+	if err != nil {
+		return 0, "", err
+	}
+	fid, err = eval.FrechetDistance(sf, sr)
+	return fid, featnet.MetricName(ext), err
+}
+
+// Translate returns the translations of every image of src by the
+// generator group (models.GroupGAB or GroupGBA) of checkpoint c, run in
+// policy pol (nil: the checkpoint's, with its exponent biases), batch
+// images at a time, as (N, C, H, W) values in [-1, 1]. An image does not
+// depend on its batch (instance norm).
+func Translate(c *ckpt.Checkpoint, pol *quant.Policy, group string, src datasets.Dataset, batch int) ([]float32, error) {
+	if batch <= 0 {
+		return nil, fmt.Errorf("experiment: batch %d, want at least 1", batch)
+	}
+	nets, _, err := models.Load(c, pol)
+	if err != nil {
+		return nil, err
+	}
+	sh := src.Shape()
+	n := src.Len()
+	out := make([]float32, n*sh.Size())
+	x := make([]float32, batch*sh.Size())
+	var a *gan.Applier
+	for i := 0; i < n; i += batch {
+		k := min(batch, n-i)
+		if a == nil || a.OutSize() != k*sh.Size() {
+			if a, err = gan.NewApplier(nets, group, []int{k, sh.C, sh.H, sh.W}); err != nil {
+				return nil, err
+			}
+		}
+		for j := range k {
+			src.Image(x[j*sh.Size():(j+1)*sh.Size()], i+j)
+		}
+		if err := a.Apply(out[i*sh.Size():(i+k)*sh.Size()], x[:k*sh.Size()]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// translationEvaluator is CycleGAN's Evaluator: the FID of each direction
+// (TranslationFID) on the sweep's unpaired data set, N images each,
+// drawn with EvalSeed.
+type translationEvaluator struct{}
+
+func (translationEvaluator) Data(s *Sweep) ([]datasets.Dataset, error) {
+	// The test splits are read at the model's size; train on the same
+	// size (mnist-fashion: 28x28; folders: 64x64, no crops).
+	opt := datasets.Options{Split: datasets.Train}
+	if s.Dataset != datasets.MNISTFashion {
+		opt.Height, opt.Width = 64, 64
+	}
+	a, b, err := datasets.LoadTranslation(s.Dataset, opt)
+	if err != nil {
+		return nil, err
+	}
+	return []datasets.Dataset{a, b}, nil
+}
+
+func (translationEvaluator) Metrics(s *Sweep) ([]string, error) {
+	var names []string
+	for _, dir := range []string{AtoB, BtoA} {
+		f := s.Features
+		if f == "" {
+			var err error
+			if f, err = TranslationFeatures(s.Dataset, dir); err != nil {
+				return nil, err
+			}
+		}
+		ext, err := featnet.Load(f)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, strings.Replace(featnet.MetricName(ext), "FID", "FID "+arrow(dir), 1))
+	}
+	return names, nil
+}
+
+// arrow writes a direction as the tables do: A→B, B→A.
+func arrow(direction string) string {
+	if direction == AtoB {
+		return "A→B"
+	}
+	return "B→A"
+}
+
+func (translationEvaluator) Describe(s *Sweep) string {
+	return fmt.Sprintf("FID per direction: translations of %d test images of the source domain against %d test images of the target domain.", s.N, s.N)
+}
+
+func (translationEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) ([]float64, error) {
+	var figs []float64
+	for _, dir := range []string{AtoB, BtoA} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fid, _, err := TranslationFID{Dataset: s.Dataset, Direction: dir, Features: s.Features, N: s.N, Seed: s.EvalSeed}.Measure(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", arrow(dir), err)
+		}
+		figs = append(figs, fid)
+	}
+	return figs, nil
+}
