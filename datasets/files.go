@@ -7,8 +7,6 @@ import (
 	"image/color"
 	"io/fs"
 	"path/filepath"
-
-	"github.com/disintegration/imaging"
 )
 
 // ImageFiles returns the image files paths name, in order: a file as
@@ -71,7 +69,7 @@ func LoadFiles(files []string, opt Options) (s *Set, converted int, err error) {
 	pix := make([]uint8, len(files)*shape.Size())
 	changed := make([]bool, len(files))
 	err = parallel(len(files), func(i int) error {
-		img, err := OpenImage(files[i], imaging.AutoOrientation(true))
+		img, err := OpenImage(files[i])
 		if err != nil {
 			return err
 		}

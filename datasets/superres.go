@@ -7,8 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-
-	"github.com/disintegration/imaging"
 )
 
 // SRPhotos names the embedded default of super-resolution training: the
@@ -105,7 +103,7 @@ func LoadPhotos(spec string, split Split) (*Photos, error) {
 	}
 	p := &Photos{names: make([]string, len(files)), sizes: make([]image.Point, len(files)), pix: make([][]uint8, len(files))}
 	err := parallel(len(files), func(i int) error {
-		img, err := OpenImage(files[i], imaging.AutoOrientation(true))
+		img, err := OpenImage(files[i])
 		if err != nil {
 			return err
 		}

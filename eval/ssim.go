@@ -5,7 +5,7 @@ import (
 	"image"
 	"math"
 
-	"github.com/disintegration/imaging"
+	"github.com/positgan/positgan/datasets"
 )
 
 // SSIM constants of Wang et al. (2004) as scikit-image applies them with
@@ -63,15 +63,16 @@ func ImageSSIM(a, b image.Image) (float64, error) {
 	return SSIM(PixelsOf(a), PixelsOf(b), 255)
 }
 
-// FileSSIM decodes two image files and returns their ImageSSIM.
+// FileSSIM decodes two image files as PIL does (datasets.OpenImage) and
+// returns their ImageSSIM.
 func FileSSIM(a, b string) (float64, error) {
-	ia, err := imaging.Open(a)
+	ia, err := datasets.OpenImage(a)
 	if err != nil {
-		return 0, fmt.Errorf("eval: %s: %w", a, err)
+		return 0, err
 	}
-	ib, err := imaging.Open(b)
+	ib, err := datasets.OpenImage(b)
 	if err != nil {
-		return 0, fmt.Errorf("eval: %s: %w", b, err)
+		return 0, err
 	}
 	s, err := ImageSSIM(ia, ib)
 	if err != nil {

@@ -1,0 +1,449 @@
+// Package imageio reads image files into the pixels PIL gives for
+// Image.open(path).convert("RGB"), the way pytorch-fid, torchvision's
+// ImageFolder and the reference CycleGAN and ESRGAN code read their data,
+// so that metrics computed here on real image folders agree with theirs.
+//
+// JPEG is decoded by our own decoder, bit-exact with libjpeg-turbo's
+// defaults (PIL's): the islow integer IDCT, "fancy" triangle-filter
+// chroma upsampling and libjpeg's fixed-point YCbCr→RGB; baseline,
+// extended and progressive files, every chroma subsampling Go's
+// image/jpeg reads. Go's own image/jpeg differs from libjpeg by up to
+// 100 levels on 4:2:0 files. PNG follows PIL's mode conversions: 16-bit
+// gray clips to 255 (PIL opens it as mode "I"), other 16-bit images keep
+// their high byte, palettes and alpha are resolved as convert("RGB")
+// does (alpha dropped, not composited). GIF, BMP, TIFF and WebP are
+// decoded by Go's decoders and converted the same way.
+//
+// EXIF orientation is ignored, as PIL's Image.open does; set
+// Options.ExifOrientation to apply it (PIL's ImageOps.exif_transpose).
+//
+// Every reader checks the image size in the header against a pixel limit
+// before allocating, and returns errors (never panics) on any input.
+package imageio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/png"
+	"io"
+	"os"
+
+	"golang.org/x/image/bmp"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/webp"
+)
+
+// DefaultMaxPixels is the pixel limit when Options.MaxPixels is 0:
+// 16.7 million pixels (4096×4096), 64 MB decoded. A small file can declare
+// a huge image, so the size is read from the header and checked first.
+const DefaultMaxPixels = 1 << 24
+
+// maxFileBytes bounds how much of a file is read: far more than any
+// compressed image within the pixel limit needs.
+const maxFileBytes = 1 << 30
+
+// Options change how images are read; the zero value reads as PIL's
+// Image.open(...).convert("RGB") does.
+type Options struct {
+	// MaxPixels bounds width × height (0: DefaultMaxPixels).
+	MaxPixels int64
+	// ExifOrientation turns JPEG images upright as their EXIF orientation
+	// tag says, as PIL's ImageOps.exif_transpose does. Off, the stored
+	// pixels are returned, as pytorch-fid sees them.
+	ExifOrientation bool
+}
+
+func (o Options) maxPixels() int64 {
+	if o.MaxPixels > 0 {
+		return o.MaxPixels
+	}
+	return DefaultMaxPixels
+}
+
+// LimitError reports an image larger than the pixel limit (or of no
+// pixels).
+type LimitError struct {
+	Width, Height int
+	Max           int64
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("image of %dx%d pixels: want a positive size of at most %d pixels", e.Width, e.Height, e.Max)
+}
+
+// ErrFormat reports data in no image format imageio reads.
+var ErrFormat = errors.New("imageio: unknown image format (want JPEG, PNG, GIF, BMP, TIFF or WebP)")
+
+// Open reads the image file path; errors name the file.
+func Open(path string, opt Options) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, err := Decode(f, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return img, nil
+}
+
+// Decode reads an image. The result is an *image.Gray when PIL's mode for
+// the file is gray (L, 1, I, LA: gray JPEG and PNG files), whose
+// convert("RGB") repeats the value in the three channels, and an
+// *image.NRGBA with every alpha 255 otherwise.
+func Decode(r io.Reader, opt Options) (image.Image, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("imageio: file larger than %d bytes", maxFileBytes)
+	}
+	return decodeBytes(data, opt)
+}
+
+// Format names the format of data from its first bytes ("jpeg", "png",
+// "gif", "bmp", "tiff", "webp"), or "" if it is none of them.
+func Format(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\xff\xd8")):
+		return "jpeg"
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "png"
+	case bytes.HasPrefix(data, []byte("GIF8")):
+		return "gif"
+	case bytes.HasPrefix(data, []byte("BM")):
+		return "bmp"
+	case bytes.HasPrefix(data, []byte("II*\x00")), bytes.HasPrefix(data, []byte("MM\x00*")):
+		return "tiff"
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "webp"
+	}
+	return ""
+}
+
+// DecodeConfig returns the size of the image in data (from its header).
+func DecodeConfig(data []byte) (image.Config, error) {
+	var cfg image.Config
+	var err error
+	r := bytes.NewReader(data)
+	switch Format(data) {
+	case "jpeg":
+		d := &jpegDecoder{}
+		if _, err = d.decode(r, true); err == nil && d.nComp == 0 {
+			err = jpegFormatError("missing SOF marker")
+		}
+		cfg = image.Config{ColorModel: color.RGBAModel, Width: d.width, Height: d.height}
+	case "png":
+		cfg, err = png.DecodeConfig(r)
+	case "gif":
+		cfg, err = gif.DecodeConfig(r)
+	case "bmp":
+		cfg, err = bmp.DecodeConfig(r)
+	case "tiff":
+		cfg, err = tiff.DecodeConfig(r)
+	case "webp":
+		cfg, err = webp.DecodeConfig(r)
+	default:
+		return cfg, ErrFormat
+	}
+	return cfg, err
+}
+
+func decodeBytes(data []byte, opt Options) (image.Image, error) {
+	cfg, err := DecodeConfig(data)
+	if err != nil {
+		return nil, err
+	}
+	limit := opt.maxPixels()
+	if w, h := int64(cfg.Width), int64(cfg.Height); w <= 0 || h <= 0 || w*h > limit {
+		return nil, &LimitError{Width: cfg.Width, Height: cfg.Height, Max: limit}
+	}
+	r := bytes.NewReader(data)
+	var img image.Image
+	switch Format(data) {
+	case "jpeg":
+		d := &jpegDecoder{maxPixels: limit}
+		if img, err = d.decode(r, false); err != nil {
+			return nil, err
+		}
+		if opt.ExifOrientation {
+			img = orient(img, exifOrientation(data))
+		}
+	case "png":
+		var src image.Image
+		if src, err = png.Decode(r); err != nil {
+			return nil, err
+		}
+		img = pngToPIL(src, data)
+	default:
+		img, err = decodeOther(r, Format(data))
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The data must agree with the header (a GIF frame, say, can be
+	// larger than its screen).
+	if b := img.Bounds(); int64(b.Dx())*int64(b.Dy()) > limit {
+		return nil, &LimitError{Width: b.Dx(), Height: b.Dy(), Max: limit}
+	}
+	return toPIL(img, false), nil
+}
+
+// decodeOther decodes GIF, BMP, TIFF and WebP with Go's decoders (the
+// x/image ones are less tried on hostile data than the standard library's
+// and ours, so a panic in one is turned into an error).
+func decodeOther(r io.Reader, format string) (img image.Image, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			img, err = nil, fmt.Errorf("imageio: %s decoder failed: %v", format, p)
+		}
+	}()
+	switch format {
+	case "gif":
+		return gif.Decode(r)
+	case "bmp":
+		return bmp.Decode(r)
+	case "tiff":
+		return tiff.Decode(r)
+	}
+	return webp.Decode(r)
+}
+
+// pngToPIL converts a decoded PNG as PIL reads it: the colour type and
+// bit depth come from the IHDR chunk, since Go's decoder returns the same
+// types for different PIL modes (16-bit gray with a tRNS chunk and 16-bit
+// gray+alpha are both NRGBA64, say).
+func pngToPIL(img image.Image, data []byte) image.Image {
+	if len(data) < 26 {
+		return toPIL(img, false)
+	}
+	depth, ctype := data[24], data[25]
+	// PIL opens 16-bit gray as mode "I" (32-bit integers), whose
+	// conversion to L or RGB clips to 255; every other 16-bit mode is
+	// unpacked to its high byte.
+	return toPIL(img, ctype == 0 && depth == 16)
+}
+
+// toPIL returns img as gray or opaque RGB 8-bit pixels, as PIL's
+// convert("RGB") (or "L" for gray modes) would: alpha dropped without
+// compositing; 16-bit samples clipped to 255 if clip16, else their high
+// byte.
+func toPIL(img image.Image, clip16 bool) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	to8 := func(v uint16) uint8 {
+		if clip16 {
+			return uint8(min(v, 255))
+		}
+		return uint8(v >> 8)
+	}
+	gray := func(f func(x, y int) uint8) *image.Gray {
+		g := image.NewGray(image.Rect(0, 0, w, h))
+		for y := range h {
+			for x := range w {
+				g.Pix[y*w+x] = f(x, y)
+			}
+		}
+		return g
+	}
+	rgb := func(f func(x, y int) (r, g, b uint8)) *image.NRGBA {
+		m := image.NewNRGBA(image.Rect(0, 0, w, h))
+		for y := range h {
+			p := m.Pix[y*m.Stride:]
+			for x := range w {
+				p[4*x], p[4*x+1], p[4*x+2] = f(x, y)
+				p[4*x+3] = 255
+			}
+		}
+		return m
+	}
+	isGray := func(m color.Model) bool { return m == color.GrayModel || m == color.Gray16Model }
+	switch m := img.(type) {
+	case *image.Gray:
+		if m.Rect.Min == (image.Point{}) && m.Stride == w {
+			return m
+		}
+		return gray(func(x, y int) uint8 { return m.GrayAt(b.Min.X+x, b.Min.Y+y).Y })
+	case *image.Gray16:
+		return gray(func(x, y int) uint8 { return to8(m.Gray16At(b.Min.X+x, b.Min.Y+y).Y) })
+	case *image.NRGBA:
+		if m.Rect.Min == (image.Point{}) && m.Stride == 4*w && allOpaque(m.Pix) {
+			return m
+		}
+		return rgb(func(x, y int) (uint8, uint8, uint8) {
+			c := m.NRGBAAt(b.Min.X+x, b.Min.Y+y)
+			return c.R, c.G, c.B
+		})
+	case *image.NRGBA64:
+		return rgb(func(x, y int) (uint8, uint8, uint8) {
+			c := m.NRGBA64At(b.Min.X+x, b.Min.Y+y)
+			return to8(c.R), to8(c.G), to8(c.B)
+		})
+	case *image.RGBA:
+		return rgb(func(x, y int) (uint8, uint8, uint8) {
+			c := m.RGBAAt(b.Min.X+x, b.Min.Y+y)
+			if c.A != 255 { // premultiplied: undo
+				n := color.NRGBAModel.Convert(c).(color.NRGBA)
+				return n.R, n.G, n.B
+			}
+			return c.R, c.G, c.B
+		})
+	case *image.RGBA64:
+		return rgb(func(x, y int) (uint8, uint8, uint8) {
+			c := m.RGBA64At(b.Min.X+x, b.Min.Y+y)
+			if c.A != 0xffff {
+				n := color.NRGBA64Model.Convert(c).(color.NRGBA64)
+				return to8(n.R), to8(n.G), to8(n.B)
+			}
+			return to8(c.R), to8(c.G), to8(c.B)
+		})
+	case *image.Paletted:
+		var pal [256][3]uint8
+		for i, c := range m.Palette {
+			if i >= 256 {
+				break
+			}
+			switch c := c.(type) {
+			case color.NRGBA:
+				pal[i] = [3]uint8{c.R, c.G, c.B}
+			case color.RGBA:
+				pal[i] = [3]uint8{c.R, c.G, c.B}
+			default:
+				n := color.NRGBAModel.Convert(c).(color.NRGBA)
+				pal[i] = [3]uint8{n.R, n.G, n.B}
+			}
+		}
+		return rgb(func(x, y int) (uint8, uint8, uint8) {
+			p := pal[m.ColorIndexAt(b.Min.X+x, b.Min.Y+y)]
+			return p[0], p[1], p[2]
+		})
+	}
+	if isGray(img.ColorModel()) {
+		return gray(func(x, y int) uint8 {
+			return color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y
+		})
+	}
+	return rgb(func(x, y int) (uint8, uint8, uint8) {
+		c := color.NRGBAModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.NRGBA)
+		return c.R, c.G, c.B
+	})
+}
+
+func allOpaque(pix []uint8) bool {
+	for i := 3; i < len(pix); i += 4 {
+		if pix[i] != 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// exifOrientation returns the EXIF orientation (1 to 8) of a JPEG file,
+// or 1 if it has none.
+func exifOrientation(data []byte) int {
+	i := 2
+	for i+4 <= len(data) && data[i] == 0xff {
+		marker := data[i+1]
+		if marker == 0xda || marker == 0xd9 { // SOS, EOI: no more headers
+			break
+		}
+		n := int(binary.BigEndian.Uint16(data[i+2:]))
+		seg := data[i+4 : min(i+2+n, len(data))]
+		if marker == 0xe1 && len(seg) > 14 && string(seg[:6]) == "Exif\x00\x00" {
+			return tiffOrientation(seg[6:])
+		}
+		i += 2 + n
+	}
+	return 1
+}
+
+// tiffOrientation reads tag 0x0112 of IFD0 of an EXIF TIFF structure.
+func tiffOrientation(t []byte) int {
+	var bo binary.ByteOrder
+	switch string(t[:2]) {
+	case "II":
+		bo = binary.LittleEndian
+	case "MM":
+		bo = binary.BigEndian
+	default:
+		return 1
+	}
+	off := int(bo.Uint32(t[4:]))
+	if off < 8 || off+2 > len(t) {
+		return 1
+	}
+	n := int(bo.Uint16(t[off:]))
+	for k := range n {
+		e := off + 2 + 12*k
+		if e+12 > len(t) {
+			break
+		}
+		if bo.Uint16(t[e:]) == 0x0112 {
+			if v := int(bo.Uint16(t[e+8:])); v >= 1 && v <= 8 {
+				return v
+			}
+			return 1
+		}
+	}
+	return 1
+}
+
+// orient applies EXIF orientation o as exif_transpose does.
+func orient(img image.Image, o int) image.Image {
+	if o <= 1 || o > 8 {
+		return img
+	}
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	ow, oh := w, h
+	if o >= 5 {
+		ow, oh = h, w
+	}
+	// src maps an output pixel to its source pixel.
+	src := func(x, y int) (int, int) {
+		switch o {
+		case 2:
+			return w - 1 - x, y
+		case 3:
+			return w - 1 - x, h - 1 - y
+		case 4:
+			return x, h - 1 - y
+		case 5: // transpose
+			return y, x
+		case 6: // rotate 90° clockwise
+			return y, h - 1 - x
+		case 7: // transverse
+			return w - 1 - y, h - 1 - x
+		default: // 8: rotate 90° counter-clockwise
+			return w - 1 - y, x
+		}
+	}
+	switch m := img.(type) {
+	case *image.Gray:
+		out := image.NewGray(image.Rect(0, 0, ow, oh))
+		for y := range oh {
+			for x := range ow {
+				sx, sy := src(x, y)
+				out.Pix[y*ow+x] = m.Pix[sy*m.Stride+sx]
+			}
+		}
+		return out
+	case *image.NRGBA:
+		out := image.NewNRGBA(image.Rect(0, 0, ow, oh))
+		for y := range oh {
+			for x := range ow {
+				sx, sy := src(x, y)
+				copy(out.Pix[y*out.Stride+4*x:y*out.Stride+4*x+4], m.Pix[sy*m.Stride+4*sx:])
+			}
+		}
+		return out
+	}
+	return img
+}
