@@ -46,7 +46,7 @@ func evalCmd() *command {
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				return func(args []string, io stdio) error { return runEvalPairs(args, eval.FileSSIM, io) }
 			}},
-		{name: "fid", usage: "A B [--features lenet-mnist] [--n 10000]",
+		{name: "fid", usage: "A B [--features lenet-mnist] [--n N]",
 			summary: "FID between two image sets, each a .npz statistics file (pytorch-fid --save-stats format),\n" +
 				"mnist, fashion-mnist, an IDX file or directory, an image folder, or a generator checkpoint\n" +
 				"(--n images are generated from it). Prints the FID first, then\n" +
@@ -55,7 +55,7 @@ func evalCmd() *command {
 				o := addFeatureFlags(fs)
 				return func(args []string, io stdio) error { return runEvalFID(args, o, io) }
 			}},
-		{name: "stats", usage: "A --out stats.npz [--features lenet-mnist] [--n 10000]",
+		{name: "stats", usage: "A --out stats.npz [--features lenet-mnist] [--n N]",
 			summary: "Write the feature statistics (mu, sigma) of an image set as a .npz file pytorch-fid reads.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				o := addFeatureFlags(fs)
@@ -77,7 +77,7 @@ func addFeatureFlags(fs *flag.FlagSet) featureFlags {
 	return featureFlags{
 		features: fs.String("features", "lenet-mnist", "feature network: "+featnet.Specs),
 		split:    fs.String("split", "train", "split of mnist, fashion-mnist and IDX directories: train or test"),
-		n:        fs.Int("n", 10000, "images drawn (seeded, without replacement) from each image set; 0: all"),
+		n:        fs.Int("n", 0, "images drawn (seeded, without replacement) from each image set; 0: all, as pytorch-fid uses every file (checkpoints: 10000 generated)"),
 		seed:     fs.Uint64("seed", 1, "seed of the image draw"),
 		batchStats: fs.Bool("batch-stats", false, "checkpoints: generate with batch norm normalising each batch of 100 by its own statistics "+
 			"(the reference DCGAN evaluation) instead of the running statistics"),

@@ -28,8 +28,10 @@ const inceptionDim = 2048
 // the three channels). They are resized to 299×299 as
 // F.interpolate(mode="bilinear", align_corners=False) does (see Resize),
 // which is what pytorch-fid does to its [0, 1] input before mapping it to
-// [-1, 1]; resizing commutes with that affine map, so the network sees
-// the same values. Each BasicConv2d (convolution without bias, batch
+// [-1, 1]. Resizing commutes with that affine map only up to float32
+// rounding, so Features maps back to [0, 1] first (see toZeroOne), and
+// 8-bit images give pytorch-fid's network input bit for bit. Each
+// BasicConv2d (convolution without bias, batch
 // normalisation with epsilon 0.001 in evaluation mode, ReLU) runs as one
 // convolution with the normalisation folded into its weights and bias,
 // in float32.
@@ -243,22 +245,52 @@ func (m *Inception) Features(dst []float64, images []float32, s datasets.Shape) 
 	defer m.mu.Unlock()
 	var ws inceptionWork
 	x := make([]float32, 3*m.size*m.size)
-	plane := m.size * m.size
+	unit := make([]float32, s.H*s.W)
 	for i := 0; i < n; i++ {
-		img := images[i*s.Size() : (i+1)*s.Size()]
-		for c := 0; c < 3; c++ {
-			src := img
-			if s.C == 3 {
-				src = img[c*s.H*s.W : (c+1)*s.H*s.W]
-			}
-			Resize(x[c*plane:(c+1)*plane], src, 1, s.H, s.W, m.size, m.size)
-		}
+		networkInput(x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
 		f := m.forward(&ws, t3{3, m.size, m.size, x})
 		for j, v := range f {
 			dst[i*inceptionDim+j] = float64(v)
 		}
 	}
 	return nil
+}
+
+// networkInput writes the 3×size×size network input of one image of
+// shape s (gray or RGB, values in [-1, 1]) to x: pytorch-fid resizes
+// ToTensor's [0, 1] values and maps the result to [-1, 1] after; in
+// float32 that is not the same as resizing [-1, 1] values, so this does
+// as it does. unit is scratch of s.H·s.W values.
+func networkInput(x, unit, img []float32, s datasets.Shape, size int) {
+	plane := size * size
+	for c := 0; c < 3; c++ {
+		src := img
+		if s.C == 3 {
+			src = img[c*s.H*s.W : (c+1)*s.H*s.W]
+		}
+		toZeroOne(unit, src[:s.H*s.W])
+		p := x[c*plane : (c+1)*plane]
+		Resize(p, unit, 1, s.H, s.W, size, size)
+		for j, v := range p {
+			p[j] = 2*v - 1
+		}
+	}
+}
+
+// toZeroOne maps image values in [-1, 1] to [0, 1]. A value that is an
+// 8-bit pixel p as package datasets stores it, float32((2p - 255)/255),
+// becomes float32(p)/255, what torchvision's ToTensor gives for p, so that
+// the network input is pytorch-fid's to the bit; any other value v
+// becomes (v + 1)/2.
+func toZeroOne(dst, src []float32) {
+	for j, v := range src {
+		p := math.Round(float64(v+1) * 127.5)
+		if p >= 0 && p <= 255 && float32(float64(2*p-255)/255) == v {
+			dst[j] = float32(p) / 255
+		} else {
+			dst[j] = (v + 1) / 2
+		}
+	}
 }
 
 // t3 is a C×H×W activation.

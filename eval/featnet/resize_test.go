@@ -2,6 +2,8 @@ package featnet
 
 import (
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -70,4 +72,31 @@ func TestResizePanics(t *testing.T) {
 		}
 	}()
 	Resize(make([]float32, 3), make([]float32, 4), 1, 2, 2, 2, 2)
+}
+
+// TestFMA32 checks fma32 against a·b + c computed exactly (math/big) and
+// rounded once to float32, on random and on tie-prone operands.
+func TestFMA32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	exact := func(a, b, c float32) float32 {
+		x := new(big.Float).SetPrec(200).SetFloat64(float64(a))
+		x.Mul(x, new(big.Float).SetPrec(200).SetFloat64(float64(b)))
+		x.Add(x, new(big.Float).SetPrec(200).SetFloat64(float64(c)))
+		f, _ := x.Float32()
+		return f
+	}
+	for i := range 200000 {
+		a, b, c := rng.Float32(), rng.Float32(), rng.Float32()
+		switch i % 4 {
+		case 1: // c far smaller: the sum's low bits decide the rounding
+			c = float32(math.Ldexp(float64(c), -30))
+		case 2: // near-cancellation
+			c = -a * b
+		case 3:
+			a, b = float32(int(a*4096))/4096, float32(int(b*4096))/4096
+		}
+		if got, want := fma32(a, b, c), exact(a, b, c); got != want {
+			t.Fatalf("fma32(%v, %v, %v) = %v, want %v", a, b, c, got, want)
+		}
+	}
 }
