@@ -413,12 +413,13 @@ func (b BlockFormat) RoundMatrix(dst, src []float32, rows, cols int, axis Axis, 
 		panic("quant: stochastic rounding needs a random source")
 	}
 	k := b.kernel(r, rng)
+	var sc blockScratch
 	if axis == AlongColumn {
-		k.roundColumns(dst, src, rows, cols)
+		k.roundColumns(dst, src, rows, cols, &sc)
 		return
 	}
 	for i := 0; i < rows; i++ {
-		k.roundRow(dst[i*cols:(i+1)*cols], src[i*cols:(i+1)*cols])
+		k.roundRow(dst[i*cols:(i+1)*cols], src[i*cols:(i+1)*cols], &sc)
 	}
 }
 

@@ -295,28 +295,98 @@ func (k *blockKernel) roundElems(d []float32) {
 	}
 }
 
+// blockScratch is the working memory of the float32 kernels for one
+// matrix: RoundMatrix keeps it on its stack, so that it is zeroed once per
+// matrix rather than once per row or chunk.
+type blockScratch struct {
+	amax    [blockChunk]uint32   // each block's (rows) or column's largest magnitude bits
+	cs      [blockChunk]mxConsts // fused rows: each block's constants
+	col     mxCols               // fused columns: each column's constants
+	in, out [blockChunk]float32  // two-pass: each block's or column's factors
+}
+
+// mxCols are the fused kernel's constants of up to blockChunk columns,
+// field by field (mxConsts' fields as arrays, which the vector kernel
+// loads eight columns at a time).
+type mxCols struct {
+	minNorm, magic, maxBits, nan [blockChunk]uint32 // magic: float32 bits
+}
+
+func (c *mxCols) set(i int, m mxConsts) {
+	c.minNorm[i], c.magic[i], c.maxBits[i], c.nan[i] = m.minNorm, math.Float32bits(m.magic), m.maxBits, m.nan
+}
+
+func (c *mxCols) get(i int) mxConsts {
+	return mxConsts{minNorm: c.minNorm[i], magic: math.Float32frombits(c.magic[i]), maxBits: c.maxBits[i], nan: c.nan[i]}
+}
+
+// absMaxGo returns the largest |v| of s as float32 bits; with finite set,
+// ±Inf and NaN are left out (block posits' NaR goes one by one), else they
+// make the result >= 0x7f800000 (an MX NaN block).
+func absMaxGo(s []float32, finite bool) uint32 {
+	var m uint32
+	for _, v := range s {
+		a := math.Float32bits(v) & 0x7fffffff
+		if finite && a >= 0x7f800000 {
+			continue
+		}
+		m = max(m, a)
+	}
+	return m
+}
+
+// absMaxColsGo sets am[c] = max(am[c], |s[c]|) as absMaxGo does.
+func absMaxColsGo(am []uint32, s []float32, finite bool) {
+	am = am[:len(s)]
+	for c, v := range s {
+		a := math.Float32bits(v) & 0x7fffffff
+		if finite && a >= 0x7f800000 {
+			continue
+		}
+		am[c] = max(am[c], a)
+	}
+}
+
+// expNaN returns the scale exponent of a block whose largest magnitude
+// has the bits a (from absMax*), and whether it is an MX NaN block.
+func (k *blockKernel) expNaN(a uint32) (int, bool) {
+	if a >= 0x7f800000 {
+		return 0, true
+	}
+	return k.b.expFromBits(a), false
+}
+
 // roundRow rounds one run of values whose first block starts at its
 // first element.
-func (k *blockKernel) roundRow(dst, src []float32) {
+func (k *blockKernel) roundRow(dst, src []float32, sc *blockScratch) {
 	K := k.b.block
 	step := max(1, blockChunk/K) * K // whole blocks per pass
-	var out [blockChunk]float32
 	for i := 0; i < len(src); i += step {
 		s := src[i:min(i+step, len(src))]
 		d := dst[i : i+len(s)]
-		if k.fused && k.roundRowFused(d, s) {
+		nb := (len(s) + K - 1) / K
+		amax := sc.amax[:nb]
+		blockAbsMax(amax, s, K, k.posit)
+		if k.fused && k.roundRowFused(d, s, amax, sc) {
 			continue
 		}
-		nb := 0
-		for j := 0; j < len(s); j += K {
-			blk := s[j:min(j+K, len(s))]
-			in, o := factors(k.b.blockExp32(blk))
-			k.toElem(d[j:], blk, in)
-			out[nb] = o
-			nb++
+		in, out := sc.in[:nb], sc.out[:nb]
+		for j, a := range amax {
+			in[j], out[j] = factors(k.expNaN(a))
+		}
+		j0 := 0
+		if k.posit {
+			j0 = positScaleBlocks(d, s, K, in, false)
+		}
+		for j := j0; j < nb; j++ {
+			k.toElem(d[j*K:], s[j*K:min((j+1)*K, len(s))], in[j])
 		}
 		k.roundElems(d)
-		for j := range nb {
+		j0 = 0
+		if k.posit {
+			j0 = positScaleBlocks(d, d, K, out, true)
+		}
+		for j := j0; j < nb; j++ {
 			k.fromElem(d[j*K:min((j+1)*K, len(d))], out[j])
 		}
 	}
@@ -324,39 +394,33 @@ func (k *blockKernel) roundRow(dst, src []float32) {
 
 // roundColumns rounds a rows×cols matrix with blocks running down its
 // columns, blockChunk columns at a time.
-func (k *blockKernel) roundColumns(dst, src []float32, rows, cols int) {
+func (k *blockKernel) roundColumns(dst, src []float32, rows, cols int, sc *blockScratch) {
 	K := k.b.block
-	var amax [blockChunk]uint32
-	var in, out [blockChunk]float32
 	for c0 := 0; c0 < cols; c0 += blockChunk {
 		w := min(blockChunk, cols-c0)
 		for r0 := 0; r0 < rows; r0 += K {
 			r1 := min(r0+K, rows)
-			am := amax[:w]
+			am := sc.amax[:w]
 			clear(am)
 			for r := r0; r < r1; r++ {
-				for c, v := range src[r*cols+c0 : r*cols+c0+w] {
-					a := math.Float32bits(v) & 0x7fffffff
-					if k.posit && a >= 0x7f800000 {
-						continue // NaR one by one
-					}
-					am[c] = max(am[c], a)
-				}
+				colsAbsMax(am, src[r*cols+c0:r*cols+c0+w], k.posit)
 			}
-			if k.fused && k.roundBandFused(dst, src, am, cols, c0, r0, r1) {
+			if k.fused && k.roundBandFused(dst, src, am, cols, c0, r0, r1, sc) {
 				continue
 			}
+			in, out := sc.in[:w], sc.out[:w]
 			for c, a := range am {
-				if a >= 0x7f800000 {
-					in[c], out[c] = factors(0, true)
-				} else {
-					in[c], out[c] = factors(k.b.expFromBits(a), false)
-				}
+				in[c], out[c] = factors(k.expNaN(a))
 			}
 			for r := r0; r < r1; r++ {
 				s := src[r*cols+c0 : r*cols+c0+w]
 				d := dst[r*cols+c0 : r*cols+c0+w]
-				for c, v := range s {
+				c0 := 0
+				if k.posit {
+					c0 = positScaleCols(d, s, in, false)
+				}
+				for c := c0; c < len(s); c++ {
+					v := s[c]
 					y := v * in[c]
 					if k.posit && y == 0 && v != 0 {
 						y = float32(math.Copysign(math.SmallestNonzeroFloat32, float64(v)))
@@ -364,7 +428,7 @@ func (k *blockKernel) roundColumns(dst, src []float32, rows, cols int) {
 					d[c] = y
 				}
 				k.roundElems(d)
-				k.fromElemCols(d, out[:w])
+				k.fromElemCols(d, out)
 			}
 		}
 	}
@@ -375,7 +439,8 @@ func (k *blockKernel) fromElemCols(d, f []float32) {
 	f = f[:len(d)]
 	switch {
 	case k.posit:
-		for i, v := range d {
+		for i := positScaleCols(d, d, f, true); i < len(d); i++ {
+			v := d[i]
 			d[i] = positOut(v, v*f[i])
 		}
 	case k.lo > -math.MaxFloat32:
@@ -386,6 +451,13 @@ func (k *blockKernel) fromElemCols(d, f []float32) {
 		for i, v := range d {
 			d[i] = v * f[i]
 		}
+	}
+}
+
+// fromElemColsGo is the portable form of fromElemCols for block posits.
+func (k *blockKernel) fromElemColsGo(d, f []float32) {
+	for i, v := range d {
+		d[i] = positOut(v, v*f[i])
 	}
 }
 
@@ -405,27 +477,25 @@ func positOut(v, r float32) float32 {
 	return math.Float32frombits(sign | 0x7f7fffff)
 }
 
-// roundRowFused rounds the whole blocks of s into d with the fused kernel
-// and reports true, or reports false, having written nothing, if some
-// block needs the two-pass path.
-func (k *blockKernel) roundRowFused(d, s []float32) bool {
+// roundRowFused rounds the blocks of s, whose largest magnitudes have the
+// bits amax, into d with the fused kernel and reports true, or reports
+// false, having written nothing, if some block needs the two-pass path.
+func (k *blockKernel) roundRowFused(d, s []float32, amax []uint32, sc *blockScratch) bool {
 	K := k.b.block
-	var cs [blockChunk]mxConsts
-	nb := 0
-	for j := 0; j < len(s); j += K {
-		x, isNaN := k.b.blockExp32(s[j:min(j+K, len(s))])
-		cs[nb] = mxNaNBlock
-		if !isNaN {
-			c, ok := k.mxConstsFor(x)
+	cs := sc.cs[:len(amax)]
+	for j, a := range amax {
+		cs[j] = mxNaNBlock
+		if a < 0x7f800000 {
+			c, ok := k.mxConstsFor(k.b.expFromBits(a))
 			if !ok {
 				return false
 			}
-			cs[nb] = c
+			cs[j] = c
 		}
-		nb++
 	}
 	dr := uint32(23 - k.m)
-	for j := range nb {
+	j := mxRoundBlocks(d, s, K, cs, dr) // whole blocks, vectorised where it can
+	for ; j < len(cs); j++ {
 		lo, hi := j*K, min((j+1)*K, len(s))
 		c := &cs[j]
 		for i, v := range s[lo:hi] {
@@ -439,27 +509,57 @@ func (k *blockKernel) roundRowFused(d, s []float32) bool {
 // fused kernel, given each column's largest magnitude bits am, and reports
 // true, or reports false, having written nothing, if some column needs
 // the two-pass path.
-func (k *blockKernel) roundBandFused(dst, src []float32, am []uint32, cols, c0, r0, r1 int) bool {
-	var cs [blockChunk]mxConsts
+func (k *blockKernel) roundBandFused(dst, src []float32, am []uint32, cols, c0, r0, r1 int, sc *blockScratch) bool {
+	cc := &sc.col
 	for c, a := range am {
-		if a >= 0x7f800000 {
-			cs[c] = mxNaNBlock
-			continue
+		m := mxNaNBlock
+		if a < 0x7f800000 {
+			var ok bool
+			if m, ok = k.mxConstsFor(k.b.expFromBits(a)); !ok {
+				return false
+			}
 		}
-		cc, ok := k.mxConstsFor(k.b.expFromBits(a))
-		if !ok {
-			return false
-		}
-		cs[c] = cc
+		cc.set(c, m)
 	}
 	dr := uint32(23 - k.m)
 	w := len(am)
 	for r := r0; r < r1; r++ {
 		s := src[r*cols+c0 : r*cols+c0+w]
 		d := dst[r*cols+c0 : r*cols+c0+w]
-		for c, v := range s {
-			d[c] = math.Float32frombits(cs[c].round(math.Float32bits(v), dr))
+		c := mxRoundCols(d, s, cc, dr) // vectorised where it can
+		for ; c < w; c++ {
+			m := cc.get(c)
+			d[c] = math.Float32frombits(m.round(math.Float32bits(s[c]), dr))
 		}
 	}
 	return true
+}
+
+// The portable kernels; block_kernel_amd64.go vectorises them.
+
+// blockAbsMaxGo sets amax[j] to absMaxGo of block j of s (blocks of K,
+// the last possibly shorter).
+func blockAbsMaxGo(amax []uint32, s []float32, K int, finite bool) {
+	for j := range amax {
+		amax[j] = absMaxGo(s[j*K:min((j+1)*K, len(s))], finite)
+	}
+}
+
+// mxRoundBlocksGo rounds the first n whole blocks of s into d, block j
+// with cs[j].
+func mxRoundBlocksGo(d, s []float32, K, n int, cs []mxConsts, dr uint32) {
+	for j := range n {
+		c := &cs[j]
+		for i, v := range s[j*K : (j+1)*K] {
+			d[j*K+i] = math.Float32frombits(c.round(math.Float32bits(v), dr))
+		}
+	}
+}
+
+// mxRoundColsGo rounds s into d, element c with column c's constants.
+func mxRoundColsGo(d, s []float32, cc *mxCols, dr uint32) {
+	for c, v := range s {
+		m := cc.get(c)
+		d[c] = math.Float32frombits(m.round(math.Float32bits(v), dr))
+	}
 }

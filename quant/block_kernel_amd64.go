@@ -1,0 +1,107 @@
+//go:build amd64 && !purego
+
+package quant
+
+import "golang.org/x/sys/cpu"
+
+// blockAVX2 says whether the 8-lane block kernels of block_kernel_amd64.s
+// may run. Each does what the Go kernel of the same name without the
+// suffix does (block_kernel.go), bit for bit (TestBlockKernelsAgree).
+var blockAVX2 = cpu.X86.HasAVX2
+
+// absMaxBlocksAVX2 is blockAbsMaxGo for nb whole blocks of k values, k a
+// multiple of 8.
+//
+//go:noescape
+func absMaxBlocksAVX2(amax *uint32, src *float32, nb, k int, finite bool)
+
+// absMaxColsAVX2 is absMaxColsGo for n values, n a multiple of 8.
+//
+//go:noescape
+func absMaxColsAVX2(am *uint32, src *float32, n int, finite bool)
+
+// mxRoundBlocksAVX2 is mxRoundBlocksGo for nb whole blocks of k values, k
+// a multiple of 8.
+//
+//go:noescape
+func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+
+// mxRoundColsAVX2 is mxRoundColsGo for n values, n a multiple of 8.
+//
+//go:noescape
+func mxRoundColsAVX2(dst, src *float32, n int, cc *mxCols, dr uint32)
+
+func blockAbsMax(amax []uint32, s []float32, K int, finite bool) {
+	n := 0
+	if blockAVX2 && K%8 == 0 {
+		if n = len(s) / K; n > 0 {
+			absMaxBlocksAVX2(&amax[0], &s[0], n, K, finite)
+		}
+	}
+	blockAbsMaxGo(amax[n:], s[n*K:], K, finite)
+}
+
+func colsAbsMax(am []uint32, s []float32, finite bool) {
+	n := 0
+	if blockAVX2 {
+		if n = len(s) &^ 7; n > 0 {
+			absMaxColsAVX2(&am[0], &s[0], n, finite)
+		}
+	}
+	absMaxColsGo(am[n:], s[n:], finite)
+}
+
+func mxRoundBlocks(d, s []float32, K int, cs []mxConsts, dr uint32) int {
+	n := len(s) / K
+	if blockAVX2 && K%8 == 0 && n > 0 {
+		mxRoundBlocksAVX2(&d[0], &s[0], n, K, &cs[0], dr)
+		return n
+	}
+	mxRoundBlocksGo(d, s, K, n, cs, dr)
+	return n
+}
+
+func mxRoundCols(d, s []float32, cc *mxCols, dr uint32) int {
+	n := 0
+	if blockAVX2 {
+		if n = len(s) &^ 7; n > 0 {
+			mxRoundColsAVX2(&d[0], &s[0], n, cc, dr)
+		}
+	}
+	return n
+}
+
+// positScaleBlocksAVX2 is toElem (out false) or fromElem (out true) of a
+// block posit kernel for nb whole blocks of k values, k a multiple of 8,
+// block j with factor f[j].
+//
+//go:noescape
+func positScaleBlocksAVX2(dst, src *float32, nb, k int, f *float32, out bool)
+
+// positScaleColsAVX2 is the same for n values, n a multiple of 8, value
+// c with factor f[c].
+//
+//go:noescape
+func positScaleColsAVX2(dst, src *float32, n int, f *float32, out bool)
+
+// positScaleBlocks scales the whole blocks of s into d as
+// positScaleBlocksAVX2 does, where it can, and returns how many it did.
+func positScaleBlocks(d, s []float32, K int, f []float32, out bool) int {
+	n := len(s) / K
+	if !blockAVX2 || K%8 != 0 || n == 0 {
+		return 0
+	}
+	positScaleBlocksAVX2(&d[0], &s[0], n, K, &f[0], out)
+	return n
+}
+
+// positScaleCols scales s into d as positScaleColsAVX2 does, where it
+// can, and returns how many values it did.
+func positScaleCols(d, s []float32, f []float32, out bool) int {
+	n := len(s) &^ 7
+	if !blockAVX2 || n == 0 {
+		return 0
+	}
+	positScaleColsAVX2(&d[0], &s[0], n, &f[0], out)
+	return n
+}

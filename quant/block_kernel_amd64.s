@@ -1,0 +1,301 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Block kernels on 8 lanes (AVX2); see block_kernel_amd64.go.
+
+// ABSMAX8 sets ACC to the lane-wise unsigned maximum of ACC and |X| (float32
+// bits), where lanes of X at or above 0x7f800000 (±Inf, NaN) count as 0
+// unless KEEP is all ones. Y14 holds 0x7fffffff, Y13 0x7f800000 and Y12
+// KEEP; T and M are clobbered.
+#define ABSMAX8(X, ACC, T, M) \
+	VPAND Y14, X, T; \
+	VPCMPGTD T, Y13, M; \
+	VPOR Y12, M, M; \
+	VPAND M, T, T; \
+	VPMAXUD T, ACC, ACC
+
+// SETUPMAX loads the constants of ABSMAX8; the bool at finite+off(FP)
+// decides KEEP (all ones when finite is false).
+#define SETUPMAX(off) \
+	MOVL $0x7fffffff, R11; \
+	MOVQ R11, X14; \
+	VPBROADCASTD X14, Y14; \
+	MOVL $0x7f800000, R11; \
+	MOVQ R11, X13; \
+	VPBROADCASTD X13, Y13; \
+	VPCMPEQD Y12, Y12, Y12; \
+	MOVBLZX off(FP), R11; \
+	TESTQ R11, R11; \
+	JZ 2(PC); \
+	VPXOR Y12, Y12, Y12
+
+// func absMaxBlocksAVX2(amax *uint32, src *float32, nb, k int, finite bool)
+TEXT ·absMaxBlocksAVX2(SB), NOSPLIT, $0-33
+	MOVQ amax+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ nb+16(FP), R8
+	MOVQ k+24(FP), R9
+	SETUPMAX(finite+32)
+	SHRQ $3, R9
+	TESTQ R8, R8
+	JZ   maxdone
+
+maxblock:
+	VPXOR Y0, Y0, Y0
+	MOVQ R9, R10
+
+maxvec:
+	VMOVDQU (SI), Y1
+	ABSMAX8(Y1, Y0, Y2, Y3)
+	ADDQ $32, SI
+	DECQ R10
+	JNZ  maxvec
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, (DI)
+	ADDQ $4, DI
+	DECQ R8
+	JNZ  maxblock
+
+maxdone:
+	VZEROUPPER
+	RET
+
+// func absMaxColsAVX2(am *uint32, src *float32, n int, finite bool)
+TEXT ·absMaxColsAVX2(SB), NOSPLIT, $0-25
+	MOVQ am+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SETUPMAX(finite+24)
+	SHRQ $3, CX
+	JZ   colsmaxdone
+
+colsmax:
+	VMOVDQU (SI), Y1
+	VMOVDQU (DI), Y0
+	ABSMAX8(Y1, Y0, Y2, Y3)
+	VMOVDQU Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  colsmax
+
+colsmaxdone:
+	VZEROUPPER
+	RET
+
+// MXROUND8 rounds the 8 float32s in X as mxConsts.round does, into R:
+// a = |x| bits, s = sign; normal path r = (a + half-1 + (a>>d)&1) &^
+// (2^d - 1); below the smallest normal (a < minNorm) (a + magic) - magic
+// in float32; r = min(r, maxBits); r | s | nan. Constants: X15 the shift
+// d, Y14 0x7fffffff, Y13 1, Y12 half-1, Y11 the kept bits; per block or
+// column MINNORM, MAGIC, MAXBITS, NAN (registers or memory operands).
+// Y1, Y2, Y3, Y5 and Y6 are clobbered.
+#define MXROUND8(X, R, MINNORM, MAGIC, MAXBITS, NAN) \
+	VPAND Y14, X, Y1; \
+	VPXOR Y1, X, Y2; \
+	VPSRLD X15, Y1, Y3; \
+	VPAND Y13, Y3, Y3; \
+	VPADDD Y12, Y1, R; \
+	VPADDD Y3, R, R; \
+	VPAND Y11, R, R; \
+	VADDPS MAGIC, Y1, Y5; \
+	VSUBPS MAGIC, Y5, Y5; \
+	VMOVDQU MINNORM, Y6; \
+	VPCMPGTD Y1, Y6, Y6; \
+	VPBLENDVB Y6, Y5, R, R; \
+	VPMINUD MAXBITS, R, R; \
+	VPOR Y2, R, R; \
+	VPOR NAN, R, R
+
+// SETUPROUND loads MXROUND8's constants for the shift in dr+off(FP).
+#define SETUPROUND(off) \
+	MOVL dr+off(FP), CX; \
+	MOVQ CX, X15; \
+	MOVL $0x7fffffff, R11; \
+	MOVQ R11, X14; \
+	VPBROADCASTD X14, Y14; \
+	MOVL $1, R11; \
+	MOVQ R11, X13; \
+	VPBROADCASTD X13, Y13; \
+	MOVL $1, R11; \
+	SHLL CX, R11; \
+	MOVL R11, R12; \
+	SUBL $1, R12; \
+	NOTL R12; \
+	MOVQ R12, X11; \
+	VPBROADCASTD X11, Y11; \
+	SHRL $1, R11; \
+	SUBL $1, R11; \
+	MOVQ R11, X12; \
+	VPBROADCASTD X12, Y12
+
+// func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+TEXT ·mxRoundBlocksAVX2(SB), NOSPLIT, $0-44
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ nb+16(FP), R8
+	MOVQ k+24(FP), R9
+	MOVQ cs+32(FP), AX
+	SETUPROUND(40)
+	SHRQ $3, R9
+	TESTQ R8, R8
+	JZ   blocksdone
+
+block:
+	VPBROADCASTD 0(AX), Y10
+	VPBROADCASTD 4(AX), Y9
+	VPBROADCASTD 8(AX), Y8
+	VPBROADCASTD 12(AX), Y7
+	MOVQ R9, R10
+
+blockvec:
+	VMOVDQU (SI), Y0
+	MXROUND8(Y0, Y4, Y10, Y9, Y8, Y7)
+	VMOVDQU Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ R10
+	JNZ  blockvec
+	ADDQ $16, AX
+	DECQ R8
+	JNZ  block
+
+blocksdone:
+	VZEROUPPER
+	RET
+
+// Offsets of the fields of mxCols (block_kernel.go): blockChunk uint32s each.
+#define C_MINNORM 0
+#define C_MAGIC 4096
+#define C_MAXBITS 8192
+#define C_NAN 12288
+
+// func mxRoundColsAVX2(dst, src *float32, n int, cc *mxCols, dr uint32)
+TEXT ·mxRoundColsAVX2(SB), NOSPLIT, $0-36
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ cc+24(FP), AX
+	SETUPROUND(32)
+	SHRQ $3, R8
+	JZ   colsdone
+
+cols:
+	VMOVDQU (SI), Y0
+	MXROUND8(Y0, Y4, C_MINNORM(AX), C_MAGIC(AX), C_MAXBITS(AX), C_NAN(AX))
+	VMOVDQU Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, AX
+	DECQ R8
+	JNZ  cols
+
+colsdone:
+	VZEROUPPER
+	RET
+
+// POSITSCALE8 sets R = V·F for the 8 float32s in V as toElem (Y12 zero)
+// or fromElem (Y12 all ones) does for block posits: a product that
+// underflows to 0 from a nonzero finite V becomes the smallest float32 of
+// V's sign and, for fromElem, one that overflows to ±Inf the largest.
+// Y15 holds 0x7fffffff, Y14 0x7f800000, Y13 1, Y11 0x7f7fffff, Y10 zero.
+// Y1, Y2, Y3, Y5 and Y6 are clobbered.
+#define POSITSCALE8(V, F, R) \
+	VMULPS F, V, R; \
+	VPAND Y15, R, Y1; \
+	VPAND Y15, V, Y2; \
+	VPXOR Y2, V, Y3; \
+	VPCMPEQD Y10, Y1, Y5; \
+	VPCMPGTD Y11, Y1, Y6; \
+	VPAND Y12, Y6, Y6; \
+	VPOR Y5, Y6, Y6; \
+	VPCMPEQD Y10, Y2, Y1; \
+	VPANDN Y6, Y1, Y6; \
+	VPCMPGTD Y14, Y2, Y1; \
+	VPANDN Y6, Y1, Y6; \
+	VPBLENDVB Y5, Y13, Y11, Y1; \
+	VPOR Y3, Y1, Y1; \
+	VPBLENDVB Y6, Y1, R, R
+
+#define SETUPPOSIT(off) \
+	MOVL $0x7fffffff, R11; \
+	MOVQ R11, X15; \
+	VPBROADCASTD X15, Y15; \
+	MOVL $0x7f800000, R11; \
+	MOVQ R11, X14; \
+	VPBROADCASTD X14, Y14; \
+	MOVL $1, R11; \
+	MOVQ R11, X13; \
+	VPBROADCASTD X13, Y13; \
+	MOVL $0x7f7fffff, R11; \
+	MOVQ R11, X11; \
+	VPBROADCASTD X11, Y11; \
+	VPXOR Y10, Y10, Y10; \
+	VPXOR Y12, Y12, Y12; \
+	MOVBLZX off(FP), R11; \
+	TESTQ R11, R11; \
+	JZ 2(PC); \
+	VPCMPEQD Y12, Y12, Y12
+
+// func positScaleBlocksAVX2(dst, src *float32, nb, k int, f *float32, out bool)
+TEXT ·positScaleBlocksAVX2(SB), NOSPLIT, $0-41
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ nb+16(FP), R8
+	MOVQ k+24(FP), R9
+	MOVQ f+32(FP), AX
+	SETUPPOSIT(out+40)
+	SHRQ $3, R9
+	TESTQ R8, R8
+	JZ   psdone
+
+psblock:
+	VBROADCASTSS (AX), Y9
+	MOVQ R9, R10
+
+psvec:
+	VMOVUPS (SI), Y0
+	POSITSCALE8(Y0, Y9, Y4)
+	VMOVUPS Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ R10
+	JNZ  psvec
+	ADDQ $4, AX
+	DECQ R8
+	JNZ  psblock
+
+psdone:
+	VZEROUPPER
+	RET
+
+// func positScaleColsAVX2(dst, src *float32, n int, f *float32, out bool)
+TEXT ·positScaleColsAVX2(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ f+24(FP), AX
+	SETUPPOSIT(out+32)
+	SHRQ $3, R8
+	JZ   pcdone
+
+pcvec:
+	VMOVUPS (SI), Y0
+	VMOVUPS (AX), Y9
+	POSITSCALE8(Y0, Y9, Y4)
+	VMOVUPS Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, AX
+	DECQ R8
+	JNZ  pcvec
+
+pcdone:
+	VZEROUPPER
+	RET
