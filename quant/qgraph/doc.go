@@ -51,6 +51,15 @@
 // These reference kernels take nanoseconds per product; the fused layers
 // of models/nn are the fast path.
 //
+// Block formats (mxfp8, posit8-block, ...; quant.LayerFormats.Block):
+// Rewrite blocks each operand of a rewritten layer's matrix multiply along
+// the reduction dimension of every product it enters, forward and in both
+// backward products, re-blocked from the unrounded values, as nn.Linear and
+// nn.Conv2d do; a rewritten network gives their bits (rewrite_fused_test.go).
+// That needs fp32 accumulation and rounding to nearest, and a dot product
+// with one weight operand; otherwise Rewrite returns an error, and the
+// layer wrappers (Mul, Conv2d, Dot, BatchedMatMul) refuse block formats.
+//
 // Gradients: only symbolic differentiation (gorgonia.Grad, the
 // TapeMachine) is supported; the LispMachine's automatic differentiation
 // is not.

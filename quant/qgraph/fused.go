@@ -7,6 +7,7 @@ import (
 
 	"github.com/chewxy/hm"
 	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -34,6 +35,10 @@ type layerMatMulOp struct {
 	weight int  // the weight operand: 0 (A) or 1 (B)
 	tA, tB bool
 	grad   int // 0: the product; 1, 2: the gradient of A, B
+	// blk are the layer's block formats (rounded to nearest): each
+	// product's operands are blocked along its reduction dimension, from
+	// the unrounded values, as nn's fused layers block them.
+	blk quant.BlockRoles
 }
 
 func (op *layerMatMulOp) Arity() int {
@@ -102,7 +107,11 @@ func (op *layerMatMulOp) CallsExtern() bool    { return false }
 func (op *layerMatMulOp) OverwritesInput() int { return -1 }
 
 func (op *layerMatMulOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "qgraph.layermatmul{conv=%v,weight=%d,tA=%v,tB=%v,grad=%d}", op.conv, op.weight, op.tA, op.tB, op.grad)
+	fmt.Fprintf(h, "qgraph.layermatmul{conv=%v,weight=%d,tA=%v,tB=%v,grad=%d", op.conv, op.weight, op.tA, op.tB, op.grad)
+	if !op.blk.IsZero() {
+		fmt.Fprintf(h, ",blocks=%v/%v/%v", op.blk.Weight, op.blk.Act, op.blk.Err)
+	}
+	fmt.Fprint(h, "}")
 }
 
 func (op *layerMatMulOp) Hashcode() uint32 {
@@ -121,6 +130,9 @@ func (op *layerMatMulOp) String() string {
 	layout := "linear"
 	if op.conv {
 		layout = "conv"
+	}
+	if !op.blk.IsZero() {
+		layout += fmt.Sprintf(",blocks=%v/%v/%v", op.blk.Weight, op.blk.Act, op.blk.Err)
 	}
 	s := fmt.Sprintf("A%s ×[%s,w=%c] B%s", t(op.tA), layout, "AB"[op.weight], t(op.tB))
 	if op.grad > 0 {
@@ -259,7 +271,21 @@ func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K in
 	} else {
 		X = opnd(act, act == 1)
 	}
+	// Block formats: every operand blocked along the reduction dimension
+	// of its product, as nn.Linear and nn.Conv2d do (W is n×k, X m×k, Xt
+	// k×m; GY m×n, GYt n×m).
+	block := func(b quant.BlockFormat, s []T, rows, cols int, axis quant.Axis) {
+		if !b.IsZero() {
+			gemm.RoundMatrix(gemm.NewBlockRounder(b, quant.Nearest, nil), s, s, rows, cols, axis)
+		}
+	}
 	if op.grad == 0 {
+		block(op.blk.Weight, W, n, k, quant.AlongRow)
+		if op.conv {
+			block(op.blk.Act, Xt, k, m, quant.AlongColumn)
+		} else {
+			block(op.blk.Act, X, m, k, quant.AlongRow)
+		}
 		var Y []T // m×n
 		if op.conv {
 			Yt := make([]T, n*m)
@@ -286,14 +312,19 @@ func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K in
 		return pack(g, pick(t, n, m), pick(t, m, n), !t)
 	}
 	if op.grad-1 == act {
+		block(op.blk.Weight, W, n, k, quant.AlongColumn)
 		var dX []T // m×k
 		if op.conv {
 			dXt := make([]T, k*m)
-			gemm.Gemm(true, false, k, m, n, 1, W, k, gy(true), m, 0, dXt, m)
+			g := gy(true)
+			block(op.blk.Err, g, n, m, quant.AlongColumn)
+			gemm.Gemm(true, false, k, m, n, 1, W, k, g, m, 0, dXt, m)
 			dX = pack(dXt, m, k, true)
 		} else {
 			dX = make([]T, m*k)
-			gemm.Gemm(false, false, m, k, n, 1, gy(false), n, W, k, 0, dX, k)
+			g := gy(false)
+			block(op.blk.Err, g, m, n, quant.AlongRow)
+			gemm.Gemm(false, false, m, k, n, 1, g, n, W, k, 0, dX, k)
 		}
 		// d op(A) = dX (M×K) if A is the activation; d op(B) = dXᵀ (K×N).
 		if act == 0 {
@@ -303,9 +334,15 @@ func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K in
 	}
 	dW := make([]T, n*k)
 	if op.conv {
-		gemm.Gemm(false, true, n, k, m, 1, gy(true), m, Xt, m, 0, dW, k)
+		g := gy(true)
+		block(op.blk.Err, g, n, m, quant.AlongRow)
+		block(op.blk.Act, Xt, k, m, quant.AlongRow)
+		gemm.Gemm(false, true, n, k, m, 1, g, m, Xt, m, 0, dW, k)
 	} else {
-		gemm.Gemm(true, false, n, k, m, 1, gy(false), n, X, k, 0, dW, k)
+		g := gy(false)
+		block(op.blk.Err, g, m, n, quant.AlongColumn)
+		block(op.blk.Act, X, m, k, quant.AlongColumn)
+		gemm.Gemm(true, false, n, k, m, 1, g, n, X, k, 0, dW, k)
 	}
 	// d op(B) = dWᵀ (K×N) if B is the weight; d op(A) = dW (M×K).
 	if op.weight == 1 {

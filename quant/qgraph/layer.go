@@ -44,6 +44,9 @@ func Dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node) (*gorgonia.N
 func dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error),
 	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
 	lf := p.For(layer)
+	if !lf.Block.IsZero() {
+		return nil, fmt.Errorf("qgraph: layer %s: block formats are applied by Rewrite (to a graph built with gorgonia.Mul and gorgonia.Conv2d) and by the fused layers of models/nn, not by the layer wrappers", layer)
+	}
 	c := newConfig(opts)
 	aq, err := operand(&c, lf, layer, "a", a, ra)
 	if err != nil {
@@ -79,6 +82,20 @@ func quantizeRole(c *config, lf quant.LayerFormats, layer, role string, x *gorgo
 		return nil, fmt.Errorf("qgraph: layer %s, %s: %w", layer, role, err)
 	}
 	return q, nil
+}
+
+// checkBlocks reports block formats Rewrite cannot apply as nn does: with
+// quire or per-op accumulation, or stochastic rounding.
+func checkBlocks(lf quant.LayerFormats, layer string) error {
+	switch {
+	case lf.Block.IsZero():
+		return nil
+	case lf.Accum != quant.AccumFP32:
+		return fmt.Errorf("layer %s: block formats with %v accumulation are available in the fused layers of models/nn only", layer, lf.Accum)
+	case lf.Rounding != quant.Nearest:
+		return fmt.Errorf("layer %s: block formats with %v rounding are available in the fused layers of models/nn only", layer, lf.Rounding)
+	}
+	return nil
 }
 
 // deriveSeed hashes (seed, layer, role) into a seed.

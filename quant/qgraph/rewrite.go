@@ -131,6 +131,9 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 		}
 		k++
 		lf := p.For(layer)
+		if err := checkBlocks(lf, layer); err != nil {
+			return nil, nil, fmt.Errorf("qgraph: Rewrite: %w", err)
+		}
 		if lf.Accum != quant.AccumFP32 {
 			tA, tB, ok := matMulTrans(n)
 			if !ok {
@@ -144,7 +147,9 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 		} else if tA, tB, ok := matMulTrans(n); ok && weightIdx >= 0 {
 			// fp32: sum in the fused layers' order.
 			_, conv := traceIm2col(g, kids[1-weightIdx])
-			layered[n] = &layerMatMulOp{conv: conv, weight: weightIdx, tA: tA, tB: tB}
+			layered[n] = &layerMatMulOp{conv: conv, weight: weightIdx, tA: tA, tB: tB, blk: lf.Block}
+		} else if !lf.Block.IsZero() {
+			return nil, nil, fmt.Errorf("qgraph: Rewrite: layer %s: block formats (%v) need a matrix multiply or convolution with one weight operand, not %v", layer, lf.Block.Act, n.Op())
 		}
 		which := [2]string{"a", "b"}
 		for i, kid := range kids {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/positgan/positgan/models/nn"
@@ -250,7 +251,7 @@ func firstDiff(a, b []float32) (string, bool) {
 // bit, as the same network built from the fused layers of models/nn, for
 // fp32 accumulation.
 func TestRewriteMatchesFused(t *testing.T) {
-	for _, name := range []string{"fp32", "fp16", "posit8", "posit8+", "posit6-deploy", "fp8-ibm"} {
+	for _, name := range []string{"fp32", "fp16", "posit8", "posit8+", "posit6-deploy", "fp8-ibm", "mxfp8", "mxfp6", "mxfp4-deploy", "posit8-block"} {
 		t.Run(name, func(t *testing.T) {
 			pol, err := quant.ParsePolicy(name)
 			if err != nil {
@@ -317,5 +318,67 @@ func TestRewriteMatchesFusedAccum(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRewriteMatchesFusedBlocks checks block formats with blocks shorter
+// than the reduction dimensions, so that every dot product spans several
+// blocks and a short last one, forward and in both backward products.
+func TestRewriteMatchesFusedBlocks(t *testing.T) {
+	for _, settings := range [][]string{
+		{"dot=mxfp8-e4m3(block=4)", "err=mxfp8-e5m2(block=5)"},
+		{"dot=posit(8,1,block=3)", "err=posit(8,1,block=8)", "D/fc2:act=mxint8(block=2)"},
+	} {
+		t.Run(strings.Join(settings, ","), func(t *testing.T) {
+			pol := &quant.Policy{}
+			for _, s := range settings {
+				if err := pol.Apply(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := newParams()
+			fy, fg := fusedNet(t, p, pol).run(t)
+			ry, rg := rewritten(t, p, pol).run(t)
+			if d, ok := firstDiff(fy, ry); ok {
+				t.Errorf("output: %s", d)
+			}
+			for i := range fg {
+				if d, ok := firstDiff(fg[i], rg[i]); ok {
+					t.Errorf("gradient of %s: %s", gradNames[i], d)
+				}
+			}
+		})
+	}
+}
+
+// TestBlockErrors checks that block formats qgraph cannot apply as the
+// fused layers do are refused with an error naming the layer.
+func TestBlockErrors(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		wrap   bool // the Mul wrapper rather than Rewrite
+	}{
+		{"mxfp8", true},
+		{"mxfp8-quire", false},
+		{"mxfp8-per-op", false},
+	} {
+		pol, err := quant.ParsePolicy(tc.policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(2, 3), gorgonia.WithName("x"), gorgonia.WithInit(gorgonia.Ones()))
+		w := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(3, 4), gorgonia.WithName("w"), gorgonia.WithInit(gorgonia.Ones()))
+		if tc.wrap {
+			_, err = qgraph.Mul(pol, "fc", x, w)
+		} else {
+			if _, err = gorgonia.Mul(x, w); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = qgraph.Rewrite(g, pol, []*gorgonia.Node{w})
+		}
+		if err == nil || !strings.Contains(err.Error(), "block formats") {
+			t.Errorf("%s (wrapper %v): error %v, want one about block formats", tc.policy, tc.wrap, err)
+		}
 	}
 }
