@@ -187,18 +187,33 @@ func Translate(c *ckpt.Checkpoint, pol *quant.Policy, group string, src datasets
 // drawn with EvalSeed.
 type translationEvaluator struct{}
 
+// Data loads the training domains as positgan train does: mnist-fashion
+// at 28x28; a folder at 286/256 x 64 (73x73), served as random 64x64
+// crops, flipped at random (Zhu et al.'s augmentation), the crops and
+// flips drawn with the sweep's first seed for every run.
 func (translationEvaluator) Data(s *Sweep) ([]datasets.Dataset, error) {
-	// The test splits are read at the model's size; train on the same
-	// size (mnist-fashion: 28x28; folders: 64x64, no crops).
+	const side = 64
 	opt := datasets.Options{Split: datasets.Train}
 	if s.Dataset != datasets.MNISTFashion {
-		opt.Height, opt.Width = 64, 64
+		load := (side*286 + 128) / 256
+		opt.Height, opt.Width = load, load
 	}
 	a, b, err := datasets.LoadTranslation(s.Dataset, opt)
 	if err != nil {
 		return nil, err
 	}
-	return []datasets.Dataset{a, b}, nil
+	if s.Dataset == datasets.MNISTFashion {
+		return []datasets.Dataset{a, b}, nil
+	}
+	var data []datasets.Dataset
+	for i, d := range []*datasets.Set{a, b} {
+		aug, err := datasets.Augment(d, side, side, true, s.FirstSeed+uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, aug)
+	}
+	return data, nil
 }
 
 func (translationEvaluator) Metrics(s *Sweep) ([]string, error) {
