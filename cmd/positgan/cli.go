@@ -94,8 +94,12 @@ func (c *command) printGroup(path string, w io.Writer) {
 	fmt.Fprintf(w, "Usage: %s <command> [flags] [args]\n\nCommands:\n", path)
 	subs := append([]*command(nil), c.sub...)
 	sort.Slice(subs, func(i, j int) bool { return subs[i].name < subs[j].name })
+	width := 10 // of the name column: the longest name's
 	for _, s := range subs {
-		first := fmt.Sprintf("  %-10s ", s.name)
+		width = max(width, len(s.name))
+	}
+	for _, s := range subs {
+		first := fmt.Sprintf("  %-*s ", width, s.name)
 		for _, l := range wrap(firstSentence(s.summary), helpWidth, first, strings.Repeat(" ", len(first))) {
 			fmt.Fprintln(w, l)
 		}

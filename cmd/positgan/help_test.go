@@ -27,6 +27,7 @@ func TestHelpComplete(t *testing.T) {
 			return
 		}
 		entries := helpEntries(out)
+		checkHelpColumns(t, name, out)
 		for _, s := range c.sub {
 			got, ok := entries[s.name]
 			if !ok {
@@ -76,6 +77,26 @@ func checkHelpWidth(t *testing.T, name, out string) {
 		if wrapped && len([]rune(strings.ReplaceAll(line, "\t", "    "))) > helpWidth && len(strings.Fields(line)) > 1 {
 			t.Errorf("%s --help: line longer than %d columns: %q", name, helpWidth, line)
 		}
+	}
+}
+
+// checkHelpColumns checks that the descriptions of a command list start
+// in one column, however long a command's name.
+func checkHelpColumns(t *testing.T, name, out string) {
+	t.Helper()
+	_, list, _ := strings.Cut(out, "Commands:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	col := -1
+	for _, line := range strings.Split(list, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.HasPrefix(line, "   ") {
+			continue
+		}
+		c := strings.Index(line[2+len(f[0]):], f[1]) + 2 + len(f[0])
+		if col >= 0 && c != col {
+			t.Errorf("%s --help: description of %s starts in column %d, others in %d", name, f[0], c, col)
+		}
+		col = c
 	}
 }
 
