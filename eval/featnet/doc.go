@@ -20,25 +20,12 @@
 // # Inception-v3 weights
 //
 // The FID Inception-v3 (pytorch-fid's network, 2048-d pool3 features) is
-// here too, but its weights must be supplied by the user as a safetensors
-// file holding pytorch-fid's state_dict. Convert them once, where PyTorch
-// and the weights are available (this script is documentation; it has not
-// been run where positgan is developed):
+// here too, but its weights must be supplied by the user: pytorch-fid's
+// own pt_inception-2015-12-05-6726825d.pth (from its GitHub release, or
+// ~/.cache/torch/hub/checkpoints/ where pytorch-fid has run) is read as it
+// is, and so is a safetensors file of the same state_dict, under either
+// key layout (fid_inception_v3's Mixed_5b.* or the InceptionV3 wrapper's
+// blocks.N.M.*):
 //
-//	# convert_fid_inception.py: pytorch-fid's FID Inception weights to safetensors
-//	# pip install torch safetensors
-//	# https://github.com/mseitzer/pytorch-fid/releases/download/fid_weights/pt_inception-2015-12-05-6726825d.pth
-//	import sys
-//	import torch
-//	from safetensors.torch import save_file
-//
-//	src = sys.argv[1] if len(sys.argv) > 1 else "pt_inception-2015-12-05-6726825d.pth"
-//	sd = torch.load(src, map_location="cpu")
-//	# or: from pytorch_fid.inception import fid_inception_v3; sd = fid_inception_v3().state_dict()
-//	keep = {k: v.float().contiguous() for k, v in sd.items()
-//	        if not k.startswith(("fc.", "AuxLogits.")) and not k.endswith("num_batches_tracked")}
-//	assert len(keep) == 470, len(keep)  # 94 BasicConv2d layers x (conv.weight + 4 batch-norm tensors)
-//	save_file(keep, "pt_inception-2015-12-05.safetensors")
-//
-// and load the result with Load("inception:pt_inception-2015-12-05.safetensors").
+//	e, err := featnet.Load("inception:pt_inception-2015-12-05-6726825d.pth")
 package featnet

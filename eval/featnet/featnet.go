@@ -30,15 +30,16 @@ type Extractor interface {
 func MetricName(e Extractor) string { return "FID (" + e.Name() + ")" }
 
 // Specs lists the feature network specs Load accepts, for help texts.
-const Specs = `lenet-mnist, lenet-fashion (the shipped LeNet-5 weights), lenet:FILE (a LeNet from 'positgan lenet train'), inception:FILE (FID Inception-v3 weights in safetensors)`
+const Specs = `lenet-mnist, lenet-fashion (the shipped LeNet-5 weights), lenet:FILE (a LeNet from 'positgan lenet train'), inception:FILE (FID Inception-v3 weights: pytorch-fid's .pth or a safetensors conversion)`
 
 // Load returns the feature network spec names:
 //
 //   - "lenet-mnist", "lenet-fashion": the LeNet-5 networks shipped with
 //     positgan, trained on MNIST and Fashion-MNIST (see ShippedWeights);
 //   - "lenet:FILE": a LeNet written by LeNet.Save (positgan lenet train);
-//   - "inception:FILE": the FID Inception-v3 with weights from a
-//     safetensors FILE (see LoadInception).
+//   - "inception:FILE": the FID Inception-v3 with weights from FILE,
+//     pytorch-fid's pt_inception-2015-12-05-6726825d.pth or a
+//     safetensors conversion (see LoadInception).
 func Load(spec string) (Extractor, error) {
 	kind, file, hasFile := strings.Cut(spec, ":")
 	switch {

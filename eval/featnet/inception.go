@@ -144,16 +144,18 @@ func ignoredTensor(name string) bool {
 		strings.HasSuffix(name, ".num_batches_tracked")
 }
 
-// LoadInception reads the FID Inception-v3 weights from a safetensors file
-// holding pytorch-fid's state_dict (pt_inception-2015-12-05): tensors
-// named like Mixed_6b.branch7x7_2.conv.weight and
-// Mixed_6b.branch7x7_2.bn.running_var, in F32 (F16, BF16 and F64 are
-// converted). The classifier (fc.*), AuxLogits.* and num_batches_tracked
-// tensors are ignored; a missing, mis-shaped or unknown tensor is an
-// error that names it. The weights cannot be downloaded here: convert them
-// once where they can (see the package documentation for the script).
+// LoadInception reads the FID Inception-v3 weights from a file holding
+// pytorch-fid's state_dict: its own pt_inception-2015-12-05-6726825d.pth
+// (torch.save, zip or legacy format, read with gopickle) or a safetensors
+// conversion, the file kind found from its first bytes. Tensors are named
+// like Mixed_6b.branch7x7_2.conv.weight (fid_inception_v3's state_dict)
+// or blocks.2.4.branch7x7_2.conv.weight (pytorch-fid's InceptionV3
+// wrapper); float32, float16, bfloat16 and float64 are read. The
+// classifier (fc.*), AuxLogits.* and num_batches_tracked tensors are
+// ignored; a missing, mis-shaped or unknown tensor is an error that names
+// it. The weights cannot be downloaded here: bring the file.
 func LoadInception(path string) (*Inception, error) {
-	ts, err := readSafetensors(path, ignoredTensor)
+	ts, err := readInceptionTensors(path)
 	if err != nil {
 		return nil, err
 	}
