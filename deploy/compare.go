@@ -107,6 +107,11 @@ type Row struct {
 	FID                 float64 // on N images; +Inf if an image had a non-finite pixel
 	Note                string  // why the FID is not finite, or ""
 	Bytes               int     // .pgmodel file size
+	// PSNR is the peak signal-to-noise ratio (dB, peak-to-peak 2) of the
+	// row's N images against the FP32 row's images from the same noise:
+	// how far deployment moved the pixels, which FID does not show
+	// (+Inf for FP32 itself; NaN if a pixel is not finite).
+	PSNR float64
 	// Zero and Saturated are the fractions of the generator's weights
 	// that round to zero (nonzero weights only) or lie beyond the weight
 	// format's largest finite magnitude (rounded to ±max or ±Inf).
@@ -191,6 +196,7 @@ type comparer struct {
 	spec    gan.GeneratorSpec
 	out     *Comparison
 	maxes   map[string]float64 // largest finite magnitude by format name
+	pix32   []float32          // the FP32 row's N images
 }
 
 // Compare measures the deployment table of checkpoint c (trained in
@@ -382,16 +388,16 @@ func (cm *comparer) histBias(f quant.Format, dw, da int) (*[2][]int, error) {
 // measure exports c under p and returns the FID of n generated images
 // (+Inf with a note if a pixel is not finite or the statistics are
 // degenerate), the model, and the images of the grid if grid is set.
-func (cm *comparer) measure(p *quant.Policy, n int, grid bool) (fid float64, note string, m *Model, images []float32, err error) {
+func (cm *comparer) measure(p *quant.Policy, n int, grid bool) (fid float64, note string, m *Model, images, pix []float32, err error) {
 	if err := cm.ctx.Err(); err != nil {
-		return 0, "", nil, nil, err
+		return 0, "", nil, nil, nil, err
 	}
 	if m, err = Export(cm.c, p); err != nil {
-		return 0, "", nil, nil, err
+		return 0, "", nil, nil, nil, err
 	}
 	z, labels := gan.EvalNoise(cm.spec, cm.o.Seed, n)
 	zs, size := cm.spec.ZSize(), cm.spec.Image.Size()
-	pix := make([]float32, 0, n*size)
+	pix = make([]float32, 0, n*size)
 	for i := 0; i < n; i += 100 {
 		k := min(100, n-i)
 		var lab []int
@@ -400,14 +406,14 @@ func (cm *comparer) measure(p *quant.Policy, n int, grid bool) (fid float64, not
 		}
 		out, err := m.Generate(z[i*zs:(i+k)*zs], lab)
 		if err != nil {
-			return 0, "", nil, nil, err
+			return 0, "", nil, nil, nil, err
 		}
 		pix = append(pix, out...)
 	}
 	if grid {
 		gz, gl := gan.FixedNoise(cm.spec, cm.o.Seed, cm.out.grid.rows, cm.out.grid.cols)
 		if images, err = m.Generate(gz, gl); err != nil {
-			return 0, "", nil, nil, err
+			return 0, "", nil, nil, nil, err
 		}
 	}
 	bad := 0
@@ -417,20 +423,20 @@ func (cm *comparer) measure(p *quant.Policy, n int, grid bool) (fid float64, not
 		}
 	}
 	if bad > 0 {
-		return math.Inf(1), fmt.Sprintf("%d non-finite pixels", bad), m, images, nil
+		return math.Inf(1), fmt.Sprintf("%d non-finite pixels", bad), m, images, pix, nil
 	}
 	x, err := featnet.FeaturesOf(cm.ext, gan.NewGenerated(cm.spec, pix, labels), 100)
 	if err != nil {
-		return 0, "", nil, nil, err
+		return 0, "", nil, nil, nil, err
 	}
 	st, err := eval.StatsOf(x)
 	if err == nil {
 		fid, err = eval.FrechetDistance(st, cm.ref)
 	}
 	if err != nil {
-		return math.Inf(1), err.Error(), m, images, nil
+		return math.Inf(1), err.Error(), m, images, pix, nil
 	}
-	return fid, "", m, images, nil
+	return fid, "", m, images, pix, nil
 }
 
 // fixed measures one row of the table on N images.
@@ -444,7 +450,7 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 		return err
 	}
 	t0 := time.Now()
-	fid, note, m, images, err := cm.measure(p, cm.o.N, true)
+	fid, note, m, images, pix, err := cm.measure(p, cm.o.N, true)
 	if err != nil {
 		return fmt.Errorf("deploy: compare: %s: %w", label, err)
 	}
@@ -453,6 +459,12 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 		return err
 	}
 	r := Row{Label: label, Bits: bits, Tanh: tanh, Policy: p, FID: fid, Note: note, Bytes: len(b), Candidates: tried, Images: [][]float32{images}}
+	if f == nil {
+		cm.pix32 = pix
+	}
+	if r.PSNR, err = eval.PSNR(pix, cm.pix32, 2); err != nil {
+		r.PSNR = math.NaN()
+	}
 	if f != nil {
 		r.Format = f.String()
 		if bias != nil {
@@ -461,8 +473,8 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 		r.Zero, r.Saturated = cm.weightFractions(p)
 	}
 	cm.out.Rows = append(cm.out.Rows, r)
-	fmt.Fprintf(cm.o.Log, "%s %s: %s %.4g on %d images (%s), %d bytes, %.3g%% zero, %.3g%% saturated\n",
-		cm.out.Arch, label, cm.out.Metric, fid, cm.o.N, time.Since(t0).Round(time.Millisecond), len(b), 100*r.Zero, 100*r.Saturated)
+	fmt.Fprintf(cm.o.Log, "%s %s: %s %.4g on %d images (%s), PSNR against FP32 %.2f dB, %d bytes, %.3g%% zero, %.3g%% saturated\n",
+		cm.out.Arch, label, cm.out.Metric, fid, cm.o.N, time.Since(t0).Round(time.Millisecond), r.PSNR, len(b), 100*r.Zero, 100*r.Saturated)
 	return nil
 }
 
@@ -516,7 +528,7 @@ func (cm *comparer) candidate(row string, f quant.Format, tanh string, dw, da in
 		return 0, err
 	}
 	t0 := time.Now()
-	fid, note, _, _, err := cm.measure(p, cm.o.SearchN, false)
+	fid, note, _, _, _, err := cm.measure(p, cm.o.SearchN, false)
 	if err != nil {
 		return 0, fmt.Errorf("deploy: compare: %s %v: %w", row, f, err)
 	}

@@ -105,9 +105,9 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 			fp32 = r.Bytes
 		}
 	}
-	fmt.Fprintf(&b, "| %s | dot-product format | exponent biases (weights / activations) | %s, %d images | `.pgmodel` bytes | × smaller | weights → 0 | weights saturated |\n",
+	fmt.Fprintf(&b, "| %s | dot-product format | exponent biases (weights / activations) | %s, %d images | PSNR vs FP32 (dB) | `.pgmodel` bytes | × smaller | weights → 0 | weights saturated |\n",
 		c.Arch, c.Metric, c.N)
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range c.Rows {
 		format := "float32"
 		if r.Format != "" {
@@ -128,7 +128,11 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		if fp32 > 0 && r.Bytes > 0 {
 			ratio = strconv.FormatFloat(float64(fp32)/float64(r.Bytes), 'f', 2, 64)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Label, format, biases, fid,
+		psnr := "–"
+		if !math.IsInf(r.PSNR, 1) {
+			psnr = strconv.FormatFloat(r.PSNR, 'f', 1, 64)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Label, format, biases, fid, psnr,
 			thousands(r.Bytes), ratio, percent(r.Zero), percent(r.Saturated))
 	}
 	_, err := w.Write(b.Bytes())
@@ -154,10 +158,10 @@ func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // listed per layer in network order (Comparison.Layers), space-separated.
 func (c *Comparison) WriteCSV(w io.Writer) error {
 	lines := [][]string{{"model", "row", "bits", "format", "tanh", "weight_biases", "act_biases", "metric", "images", "fid", "note",
-		"bytes", "weights_zero", "weights_saturated", "candidates", "policy"}}
+		"psnr_vs_fp32_db", "bytes", "weights_zero", "weights_saturated", "candidates", "policy"}}
 	for _, r := range c.Rows {
 		lines = append(lines, []string{c.Arch, r.Label, strconv.Itoa(r.Bits), r.Format, r.Tanh, biasList(r.WeightBias), biasList(r.ActBias),
-			c.Metric, strconv.Itoa(c.N), g(r.FID), r.Note, strconv.Itoa(r.Bytes), g(r.Zero), g(r.Saturated), strconv.Itoa(r.Candidates), r.Policy.Name})
+			c.Metric, strconv.Itoa(c.N), g(r.FID), r.Note, g(r.PSNR), strconv.Itoa(r.Bytes), g(r.Zero), g(r.Saturated), strconv.Itoa(r.Candidates), r.Policy.Name})
 	}
 	cw := csv.NewWriter(w)
 	cw.WriteAll(lines)

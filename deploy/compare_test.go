@@ -137,6 +137,9 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s: tanh %q, biases %v", r.Label, r.Tanh, r.WeightBias)
 		}
 	}
+	if !math.IsInf(cmp.Rows[0].PSNR, 1) || !(cmp.Rows[1].PSNR > 0) || math.IsInf(cmp.Rows[1].PSNR, 0) {
+		t.Errorf("PSNR against FP32: FP32 %g, P8 %g; want +Inf and a finite value", cmp.Rows[0].PSNR, cmp.Rows[1].PSNR)
+	}
 	if p4, p8, fp32 := cmp.Rows[5].Bytes, cmp.Rows[1].Bytes, cmp.Rows[0].Bytes; !(p4 < p8 && p8 < fp32) {
 		t.Errorf("sizes P4 %d, P8 %d, FP32 %d", p4, p8, fp32)
 	}
