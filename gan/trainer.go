@@ -270,7 +270,8 @@ func logColumns(m Model) []string {
 	return cols
 }
 
-// TrainStep runs one step: every update of the model, in order.
+// TrainStep runs one step: every update of the model, in order (of a
+// Phased model, every active update).
 func (t *Trainer) TrainStep() (StepStats, error) {
 	gr := t.gr
 	n := len(gr.updates)
@@ -283,10 +284,14 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 	noise := rand.New(t.rng)
 	t.model.Feed(gr.inputs, batches, noise)
 	relay, _ := t.model.(Relay)
+	phased, _ := t.model.(Phased)
 	for i, u := range gr.updates {
 		s := t.scalers[u.update.Name]
 		*u.scale = s.Scale
 		st.Scales[i] = s.Scale
+		if phased != nil && !phased.Active(u.update) {
+			continue
+		}
 		u.errs = scaling.GradStats{}
 		if err := u.vm.RunAll(); err != nil {
 			return st, fmt.Errorf("gan: step %d: update %s: %w", st.Step, u.update.Name, err)

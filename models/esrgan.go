@@ -37,20 +37,24 @@ import (
 //     paper's 128 patches), then linear layers to 100 and to 1 logit;
 //   - losses: L1 pixel loss; relativistic average GAN loss
 //     (nn.RelativisticLoss) for both networks. The first "pretrain" steps
-//     are the PSNR-oriented pre-training (L1 only: the adversarial terms
-//     are switched off by nn.Gate, so D does not change); afterwards G
-//     minimises pixel_weight·L1 + gan_weight·L_G^Ra. The model counts its
-//     steps itself and keeps the count in checkpoints (gan.Stateful), so a
-//     resumed run switches phase at the same step.
+//     are the PSNR-oriented pre-training: one update of G on L1 alone
+//     (update "G_psnr"), which neither runs nor changes D, so such a step
+//     costs G's forward and backward pass only. Afterwards a step runs
+//     the GAN phase's two updates (gan.Phased): G minimises
+//     pixel_weight·L1 + gan_weight·L_G^Ra, then D the relativistic loss.
+//     The GAN phase runs at half the learning rate (the paper: 2e-4,
+//     then 1e-4). The model counts its steps itself and keeps the count
+//     in checkpoints (gan.Stateful), so a resumed run switches phase at
+//     the same step.
 //
 // The paper's perceptual term (VGG19 features before activation, weight
 // 1, with η = 1e-2 for L1 and λ = 5e-3 for the adversarial term) is left
 // out: no VGG weights are reachable from this machine. L1 takes its place
 // at weight 1 ("pixel_weight"); "gan_weight" keeps λ = 5e-3.
 //
-// A step runs two updates: G (L1 and adversarial terms), then D on the
-// images G made in the G update (passed on by gan.Relay, as BasicSR
-// detaches them). The data are high-resolution patches in [-1, 1]
+// A GAN-phase step runs two updates: G (L1 and adversarial terms), then
+// D on the images G made in the G update (passed on by gan.Relay, as
+// BasicSR detaches them). The data are high-resolution patches in [-1, 1]
 // (datasets.Patches); Feed makes their low-resolution inputs with
 // MATLAB's bicubic imresize, rounded to 8 bits (datasets.LowRes).
 const ESRGAN = "esrgan"
@@ -67,6 +71,9 @@ func init() {
 			_, err := newESRGAN(c)
 			return err
 		},
+		Options: map[string]string{"scale": "super-resolution factor, 2 or 4", "blocks": "RRDBs in the generator",
+			"gc": "growth channels of the dense blocks", "pretrain": "steps of L1-only pre-training before the GAN phase",
+			"pixel_weight": "weight of L1 in the GAN phase", "gan_weight": "weight of the adversarial term in the GAN phase"},
 		New: func(c Config) (gan.Model, error) { return newESRGAN(c) },
 	})
 }
@@ -77,13 +84,16 @@ const (
 	GroupD = "D"
 )
 
+// UpdatePSNR is the name of ESRGAN's pre-training update: G on L1 alone.
+const UpdatePSNR = "G_psnr"
+
 type esrgan struct {
 	cfg                    Config
 	scale, blocks, gc      int
 	pretrain, levels       int
 	pixelWeight, ganWeight float64
-	step                   int     // steps fed so far
-	gate                   float64 // 0 in pre-training, 1 after: read by the graphs at every run
+	step                   int  // steps fed so far
+	pre                    bool // the step fed last is a pre-training step
 	vis                    *gan.Applier
 	visNets                *gan.Nets
 }
@@ -126,7 +136,6 @@ func newESRGAN(c Config) (*esrgan, error) {
 	case !(m.pixelWeight >= 0) || !(m.ganWeight >= 0) || math.IsInf(m.pixelWeight+m.ganWeight, 0):
 		return nil, fmt.Errorf("models: esrgan: pixel_weight %g, gan_weight %g: want finite and not negative", m.pixelWeight, m.ganWeight)
 	}
-	m.setPhase()
 	return m, nil
 }
 
@@ -211,20 +220,26 @@ func (m *esrgan) Feed(in gan.Inputs, data []gan.Batch, _ *rand.Rand) {
 	}
 	copy(in["hr"], data[0].X)
 	datasets.LowRes(in["lr"], in["hr"], m.cfg.Height, m.cfg.Width, m.scale)
-	m.setPhase()
+	m.pre = m.step < m.pretrain
 	m.step++
 }
 
-// setPhase switches the adversarial terms on from step pretrain on.
-func (m *esrgan) setPhase() {
-	m.gate = 0
-	if m.step >= m.pretrain {
-		m.gate = 1
-	}
+func (m *esrgan) Updates() []gan.Update {
+	return []gan.Update{{Name: UpdatePSNR, Groups: []string{GroupG}},
+		{Name: GroupG, Groups: []string{GroupG}}, {Name: GroupD, Groups: []string{GroupD}}}
 }
 
-func (m *esrgan) Updates() []gan.Update {
-	return []gan.Update{{Name: GroupG, Groups: []string{GroupG}}, {Name: GroupD, Groups: []string{GroupD}}}
+// Active runs the L1 update alone in pre-training and the two adversarial
+// updates afterwards.
+func (m *esrgan) Active(u gan.Update) bool { return (u.Name == UpdatePSNR) == m.pre }
+
+// LearningRate halves the learning rate in the GAN phase, as Wang et al.
+// go from 2e-4 in pre-training to 1e-4 for the GAN (gan.Scheduler).
+func (m *esrgan) LearningRate(_ string, step, _ int, base float64) float64 {
+	if step >= m.pretrain {
+		return base / 2
+	}
+	return base
 }
 
 func (m *esrgan) Metrics() []string { return []string{"l1", "gan_g", "d_real", "d_fake"} }
@@ -235,7 +250,23 @@ func (m *esrgan) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 		return nil, err
 	}
 	s := u.LossScale()
-	if u.Update().Name == GroupD {
+	switch u.Update().Name {
+	case UpdatePSNR:
+		lr, err := u.Input("lr")
+		if err != nil {
+			return nil, err
+		}
+		sr, err := u.Forward(GroupG, lr, nil)
+		if err != nil {
+			return nil, err
+		}
+		pix, err := nn.L1Loss(sr, hr, s)
+		if err != nil {
+			return nil, err
+		}
+		u.Metric("l1", pix, scalar)
+		return pix, nil
+	case GroupD:
 		sr, err := u.Input("sr")
 		if err != nil {
 			return nil, err
@@ -247,11 +278,7 @@ func (m *esrgan) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 		}
 		u.Metric("d_real", dReal, meanOf)
 		u.Metric("d_fake", dFake, meanOf)
-		l, err := nn.RelativisticLoss(dReal, dFake, 1, s)
-		if err != nil {
-			return nil, err
-		}
-		return nn.Gate(l, &m.gate)
+		return nn.RelativisticLoss(dReal, dFake, 1, s)
 	}
 	lr, err := u.Input("lr")
 	if err != nil {
@@ -277,11 +304,7 @@ func (m *esrgan) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 	}
 	u.Metric("l1", pix, scalar)
 	u.Metric("gan_g", adv, scalar)
-	gated, err := nn.Gate(adv, &m.gate)
-	if err != nil {
-		return nil, err
-	}
-	return nn.WeightedSum([]float64{m.pixelWeight, m.ganWeight}, pix, gated)
+	return nn.WeightedSum([]float64{m.pixelWeight, m.ganWeight}, pix, adv)
 }
 
 // AfterUpdate passes the images G made to the D update.
@@ -303,7 +326,6 @@ func (m *esrgan) LoadState(st map[string]ckpt.Tensor) error {
 		return fmt.Errorf("models: esrgan: checkpoint has no valid step count")
 	}
 	m.step = int(t.Data[0])
-	m.setPhase()
 	return nil
 }
 

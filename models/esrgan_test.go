@@ -153,11 +153,12 @@ func groupData(tr *gan.Trainer, name string) []float32 {
 	return d
 }
 
-// Pre-training moves G's L1 loss and leaves D as it was (its loss is 0);
-// from step pretrain on, D trains and G sees the adversarial term.
+// Pre-training runs G's L1 update alone, which moves the L1 loss and
+// leaves D as it was; from step pretrain on, only the two adversarial
+// updates run: D trains and G sees the adversarial term.
 func TestESRGANPhases(t *testing.T) {
 	tr := newESRTrainer(t, tinyESRGAN(t, "3"), nil)
-	if got := tr.LogColumns()[:2]; !slices.Equal(got, []string{"g_loss", "d_loss"}) {
+	if got := tr.LogColumns()[:3]; !slices.Equal(got, []string{"g_psnr_loss", "g_loss", "d_loss"}) {
 		t.Errorf("log columns %v", got)
 	}
 	d0 := groupData(tr, GroupD)
@@ -173,19 +174,25 @@ func TestESRGANPhases(t *testing.T) {
 		}
 	}
 	for i, st := range sts {
-		l1 := st.Metrics[0]
+		pre, g, d, l1, ganG := st.Losses[0], st.Losses[1], st.Losses[2], st.Metrics[0], st.Metrics[1]
 		switch {
-		case i < 3 && (st.Losses[1] != 0 || st.Losses[0] != l1):
-			t.Errorf("pre-training step %d: G loss %g (L1 %g), D loss %g", st.Step, st.Losses[0], l1, st.Losses[1])
-		case i >= 3 && (st.Losses[1] <= 0 || st.Losses[0] == l1):
-			t.Errorf("GAN step %d: G loss %g (L1 %g), D loss %g", st.Step, st.Losses[0], l1, st.Losses[1])
+		case i < 3 && (pre != l1 || l1 <= 0 || g != 0 || d != 0 || ganG != 0):
+			t.Errorf("pre-training step %d: losses %v, metrics %v", st.Step, st.Losses, st.Metrics)
+		case i >= 3 && (pre != 0 || d <= 0 || g == l1 || ganG == 0):
+			t.Errorf("GAN step %d: losses %v, metrics %v", st.Step, st.Losses, st.Metrics)
 		}
 	}
-	if sts[0].Metrics[0] == sts[6].Metrics[0] || sts[3].Losses[1] == sts[6].Losses[1] {
-		t.Errorf("losses did not move: L1 %g -> %g, D %g -> %g", sts[0].Metrics[0], sts[6].Metrics[0], sts[3].Losses[1], sts[6].Losses[1])
+	if sts[0].Metrics[0] == sts[6].Metrics[0] || sts[3].Losses[2] == sts[6].Losses[2] {
+		t.Errorf("losses did not move: L1 %g -> %g, D %g -> %g", sts[0].Metrics[0], sts[6].Metrics[0], sts[3].Losses[2], sts[6].Losses[2])
 	}
 	if slices.Equal(d0, groupData(tr, GroupD)) {
 		t.Error("D did not change in the GAN phase")
+	}
+	m, _ := newESRGAN(tinyESRGAN(t, "3"))
+	for step, want := range []float64{2e-4, 2e-4, 2e-4, 1e-4, 1e-4} {
+		if got := m.LearningRate(GroupG, step, 10, 2e-4); got != want {
+			t.Errorf("learning rate at step %d: %g, want %g", step, got, want)
+		}
 	}
 }
 

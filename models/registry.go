@@ -30,6 +30,11 @@ type Spec struct {
 	Check func(c Config) error
 	// New builds the model of a checked configuration.
 	New func(c Config) (gan.Model, error)
+	// Options names the keys of Config.Options the model reads, each
+	// with what it sets ("blocks": "residual blocks per generator"), so
+	// that a misspelt option given on the command line is an error
+	// instead of being ignored (see CheckOptions).
+	Options map[string]string
 }
 
 // The registry is written by init functions only (as image.RegisterFormat

@@ -39,6 +39,7 @@ type trainFlags struct {
 	logEvery, biasEvery           int
 	lr                            float64
 	imageSize, channels, features int
+	options                       modelOptions    // --option key=value (options.go)
 	set                           map[string]bool // flags given explicitly
 	flags                         *flag.FlagSet   // all of them, for run.toml
 }
@@ -74,6 +75,7 @@ func trainCmd() *command {
 			fs.IntVar(&f.imageSize, "image-size", 0, "resize images to N×N (0: the data's own size; 64 for image folders)")
 			fs.IntVar(&f.channels, "channels", 0, "1 or 3 image channels (0: the data's own; image folders: 3)")
 			fs.IntVar(&f.features, "features", 0, "width unit F of the networks (0: the model's default)")
+			fs.Var(&f.options, "option", optionHelp())
 			return func(args []string, io stdio) error {
 				f.set = map[string]bool{}
 				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
@@ -121,6 +123,9 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 	if _, err := models.Lookup(f.model); err != nil {
 		return usagef("--model %q: want one of %s", f.model, strings.Join(models.Names(), ", "))
+	}
+	if err := checkOptions(f.model, f.options); err != nil {
+		return err
 	}
 
 	// Policies first: they are cheap to check and the commonest typo.
@@ -320,6 +325,7 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 	if d := c.Meta["positgan.dataset"]; f.set["dataset"] && d != "" && d != f.dataset {
 		bad = append(bad, fmt.Sprintf("--dataset %s (checkpoint: %s)", f.dataset, d))
 	}
+	bad = append(bad, f.options.differences(cfg.Options)...)
 	if o.Policy != nil && r.policy.String() != o.Policy.String() {
 		bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.name))
 	}
@@ -368,9 +374,11 @@ func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 		}
 	}
 	cfg, err := models.DefaultConfig(f.model, sh, classes)
-	if f.features > 0 {
-		cfg.Features = f.features
-		err = cfg.Check()
+	if f.features > 0 || len(f.options) > 0 {
+		if f.features > 0 {
+			cfg.Features = f.features
+		}
+		cfg, err = cfg.WithOptions(f.options)
 	}
 	if err != nil {
 		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, sh)}

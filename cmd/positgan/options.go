@@ -1,0 +1,87 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/positgan/positgan/models"
+)
+
+// modelOptions is the value of train's repeatable --option key=value:
+// model-specific settings (models.Config.Options).
+type modelOptions map[string]string
+
+func (o *modelOptions) String() string {
+	if o == nil || len(*o) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(*o)) {
+		parts = append(parts, k+"="+(*o)[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func (o *modelOptions) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	switch {
+	case !ok || k == "":
+		return fmt.Errorf("want key=value")
+	case v == "":
+		return fmt.Errorf("%s has no value", k)
+	}
+	if _, dup := (*o)[k]; dup {
+		return fmt.Errorf("%s given twice", k)
+	}
+	if *o == nil {
+		*o = modelOptions{}
+	}
+	(*o)[k] = v
+	return nil
+}
+
+// optionHelp describes --option with the options of every model that has
+// some.
+func optionHelp() string {
+	var b strings.Builder
+	b.WriteString("model option key=value, repeatable (")
+	first := true
+	for _, n := range models.Names() {
+		s, _ := models.Lookup(n)
+		if len(s.Options) == 0 {
+			continue
+		}
+		if !first {
+			b.WriteString("; ")
+		}
+		first = false
+		fmt.Fprintf(&b, "%s: %s", n, strings.Join(s.OptionNames(), ", "))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// checkOptions reports, as a usage error, an --option the model does not
+// read.
+func checkOptions(model string, o modelOptions) error {
+	if err := models.CheckOptions(model, o); err != nil {
+		return usageError{fmt.Errorf("--option: %w", err)}
+	}
+	return nil
+}
+
+// differences lists the options given that a checkpoint's configuration
+// (its options have) does not have, for --resume's error.
+func (o modelOptions) differences(have map[string]string) []string {
+	var bad []string
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		if v, ok := have[k]; !ok || v != o[k] {
+			bad = append(bad, fmt.Sprintf("--option %s=%s (checkpoint: %s)", k, o[k], cmp.Or(v, "not set")))
+		}
+	}
+	return bad
+}
