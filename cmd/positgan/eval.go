@@ -55,6 +55,7 @@ func evalCmd() *command {
 				o := addFeatureFlags(fs)
 				return func(args []string, io stdio) error { return runEvalFID(args, o, io) }
 			}},
+		evalKIDCmd(),
 		{name: "stats", usage: "A --out stats.npz [--features lenet-mnist] [--n N]",
 			summary: "Write the feature statistics (mu, sigma) of an image set as a .npz file pytorch-fid reads.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
