@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
@@ -28,7 +31,10 @@ func upscaleCmd() *command {
 			"<name>_lr.png to --out and prints, per image and as means, Y-PSNR (BT.601 luma of the 8-bit\n" +
 			"images, K pixels shaved from each border), RGB PSNR (same shave) and SSIM (eval ssim's, on\n" +
 			"the shaved RGB images). With --lr the inputs are already low-resolution: only <name>_sr.png\n" +
-			"is written. The generator runs in the checkpoint's policy unless --policy names another.",
+			"is written. The generator runs in the checkpoint's policy unless --policy names another.\n" +
+			"--compare FILE also writes a crop comparison as SR papers show it: one row per image, a\n" +
+			"square of --crop HR pixels at its centre shown as LR (pixel repetition) | bicubic | SR | HR,\n" +
+			"each enlarged --zoom times, with each method's Y-PSNR on the whole image in its caption.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			o := upscaleOptions{}
 			fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint written by positgan train --model esrgan (required)")
@@ -36,6 +42,9 @@ func upscaleCmd() *command {
 			fs.StringVar(&o.out, "out", "", "folder to write the images to (required)")
 			fs.StringVar(&o.policy, "policy", "", "run the generator in this policy instead of the checkpoint's")
 			fs.BoolVar(&o.lr, "lr", false, "the inputs are low-resolution images: only enlarge them")
+			fs.StringVar(&o.compare, "compare", "", "also write a crop comparison PNG (LR | bicubic | SR | HR per image) to this file")
+			fs.IntVar(&o.crop, "crop", 96, "side in HR pixels of the centre crops of --compare")
+			fs.IntVar(&o.zoom, "zoom", 2, "enlarge the crops of --compare this many times (pixel repetition)")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -46,8 +55,9 @@ func upscaleCmd() *command {
 }
 
 type upscaleOptions struct {
-	checkpoint, in, out, policy string
-	lr                          bool
+	checkpoint, in, out, policy, compare string
+	lr                                   bool
+	crop, zoom                           int
 }
 
 // upscaler runs an ESRGAN generator on whole images.
@@ -154,8 +164,13 @@ func upscaleInputs(in string) ([]string, error) {
 }
 
 func runUpscale(o upscaleOptions, io stdio) error {
-	if o.checkpoint == "" || o.out == "" {
+	switch {
+	case o.checkpoint == "" || o.out == "":
 		return usagef("--checkpoint and --out are required")
+	case o.compare != "" && o.lr:
+		return usagef("--compare needs the ground truth: it excludes --lr")
+	case o.crop < 1 || o.zoom < 1 || o.zoom > 16:
+		return usagef("--crop %d, --zoom %d: want a positive crop and a zoom from 1 to 16", o.crop, o.zoom)
 	}
 	files, err := upscaleInputs(o.in)
 	if err != nil {
@@ -174,6 +189,12 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		fmt.Fprintf(io.out, "%-20s %-8s %8s %8s %8s\n", "image", "method", "Y-PSNR", "PSNR", "SSIM")
 	}
 	var sums [2]srScores
+	var rows []models.CropRow
+	crop := o.crop
+	label := "esrgan"
+	if o.policy != "" {
+		label += " " + o.policy
+	}
 	for _, f := range files {
 		img, err := datasets.OpenImage(f)
 		if err != nil {
@@ -202,6 +223,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 				return err
 			}
 		}
+		row := []models.CropPanel{{Image: lr, Label: fmt.Sprintf("%s LR x%d", base, k), Scale: k}}
 		for i, m := range []image.Image{bic, sr} {
 			s, err := scoreSR(m, hr, k)
 			if err != nil {
@@ -211,7 +233,11 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			sums[i].y += s.y
 			sums[i].rgb += s.rgb
 			sums[i].ssim += s.ssim
+			row = append(row, models.CropPanel{Image: m, Label: fmt.Sprintf("%s %.2f dB", []string{"bicubic", label}[i], s.y)})
 		}
+		rows = append(rows, models.CropRow{Panels: append(row, models.CropPanel{Image: hr, Label: "HR"})})
+		b := hr.Bounds()
+		crop = min(crop, b.Dx(), b.Dy()) // the same size in every row
 	}
 	if o.lr {
 		fmt.Fprintf(io.out, "enlarged %d images by %d into %s\n", len(files), k, o.out)
@@ -220,6 +246,17 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	n := float64(len(files))
 	for i, s := range sums {
 		fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", "mean", []string{"bicubic", "esrgan"}[i], s.y/n, s.rgb/n, s.ssim/n)
+	}
+	if o.compare != "" {
+		crop = crop / k * k
+		for i, r := range rows {
+			b := r.Panels[len(r.Panels)-1].Image.Bounds()
+			rows[i].Region = models.CentreCrop(b.Dx(), b.Dy(), crop, k)
+		}
+		if err := writeCropComparison(o.compare, rows, o.zoom); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.out, "wrote %s (centre crops of %dx%d HR pixels, zoom %d, Y-PSNR in the captions)\n", o.compare, crop, crop, o.zoom)
 	}
 	fmt.Fprintf(io.out, "wrote %s\n", o.out)
 	return nil
@@ -266,4 +303,14 @@ func loadSRTrainSets(f *trainFlags) (*datasets.Set, []datasets.Dataset, error) {
 	}
 	first, err := datasets.NewSet(f.dataset, sh, pix, make([]int, p.Len()), nil)
 	return first, []datasets.Dataset{p}, err
+}
+
+// writeCropComparison writes models.CropComparison's image as a PNG, to
+// a temporary name first.
+func writeCropComparison(path string, rows []models.CropRow, zoom int) error {
+	img, err := models.CropComparison(rows, zoom)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
