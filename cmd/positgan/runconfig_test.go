@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/positgan/positgan/ckpt"
 )
 
 // A run's run.toml holds every setting: training from it into another
@@ -81,6 +84,47 @@ func TestTOMLString(t *testing.T) {
 	} {
 		if got := tomlString(tc.in); got != tc.want {
 			t.Errorf("tomlString(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// After --resume, run.toml holds the settings the checkpoint trained with
+// (not the flags' defaults), so that training from it straight through
+// gives the resumed run's checkpoint.
+func TestRunConfigAfterResume(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDX(t, dir, 40)
+	run := filepath.Join(dir, "run")
+	mustRun(t, "train", "--dataset", data, "--policy", "posit8+", "--batch", "8", "--features", "4", "--seed", "3",
+		"--steps", "2", "--sample-every", "0", "--out", run)
+	mustRun(t, "train", "--dataset", data, "--policy", "posit8+", "--steps", "4", "--resume", "--sample-every", "0", "--out", run)
+	text, err := os.ReadFile(filepath.Join(run, runConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"features = 4", "seed = 3", "batch = 8", "steps = 4"} {
+		if !strings.Contains(string(text), "\n"+want+"\n") {
+			t.Errorf("run.toml after --resume lacks %q:\n%s", want, text)
+		}
+	}
+	// The checkpoints' bytes differ (the state records the run's length
+	// at each start); their tensors must not.
+	again := filepath.Join(dir, "again")
+	mustRun(t, "train", "--config", filepath.Join(run, runConfigFile), "--out", again)
+	a, err := ckpt.Load(filepath.Join(run, "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ckpt.Load(filepath.Join(again, "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Tensors) == 0 || len(a.Tensors) != len(b.Tensors) {
+		t.Fatalf("%d and %d tensors", len(a.Tensors), len(b.Tensors))
+	}
+	for name, ta := range a.Tensors {
+		if tb, ok := b.Tensors[name]; !ok || !slices.Equal(ta.Data, tb.Data) {
+			t.Errorf("%s: the run trained from run.toml differs from the resumed run", name)
 		}
 	}
 }

@@ -114,7 +114,8 @@ func checkResumable(dirs []string, missing []bool) error {
 
 // resumeDefaults returns the configuration of the first resumed run, in
 // which runs without a checkpoint start, and takes its seed, learning
-// rate and bias interval for them where the flags are not given.
+// rate, bias interval and width for them (and run.toml) where the flags
+// are not given.
 func resumeDefaults(f *trainFlags, saved []*ckpt.Checkpoint) (models.Config, error) {
 	for _, c := range saved {
 		if c == nil {
@@ -137,6 +138,9 @@ func resumeDefaults(f *trainFlags, saved []*ckpt.Checkpoint) (models.Config, err
 		}
 		if !f.set["bias-every"] {
 			f.biasEvery = o.BiasEvery
+		}
+		if !f.set["features"] {
+			f.features = cfg.Features // so that run.toml holds the width trained
 		}
 		return cfg, nil
 	}
