@@ -23,6 +23,8 @@ var readmeShrink = map[string][]string{
 	"compare": {"--steps", "2", "--seeds", "1", "--n", "100", "--batch", "8"},
 	// --fid measures on 100 test images of each domain, not 2000.
 	"translate": {"--n", "100"},
+	// The table of 4-bit rows (and the 8-bit ones) on 20 images, searching on 10.
+	"deploy-compare": {"--n", "20", "--search-n", "10", "--bits", "4"},
 }
 
 // readmeSkip are the README commands the test does not run, by their
