@@ -489,10 +489,10 @@ func (cm *comparer) weightFractions(p *quant.Policy) (zero, sat float64) {
 			continue
 		}
 		key := f.String()
-		max, ok := cm.maxes[key]
+		lim, ok := cm.maxes[key]
 		if !ok {
-			max = scaling.MaxFinite(f)
-			cm.maxes[key] = max
+			lim = scaling.MaxFinite(f)
+			cm.maxes[key] = lim
 		}
 		for _, w := range cm.weights[l] {
 			n++
@@ -502,7 +502,7 @@ func (cm *comparer) weightFractions(p *quant.Policy) (zero, sat float64) {
 					nzero++
 				}
 			}
-			if math.Abs(float64(w)) > max {
+			if math.Abs(float64(w)) > lim {
 				nsat++
 			}
 		}

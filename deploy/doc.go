@@ -20,4 +20,10 @@
 // float32 bits. Batch norm is therefore kept, not folded, unless Export
 // is asked to fold it (FoldBatchNorm), which changes the weights and
 // gives up bit identity with the checkpoint.
+//
+// Compare builds the deployment table of a float32 checkpoint (positgan
+// deploy-compare): the generator exported and run in 8-bit and narrower
+// posits and floats, searching every float split and the exponent
+// biases, with FID, PSNR against float32, file size and the weights that
+// round to zero or saturate.
 package deploy
