@@ -40,6 +40,8 @@ func evaluatorOf(model string) Evaluator {
 	switch model {
 	case models.CycleGAN:
 		return translationEvaluator{}
+	case models.ESRGAN:
+		return srEvaluator{} // superres.go
 	}
 	return nil
 }

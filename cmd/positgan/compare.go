@@ -46,6 +46,8 @@ func compareCmd() *command {
 			"that network, e.g. FID (LeNet-MNIST): it is not the Inception FID of the literature.\n" +
 			"--model cyclegan measures the FID of each direction instead (as translate --fid does):\n" +
 			"translations of --n test images of one domain against --n test images of the other.\n" +
+			"--model esrgan measures x4 super-resolution of the held-out images instead (as upscale does:\n" +
+			"Y-PSNR, PSNR, SSIM) on --dataset sr-photos and batch 8 by default, with a bicubic row.\n" +
 			"Writes --out/results.md and results.csv (mean ± sample std over seeds), runs.csv (one line\n" +
 			"per run), fid.png (bar chart with error bars) and grids/<policy>.png (the first seed's\n" +
 			"sample grid; grids.png has them side by side). The table is rewritten after every run; running the same command again\n" +
@@ -89,6 +91,14 @@ func compareCmd() *command {
 				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 				if spec, err := models.Lookup(f.model); err == nil && spec.Domains == 2 && !f.set["dataset"] {
 					f.dataset = datasets.MNISTFashion
+				}
+				if f.model == models.ESRGAN { // as positgan train --model esrgan
+					if !f.set["dataset"] {
+						f.dataset = datasets.SRPhotos
+					}
+					if !f.set["batch"] {
+						f.batch = 8
+					}
 				}
 				if f.merge {
 					return runMerge(f, args, io)

@@ -14,8 +14,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/eval"
-	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
@@ -60,13 +59,9 @@ type upscaleOptions struct {
 	crop, zoom                           int
 }
 
-// upscaler runs an ESRGAN generator on whole images.
-type upscaler struct {
-	nets  *gan.Nets
-	scale int
-}
-
-func newUpscaler(checkpoint, policy string) (*upscaler, error) {
+// newUpscaler loads the generator of an esrgan checkpoint, in the policy
+// named (empty: the checkpoint's).
+func newUpscaler(checkpoint, policy string) (*experiment.Upscaler, error) {
 	var pol *quant.Policy
 	if policy != "" {
 		var err error
@@ -78,58 +73,11 @@ func newUpscaler(checkpoint, policy string) (*upscaler, error) {
 	if err != nil {
 		return nil, err
 	}
-	nets, cfg, err := models.Load(c, pol)
+	u, err := experiment.NewUpscaler(c, pol)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", checkpoint, err)
 	}
-	if cfg.Arch != models.ESRGAN {
-		return nil, fmt.Errorf("%s holds a %s model, not esrgan", checkpoint, cfg.Arch)
-	}
-	k, err := cfg.Int("scale", 4)
-	if err != nil {
-		return nil, err
-	}
-	return &upscaler{nets: nets, scale: k}, nil
-}
-
-// apply returns lr enlarged by the generator, rounded to 8 bits.
-func (u *upscaler) apply(lr image.Image) (*image.NRGBA, error) {
-	p, h, w := datasets.Planes(lr)
-	a, err := gan.NewApplier(u.nets, models.GroupG, []int{1, 3, h, w})
-	if err != nil {
-		return nil, err
-	}
-	x := make([]float32, len(p))
-	for i, v := range p {
-		x[i] = float32(v/127.5 - 1)
-	}
-	y := make([]float32, a.OutSize())
-	if err := a.Apply(y, x); err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(y))
-	for i, v := range y {
-		out[i] = (float64(v) + 1) * 127.5
-	}
-	return datasets.FromPlanes(out, h*u.scale, w*u.scale), nil
-}
-
-// srScores are an enlargement's figures against the ground truth.
-type srScores struct{ y, rgb, ssim float64 }
-
-func scoreSR(sr, hr image.Image, shave int) (srScores, error) {
-	a, b := eval.PixelsOf(sr), eval.PixelsOf(hr)
-	var s srScores
-	var err error
-	if s.y, err = eval.SRPSNR(a, b, shave, true); err != nil {
-		return s, err
-	}
-	if s.rgb, err = eval.SRPSNR(a, b, shave, false); err != nil {
-		return s, err
-	}
-	r := image.Rect(shave, shave, a.Width-shave, a.Height-shave)
-	s.ssim, err = eval.ImageSSIM(imaging.Crop(sr, r), imaging.Crop(hr, r))
-	return s, err
+	return u, nil
 }
 
 func upscaleInputs(in string) ([]string, error) {
@@ -183,12 +131,12 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	k := u.scale
+	k := u.Scale()
 	if !o.lr {
 		fmt.Fprintf(io.out, "x%d super-resolution of %d images (Y-PSNR and PSNR in dB with %d pixels shaved; SSIM on RGB)\n", k, len(files), k)
 		fmt.Fprintf(io.out, "%-20s %-8s %8s %8s %8s\n", "image", "method", "Y-PSNR", "PSNR", "SSIM")
 	}
-	var sums [2]srScores
+	var sums [2]experiment.SRScores
 	var rows []models.CropRow
 	crop := o.crop
 	label := "esrgan"
@@ -202,7 +150,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		}
 		base := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		if o.lr {
-			sr, err := u.apply(img)
+			sr, err := u.Apply(img)
 			if err != nil {
 				return err
 			}
@@ -211,13 +159,12 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			}
 			continue
 		}
-		hr := datasets.ModCrop(img, k)
-		lr := datasets.Downscale(hr, k)
-		sr, err := u.apply(lr)
+		t := experiment.NewSRTest(base, img, k)
+		hr, lr, bic := t.HR, t.LR, t.Bicubic
+		sr, err := u.Apply(lr)
 		if err != nil {
 			return err
 		}
-		bic := datasets.ResizeImage(lr, float64(k))
 		for name, m := range map[string]image.Image{"_sr.png": sr, "_bicubic.png": bic, "_lr.png": lr} {
 			if err := imaging.Save(m, filepath.Join(o.out, base+name)); err != nil {
 				return err
@@ -225,15 +172,15 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		}
 		row := []models.CropPanel{{Image: lr, Label: fmt.Sprintf("%s LR x%d", base, k), Scale: k}}
 		for i, m := range []image.Image{bic, sr} {
-			s, err := scoreSR(m, hr, k)
+			s, err := experiment.ScoreSR(m, hr, k)
 			if err != nil {
 				return fmt.Errorf("%s: %w", f, err)
 			}
-			fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", base, []string{"bicubic", "esrgan"}[i], s.y, s.rgb, s.ssim)
-			sums[i].y += s.y
-			sums[i].rgb += s.rgb
-			sums[i].ssim += s.ssim
-			row = append(row, models.CropPanel{Image: m, Label: fmt.Sprintf("%s %.2f dB", []string{"bicubic", label}[i], s.y)})
+			fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", base, []string{"bicubic", "esrgan"}[i], s.YPSNR, s.PSNR, s.SSIM)
+			sums[i].YPSNR += s.YPSNR
+			sums[i].PSNR += s.PSNR
+			sums[i].SSIM += s.SSIM
+			row = append(row, models.CropPanel{Image: m, Label: fmt.Sprintf("%s %.2f dB", []string{"bicubic", label}[i], s.YPSNR)})
 		}
 		rows = append(rows, models.CropRow{Panels: append(row, models.CropPanel{Image: hr, Label: "HR"})})
 		b := hr.Bounds()
@@ -245,7 +192,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	}
 	n := float64(len(files))
 	for i, s := range sums {
-		fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", "mean", []string{"bicubic", "esrgan"}[i], s.y/n, s.rgb/n, s.ssim/n)
+		fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", "mean", []string{"bicubic", "esrgan"}[i], s.YPSNR/n, s.PSNR/n, s.SSIM/n)
 	}
 	if o.compare != "" {
 		crop = crop / k * k

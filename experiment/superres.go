@@ -1,0 +1,251 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+
+	"github.com/disintegration/imaging"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/quant"
+)
+
+// SRScores are the figures of an enlargement against its ground truth, as
+// super-resolution papers report them.
+type SRScores struct {
+	YPSNR float64 // dB, BT.601 luma of the 8-bit images, shaved
+	PSNR  float64 // dB, RGB, shaved
+	SSIM  float64 // eval.ImageSSIM of the shaved RGB images
+}
+
+// ScoreSR measures the enlargement sr against the ground truth hr with
+// shave pixels left out at each border (the scale, by convention):
+// eval.SRPSNR on luma and on RGB, and SSIM.
+func ScoreSR(sr, hr image.Image, shave int) (SRScores, error) {
+	a, b := eval.PixelsOf(sr), eval.PixelsOf(hr)
+	var s SRScores
+	var err error
+	if s.YPSNR, err = eval.SRPSNR(a, b, shave, true); err != nil {
+		return s, err
+	}
+	if s.PSNR, err = eval.SRPSNR(a, b, shave, false); err != nil {
+		return s, err
+	}
+	r := image.Rect(shave, shave, a.Width-shave, a.Height-shave)
+	s.SSIM, err = eval.ImageSSIM(imaging.Crop(sr, r), imaging.Crop(hr, r))
+	return s, err
+}
+
+// add adds t's figures to s.
+func (s *SRScores) add(t SRScores) {
+	s.YPSNR += t.YPSNR
+	s.PSNR += t.PSNR
+	s.SSIM += t.SSIM
+}
+
+func (s SRScores) scaled(f float64) SRScores { return SRScores{s.YPSNR * f, s.PSNR * f, s.SSIM * f} }
+
+// An Upscaler runs the generator of an ESRGAN checkpoint on whole images.
+type Upscaler struct {
+	nets  *gan.Nets
+	scale int
+}
+
+// NewUpscaler loads the generator of c, run in policy pol (nil: the
+// checkpoint's).
+func NewUpscaler(c *ckpt.Checkpoint, pol *quant.Policy) (*Upscaler, error) {
+	nets, cfg, err := models.Load(c, pol)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Arch != models.ESRGAN {
+		return nil, fmt.Errorf("experiment: the checkpoint holds a %s model, not esrgan", cfg.Arch)
+	}
+	k, err := cfg.Int("scale", 4)
+	if err != nil {
+		return nil, err
+	}
+	return &Upscaler{nets: nets, scale: k}, nil
+}
+
+// Scale returns the enlargement factor.
+func (u *Upscaler) Scale() int { return u.scale }
+
+// Apply returns lr enlarged by the generator, rounded to 8 bits.
+func (u *Upscaler) Apply(lr image.Image) (*image.NRGBA, error) {
+	p, h, w := datasets.Planes(lr)
+	a, err := gan.NewApplier(u.nets, models.GroupG, []int{1, 3, h, w})
+	if err != nil {
+		return nil, err
+	}
+	x := make([]float32, len(p))
+	for i, v := range p {
+		x[i] = float32(v/127.5 - 1)
+	}
+	y := make([]float32, a.OutSize())
+	if err := a.Apply(y, x); err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = (float64(v) + 1) * 127.5
+	}
+	return datasets.FromPlanes(out, h*u.scale, w*u.scale), nil
+}
+
+// An SRTest is a ground-truth image prepared as SR papers prepare it: HR
+// cropped to a multiple of the scale, LR made from it with MATLAB's
+// bicubic imresize, and LR enlarged again by imresize, the baseline.
+type SRTest struct {
+	Name            string
+	HR, LR, Bicubic image.Image
+}
+
+// NewSRTest prepares img for x k super-resolution.
+func NewSRTest(name string, img image.Image, k int) SRTest {
+	hr := datasets.ModCrop(img, k)
+	lr := datasets.Downscale(hr, k)
+	return SRTest{Name: name, HR: hr, LR: lr, Bicubic: datasets.ResizeImage(lr, float64(k))}
+}
+
+// SRTests returns the test images of a super-resolution data set
+// (datasets.LoadPhotos: sr-photos' held-out butterfly and baboon, or a
+// folder's test split) prepared for x k.
+func SRTests(dataset string, k int) ([]SRTest, error) {
+	ph, err := datasets.LoadPhotos(dataset, datasets.Test)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]SRTest, ph.Len())
+	for i := range ts {
+		ts[i] = NewSRTest(ph.Name(i), ph.Image(i), k)
+	}
+	return ts, nil
+}
+
+// BicubicScores returns the mean figures of the bicubic baseline on ts.
+func BicubicScores(ts []SRTest, k int) (SRScores, error) {
+	var sum SRScores
+	for _, t := range ts {
+		s, err := ScoreSR(t.Bicubic, t.HR, k)
+		if err != nil {
+			return sum, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		sum.add(s)
+	}
+	return sum.scaled(1 / float64(len(ts))), nil
+}
+
+// srEvaluator is ESRGAN's Evaluator: Y-PSNR, RGB PSNR and SSIM (as
+// positgan upscale measures them) of x K enlargements of the test images
+// of the sweep's data set (sr-photos: butterfly and baboon), averaged
+// over the images; the table has a bicubic row (Baseliner). It trains on
+// random 48x48 patches, 16 per photograph per epoch, as positgan train
+// does.
+type srEvaluator struct{}
+
+// srColumns are the figures of srEvaluator.
+var srColumns = []string{"Y-PSNR (dB)", "PSNR (dB)", "SSIM"}
+
+// srPatch and srPatchesPerImage are positgan train's defaults for esrgan.
+const srPatch, srPatchesPerImage = 48, 16
+
+func (srEvaluator) Data(s *Sweep) ([]datasets.Dataset, error) {
+	ph, err := datasets.LoadPhotos(s.Dataset, datasets.Train)
+	if err != nil {
+		return nil, err
+	}
+	p, err := datasets.NewPatches(ph, srPatch, max(ph.Len()*srPatchesPerImage, s.Batch), s.FirstSeed)
+	if err != nil {
+		return nil, err
+	}
+	return []datasets.Dataset{p}, nil
+}
+
+func (srEvaluator) Metrics(*Sweep) ([]string, error) { return srColumns, nil }
+
+func (srEvaluator) Describe(s *Sweep) string {
+	return fmt.Sprintf("super-resolution of the test images of %s (sr-photos: butterfly and baboon), means over the images: Y-PSNR (BT.601 luma) and RGB PSNR with the scale shaved from each border, SSIM; the bicubic row is MATLAB's imresize.", s.Dataset)
+}
+
+func (srEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) ([]float64, error) {
+	u, err := NewUpscaler(c, nil)
+	if err != nil {
+		return nil, err
+	}
+	k := u.Scale()
+	ts, err := SRTests(s.Dataset, k)
+	if err != nil {
+		return nil, err
+	}
+	var sum SRScores
+	for _, t := range ts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sr, err := u.Apply(t.LR)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := ScoreSR(sr, t.HR, k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		sum.add(sc)
+	}
+	m := sum.scaled(1 / float64(len(ts)))
+	return []float64{m.YPSNR, m.PSNR, m.SSIM}, nil
+}
+
+// A Baseliner is an Evaluator whose table has rows that no training run
+// makes, measured with the Evaluator's figures only (ESRGAN: bicubic
+// upscaling). Table.Summary puts them first.
+type Baseliner interface {
+	Baselines(s *Sweep) ([]eval.Result, error)
+}
+
+// Baselines returns the bicubic row, at the scale of the model's default
+// configuration.
+func (srEvaluator) Baselines(s *Sweep) ([]eval.Result, error) {
+	cfg, err := models.DefaultConfig(models.ESRGAN, datasets.Shape{C: 3, H: srPatch, W: srPatch}, 0)
+	if err != nil {
+		return nil, err
+	}
+	k, err := cfg.Int("scale", 4)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := SRTests(s.Dataset, k)
+	if err != nil {
+		return nil, err
+	}
+	b, err := BicubicScores(ts, k)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("bicubic x%d (baseline)", k)
+	var rs []eval.Result
+	for i, v := range []float64{b.YPSNR, b.PSNR, b.SSIM} {
+		rs = append(rs, eval.Result{Policy: name, Metric: srColumns[i], Values: []float64{v}})
+	}
+	return rs, nil
+}
+
+// baselines returns the Baseliner rows of the sweep's model, or nil.
+func baselines(s *Sweep) ([]eval.Result, error) {
+	b, ok := evaluatorOf(s.Model).(Baseliner)
+	if !ok {
+		return nil, nil
+	}
+	rs, err := b.Baselines(s)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %s baseline: %w", strings.ToLower(s.Model), err)
+	}
+	return rs, nil
+}
