@@ -30,7 +30,7 @@ type Extractor interface {
 func MetricName(e Extractor) string { return "FID (" + e.Name() + ")" }
 
 // Specs lists the feature network specs Load accepts, for help texts.
-const Specs = `lenet-mnist, lenet-fashion (the shipped LeNet-5 weights), lenet:FILE (a LeNet from 'positgan lenet train'), inception:FILE (FID Inception-v3 weights: pytorch-fid's .pth or a safetensors conversion)`
+const Specs = `lenet-mnist, lenet-fashion (the shipped LeNet-5 weights), lenet:FILE (a LeNet from 'positgan lenet train'), inception:FILE (FID Inception-v3 weights: pytorch-fid's .pth or a safetensors conversion; pytorch-fid's preprocessing), inception-clean:FILE (the same in clean-fid's mode: PIL bicubic resize)`
 
 // Load returns the feature network spec names:
 //
@@ -39,7 +39,10 @@ const Specs = `lenet-mnist, lenet-fashion (the shipped LeNet-5 weights), lenet:F
 //   - "lenet:FILE": a LeNet written by LeNet.Save (positgan lenet train);
 //   - "inception:FILE": the FID Inception-v3 with weights from FILE,
 //     pytorch-fid's pt_inception-2015-12-05-6726825d.pth or a
-//     safetensors conversion (see LoadInception).
+//     safetensors conversion (see LoadInception), images preprocessed as
+//     pytorch-fid does;
+//   - "inception-clean:FILE": the same network with clean-fid's "clean"
+//     preprocessing (see Inception.CleanFID).
 func Load(spec string) (Extractor, error) {
 	kind, file, hasFile := strings.Cut(spec, ":")
 	switch {
@@ -55,10 +58,13 @@ func Load(spec string) (Extractor, error) {
 			return nil, err
 		}
 		return l.Extractor(), nil
-	case kind == "inception":
+	case kind == "inception", kind == "inception-clean":
 		m, err := LoadInception(file)
 		if err != nil {
 			return nil, err
+		}
+		if kind == "inception-clean" {
+			return m.CleanFID(), nil
 		}
 		return m, nil
 	}

@@ -40,7 +40,8 @@ const inceptionDim = 2048
 type Inception struct {
 	mu    sync.Mutex
 	convs map[string]*convBN
-	size  int // input side; InceptionSize except in tests
+	size  int  // input side; InceptionSize except in tests
+	clean bool // clean-fid's preprocessing instead of pytorch-fid's
 }
 
 // convBN is a BasicConv2d with its batch normalisation folded in.
@@ -227,9 +228,25 @@ func equalShape(a, b []int) bool {
 	return true
 }
 
-// Name returns "Inception-v3": FID on these features is the FID of the
-// literature when the weights are pytorch-fid's.
-func (m *Inception) Name() string { return "Inception-v3" }
+// Name returns "Inception-v3, pytorch-fid" or "Inception-v3, clean-fid":
+// the network and the preprocessing mode (see CleanFID), both of which a
+// printed FID must name. With pytorch-fid's weights, FID on these
+// features is the FID of the literature in that mode.
+func (m *Inception) Name() string {
+	if m.clean {
+		return "Inception-v3, clean-fid"
+	}
+	return "Inception-v3, pytorch-fid"
+}
+
+// CleanFID returns m with clean-fid's "clean" preprocessing: each
+// channel, as float32 values 0-255, resized to 299×299 by PIL's bicubic
+// filter (ResizeBicubicPIL; antialiased when shrinking), clipped to
+// [0, 255] and mapped by (x − 128)/128, instead of pytorch-fid's bilinear
+// F.interpolate of x/255 mapped by 2x − 1. The weights are shared.
+func (m *Inception) CleanFID() *Inception {
+	return &Inception{convs: m.convs, size: m.size, clean: true}
+}
 
 // Dim returns 2048.
 func (m *Inception) Dim() int { return inceptionDim }
@@ -249,7 +266,11 @@ func (m *Inception) Features(dst []float64, images []float32, s datasets.Shape) 
 	x := make([]float32, 3*m.size*m.size)
 	unit := make([]float32, s.H*s.W)
 	for i := 0; i < n; i++ {
-		networkInput(x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
+		if m.clean {
+			cleanInput(x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
+		} else {
+			networkInput(x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
+		}
 		f := m.forward(&ws, t3{3, m.size, m.size, x})
 		for j, v := range f {
 			dst[i*inceptionDim+j] = float64(v)
@@ -275,6 +296,32 @@ func networkInput(x, unit, img []float32, s datasets.Shape, size int) {
 		Resize(p, unit, 1, s.H, s.W, size, size)
 		for j, v := range p {
 			p[j] = 2*v - 1
+		}
+	}
+}
+
+// cleanInput is networkInput in clean-fid's mode (see CleanFID).
+func cleanInput(x, unit, img []float32, s datasets.Shape, size int) {
+	plane := size * size
+	for c := 0; c < 3; c++ {
+		src := img
+		if s.C == 3 {
+			src = img[c*s.H*s.W : (c+1)*s.H*s.W]
+		}
+		toZeroOne(unit, src[:s.H*s.W])
+		for j, v := range unit {
+			// clean-fid resizes the 8-bit pixels as float32 0-255.
+			u := float64(v) * 255
+			if r := math.Round(u); math.Abs(u-r) < 1e-3 {
+				u = r
+			}
+			unit[j] = float32(u)
+		}
+		p := x[c*plane : (c+1)*plane]
+		ResizeBicubicPIL(p, unit, s.H, s.W, size, size)
+		for j, v := range p {
+			v = min(max(v, 0), 255)
+			p[j] = (v - 128) / 128
 		}
 	}
 }

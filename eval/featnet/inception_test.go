@@ -221,8 +221,11 @@ func TestInceptionLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := e.(*Inception)
-	if e.Name() != "Inception-v3" || e.Dim() != 2048 || MetricName(e) != "FID (Inception-v3)" {
+	if e.Name() != "Inception-v3, pytorch-fid" || e.Dim() != 2048 || MetricName(e) != "FID (Inception-v3, pytorch-fid)" {
 		t.Errorf("name %q, dim %d, metric %q", e.Name(), e.Dim(), MetricName(e))
+	}
+	if c, err := Load("inception-clean:" + path); err != nil || MetricName(c) != "FID (Inception-v3, clean-fid)" {
+		t.Errorf("inception-clean: %v, %v", c, err)
 	}
 	m.size = 75
 	rng := rand.New(rand.NewPCG(2, 2))
