@@ -15,6 +15,11 @@ import (
 type Stats struct {
 	Mu    []float64     // mean of the feature vectors
 	Sigma *mat.SymDense // sample covariance, normalized by N-1
+	// Features names the feature network and mode that made the
+	// features, e.g. "Inception-v3, pytorch-fid" (an Extractor's Name);
+	// "" when unknown. Statistics of different networks or modes are
+	// not comparable.
+	Features string
 }
 
 // Dim returns the feature dimension, len(s.Mu).

@@ -156,7 +156,7 @@ func TestFrechetCommuting(t *testing.T) {
 		}
 		va[0] = 0 // one singular direction
 		want := closedForm(mua, mub, va, vb)
-		got, err := FrechetDistance(Stats{mua, sym(q, va)}, Stats{mub, sym(q, vb)})
+		got, err := FrechetDistance(Stats{Mu: mua, Sigma: sym(q, va)}, Stats{Mu: mub, Sigma: sym(q, vb)})
 		if err != nil {
 			t.Fatalf("d=%d: %v", d, err)
 		}
@@ -249,7 +249,7 @@ func TestTraceSqrtAgainstReferences(t *testing.T) {
 		}
 		// The whole distance against the reference formula.
 		mua, mub := randVec(rng, d), randVec(rng, d)
-		fd, err := FrechetDistance(Stats{mua, a}, Stats{mub, b})
+		fd, err := FrechetDistance(Stats{Mu: mua, Sigma: a}, Stats{Mu: mub, Sigma: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,7 +465,7 @@ func TestFrechetRoundingNegativeIsZero(t *testing.T) {
 	q := randOrthogonal(rand.New(rand.NewPCG(9, 10)), 4)
 	va := []float64{2, 1, 0.5, -1e-14 * 2}
 	vb := []float64{1, 3, 0.25, 1}
-	a, b := Stats{make([]float64, 4), sym(q, va)}, Stats{make([]float64, 4), sym(q, vb)}
+	a, b := Stats{Mu: make([]float64, 4), Sigma: sym(q, va)}, Stats{Mu: make([]float64, 4), Sigma: sym(q, vb)}
 	got, err := FrechetDistance(a, b)
 	if err != nil {
 		t.Fatal(err)

@@ -3,10 +3,13 @@ package eval
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sbinet/npyio/npy"
@@ -76,11 +79,20 @@ func DecodeStats(r io.ReaderAt, size int64) (Stats, error) {
 			sym.SetSym(i, j, (u+l)/2)
 		}
 	}
-	return Stats{Mu: mu, Sigma: sym}, nil
+	st := Stats{Mu: mu, Sigma: sym}
+	if m := findMember(z, "features.npy"); m != nil {
+		if st.Features, err = readString(m, size); err != nil {
+			return Stats{}, fmt.Errorf("eval: array \"features\": %w", err)
+		}
+	}
+	return st, nil
 }
 
 // WriteStats writes s to path as a .npz file with float64 arrays mu and
-// sigma, compressed, in the layout pytorch-fid reads. The file is written
+// sigma, compressed, in the layout pytorch-fid reads, and, when
+// s.Features is set, a string array features naming the feature network
+// and mode (numpy reads it as str(np.load(path)["features"]); pytorch-fid
+// ignores it). The file is written
 // under a temporary name and renamed, so path never holds a partial file.
 func WriteStats(path string, s Stats) error {
 	var b bytes.Buffer
@@ -114,10 +126,75 @@ func EncodeStats(w io.Writer, s Stats) error {
 			return fmt.Errorf("eval: %s: %w", m.name, err)
 		}
 	}
+	if s.Features != "" {
+		f, err := z.CreateHeader(&zip.FileHeader{Name: "features.npy", Method: zip.Deflate, Modified: npzDate})
+		if err != nil {
+			return fmt.Errorf("eval: features.npy: %w", err)
+		}
+		if _, err := f.Write(npyString(s.Features)); err != nil {
+			return fmt.Errorf("eval: features.npy: %w", err)
+		}
+	}
 	if err := z.Close(); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	return nil
+}
+
+// maxStringChars bounds the features string read back.
+const maxStringChars = 1024
+
+// npyString encodes s as a 0-d numpy unicode array (dtype <U n, UTF-32LE),
+// NPY format 1.0 with the header padded to 64 bytes.
+func npyString(s string) []byte {
+	rs := []rune(s)
+	hdr := fmt.Sprintf("{'descr': '<U%d', 'fortran_order': False, 'shape': (), }", len(rs))
+	pad := 64 - (10+len(hdr)+1)%64
+	hdr += strings.Repeat(" ", pad%64) + "\n"
+	b := []byte("\x93NUMPY\x01\x00")
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(hdr)))
+	b = append(b, hdr...)
+	for _, r := range rs {
+		b = binary.LittleEndian.AppendUint32(b, uint32(r))
+	}
+	return b
+}
+
+// readString reads a 0-d or 1-element numpy unicode array (<U n) of at
+// most maxStringChars characters.
+func readString(f *zip.File, size int64) (string, error) {
+	if f.CompressedSize64 > uint64(size) || f.UncompressedSize64 > 4*maxStringChars+maxNPYHeader+16 {
+		return "", fmt.Errorf("zip member of %d bytes", f.UncompressedSize64)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return "", fmt.Errorf("zip member: %w", err)
+	}
+	defer rc.Close()
+	h, _, err := readNPYHeader(rc, f.UncompressedSize64)
+	if err != nil {
+		return "", err
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(h.descr, "<U"))
+	if !strings.HasPrefix(h.descr, "<U") || err != nil || n < 0 || n > maxStringChars {
+		return "", fmt.Errorf("dtype %s, want a string (<U) of at most %d characters", h.descr, maxStringChars)
+	}
+	if len(h.shape) > 1 || len(h.shape) == 1 && h.shape[0] != 1 {
+		return "", fmt.Errorf("shape %v, want one string", h.shape)
+	}
+	data := make([]byte, 4*n)
+	if _, err := io.ReadFull(rc, data); err != nil {
+		return "", fmt.Errorf("data: %w", zipErr(err))
+	}
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		r := rune(binary.LittleEndian.Uint32(data[4*i:]))
+		if r == 0 {
+			break // numpy pads shorter strings with NULs
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String(), nil
 }
 
 // npzDate is the modification date of the members of the .npz files

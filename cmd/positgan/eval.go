@@ -234,13 +234,20 @@ func runEvalFID(args []string, o featureFlags, io stdio) error {
 	if err != nil {
 		return err
 	}
+	if a.Features != "" && b.Features != "" && a.Features != b.Features {
+		fmt.Fprintf(io.err, "warning: %s holds features of %s, %s of %s: FIDs of different feature networks or modes are not comparable\n",
+			args[0], a.Features, args[1], b.Features)
+	}
 	d, err := eval.FrechetDistance(a, b)
 	if err != nil {
 		return err
 	}
 	name := "FID (from statistics files; their feature network is not recorded)"
-	if ext != nil {
+	switch {
+	case ext != nil:
 		name = featnet.MetricName(ext)
+	case a.Features != "" && a.Features == b.Features:
+		name = "FID (" + a.Features + ")"
 	}
 	_, err = fmt.Fprintf(io.out, "%s\t%s\n", evalFormat(d), name)
 	return err
@@ -326,6 +333,7 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags, log io.Wr
 		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
 	st, err := eval.StatsOf(f)
+	st.Features = ext.Name()
 	if err == nil && note != "" {
 		fmt.Fprintln(log, note)
 	}
@@ -348,5 +356,6 @@ func evalCheckpointStats(path string, ext featnet.Extractor, o featureFlags) (ev
 	if err != nil {
 		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
+	st.Features = ext.Name()
 	return st, nil
 }
