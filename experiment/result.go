@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,6 +41,12 @@ type Result struct {
 	SkippedD int     `json:"skipped_d"` // updates skipped over the whole run
 	SkippedG int     `json:"skipped_g"`
 	SPerStep float64 `json:"s_per_step"` // mean wall time of a step
+	// Status is the run's health at its end when not ok (gan.StatusDiverged,
+	// gan.StatusSaturated, gan.StatusSkipping): the figures are then those
+	// of the last healthy checkpoint, of step GoodStep (0 and no figures if
+	// a diverged run kept none).
+	Status   string `json:"status,omitempty"`
+	GoodStep int    `json:"good_step,omitempty"`
 }
 
 // readResult returns a run's recorded result if it was measured with the
@@ -65,8 +72,11 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := m.train(ctx, s, r, log); err != nil {
-		return nil, err
+	// A run that diverged is not an error of the sweep: it is measured by
+	// its last healthy checkpoint and marked (issue 19 item 3).
+	terr := m.train(ctx, s, r, log)
+	if _, diverged := gan.IsDiverged(terr); terr != nil && !diverged {
+		return nil, terr
 	}
 	res := &Result{Policy: r.Policy, Seed: r.Seed, Steps: s.Steps, Dataset: s.Dataset, Features: s.Features,
 		N: s.N, EvalSeed: s.EvalSeed, Metric: ms.metric, BatchStats: s.BatchStats}
@@ -74,8 +84,20 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io
 		return nil, err
 	}
 	c, err := ckpt.Load(filepath.Join(r.Dir, checkpointFile))
+	if res.Status == gan.StatusDiverged && errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(log, "%s: diverged before its first checkpoint: no figures\n", r)
+		return res, writeResult(r, res)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if res.Status != "" {
+		st, err := gan.ReadState(c)
+		if err != nil {
+			return nil, err
+		}
+		res.GoodStep = st.Step
+		fmt.Fprintf(log, "%s: %s; measured at step %d, its last healthy checkpoint\n", r, res.Status, st.Step)
 	}
 	if ms.ev != nil {
 		figs, err := ms.ev.Evaluate(ctx, s, c)
@@ -96,14 +118,16 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io
 			return nil, err
 		}
 	}
+	return res, writeResult(r, res)
+}
+
+// writeResult records res in r's result.json.
+func writeResult(r Run, res *Result) error {
 	js, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(r.Dir, ResultFile), append(js, '\n')); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return atomicfile.WriteFile(filepath.Join(r.Dir, ResultFile), append(js, '\n'))
 }
 
 const checkpointFile = "checkpoint.safetensors"

@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/numfmt"
 )
@@ -84,27 +85,24 @@ func (t *Table) Summary() []eval.Result {
 	var rs []eval.Result
 	idx := map[[2]string]int{}
 	for i, res := range t.Results {
-		if res == nil {
+		if res == nil || res.Status == gan.StatusDiverged && res.GoodStep == 0 { // no figures
 			continue
 		}
 		r := t.Runs[i]
 		vals := t.figures(res)
+		policy := r.Policy
+		if res.Status != "" { // an unhealthy run: its own row, marked
+			policy += " (" + res.Status + ": last healthy checkpoint)"
+		}
 		for k, m := range t.metrics() {
-			key := [2]string{r.Policy, m}
+			key := [2]string{policy, m}
 			j, ok := idx[key]
 			if !ok {
 				j = len(rs)
 				idx[key] = j
-				rs = append(rs, eval.Result{Policy: r.Policy, Metric: m})
+				rs = append(rs, eval.Result{Policy: policy, Metric: m})
 			}
 			rs[j].Values = append(rs[j].Values, vals[k])
-		}
-	}
-	if len(rs) > 0 {
-		// Rows no run makes (superres.go). They fail only if the test
-		// images do, which the runs' own figures then report.
-		if b, err := baselines(&t.Sweep); err == nil {
-			rs = append(b, rs...)
 		}
 	}
 	return rs
@@ -129,6 +127,12 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(&md, "D and G loss: means over each run's last 100 steps; skipped updates: D and G updates skipped for overflow; s/step: mean wall time of a training step.\n")
+	for i, res := range t.Results {
+		if res != nil && res.Status != "" {
+			fmt.Fprintf(&md, "\n%s seed %d ended %s; its row is measured at step %d, its last healthy checkpoint (0: none, not in the table).\n",
+				t.Runs[i].Policy, t.Runs[i].Seed, res.Status, res.GoodStep)
+		}
+	}
 	_, err := w.Write(md.Bytes())
 	return err
 }
@@ -148,7 +152,7 @@ func (t *Table) WriteRunsCSV(w io.Writer) error {
 	if t.Columns != nil {
 		head = t.Columns
 	}
-	lines := [][]string{append(append([]string{"policy", "seed", "steps"}, head...), "d_loss", "g_loss", "skipped_d", "skipped_g", "s_per_step")}
+	lines := [][]string{append(append([]string{"policy", "seed", "steps"}, head...), "d_loss", "g_loss", "skipped_d", "skipped_g", "status", "good_step", "s_per_step")}
 	g := numfmt.Float // no float noise in the means
 	for i, res := range t.Results {
 		if res == nil {
@@ -163,7 +167,11 @@ func (t *Table) WriteRunsCSV(w io.Writer) error {
 				line = append(line, g(res.Figures[c]))
 			}
 		}
-		lines = append(lines, append(line, g(res.DLoss), g(res.GLoss), strconv.Itoa(res.SkippedD), strconv.Itoa(res.SkippedG), g(res.SPerStep)))
+		status, good := gan.StatusOK, res.Steps // s_per_step stays last: it is the column that varies
+		if res.Status != "" {
+			status, good = res.Status, res.GoodStep
+		}
+		lines = append(lines, append(line, g(res.DLoss), g(res.GLoss), strconv.Itoa(res.SkippedD), strconv.Itoa(res.SkippedG), status, strconv.Itoa(good), g(res.SPerStep)))
 	}
 	cw := csv.NewWriter(w)
 	cw.WriteAll(lines)

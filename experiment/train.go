@@ -195,7 +195,8 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 
 // readFigures fills the training figures of res from a run's log.csv:
 // mean losses over the last 100 steps, skipped updates and the mean step
-// time over the whole run.
+// time over the whole run, and the run's health from the last step's
+// status (a diverged run logs fewer steps).
 func readFigures(res *Result, path string, steps int) error {
 	rows, err := gan.ReadLog(path)
 	if err != nil {
@@ -204,7 +205,10 @@ func readFigures(res *Result, path string, steps int) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("%s: no steps logged", path)
 	}
-	if len(rows) != steps {
+	if st := rows[len(rows)-1].Status; st != "" && st != gan.StatusOK {
+		res.Status = st
+	}
+	if len(rows) != steps && res.Status != gan.StatusDiverged {
 		return fmt.Errorf("%s: %d steps logged, want %d", path, len(rows), steps)
 	}
 	last := min(100, len(rows))

@@ -24,8 +24,8 @@ type Adam struct {
 	// rounds exactly as an uninterrupted run.
 	Seed uint64
 
-	g   []float32 // the rounded gradient of one tensor
-	rng rand.PCG
+	g   []float32   // the rounded gradient of one chunk of a tensor
+	rng [4]rand.PCG // stochastic rounding's streams, by role
 }
 
 // ParamFormats are the formats of the optimiser's side of one parameter
@@ -82,29 +82,43 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 			continue
 		}
 		// The same arithmetic in three passes, with each role rounded
-		// between them.
+		// between them, a cache-sized chunk at a time. Each role's
+		// stochastic stream runs through the tensor in order, so the
+		// chunking does not change the bits.
 		f := &a.Formats[i]
-		a.g = grow(a.g, len(g))
-		scaleKernel(a.g, g, inv)
-		a.round(a.g, f.Grad, i, 0)
-		momentsKernel(m, v, a.g, b1, b2)
-		a.round(m, f.Moment1, i, 1)
-		a.round(v, f.Moment2, i, 2)
-		applyKernel(p, m, v, lr, sc2, eps)
-		a.round(p, f.Master, i, 3)
+		roles := [4]quant.RoleFormat{f.Grad, f.Moment1, f.Moment2, f.Master}
+		for r, rf := range roles {
+			if rf.Format != nil && rf.Rounding == quant.Stochastic {
+				a.rng[r].Seed(seedFor(a.Seed, fmt.Sprintf("adam tensor %d role %d", i, r)), uint64(a.T))
+			}
+		}
+		a.g = grow(a.g, min(len(g), adamChunk))
+		for lo := 0; lo < len(p); lo += adamChunk {
+			hi := min(lo+adamChunk, len(p))
+			gc, mc, vc, pc := a.g[:hi-lo], m[lo:hi], v[lo:hi], p[lo:hi]
+			scaleKernel(gc, g[lo:hi], inv)
+			a.round(gc, roles[0], 0)
+			momentsKernel(mc, vc, gc, b1, b2)
+			a.round(mc, roles[1], 1)
+			a.round(vc, roles[2], 2)
+			applyKernel(pc, mc, vc, lr, sc2, eps)
+			a.round(pc, roles[3], 3)
+		}
 	}
 }
 
+// adamChunk is the number of values of a tensor the rounded update
+// processes at a time: four float32 slices of it fit in a core's L2.
+const adamChunk = 4096
+
 // round rounds x in place to rf, drawing stochastic rounding's bits from
-// the stream of tensor i, role and the current update.
-func (a *Adam) round(x []float32, rf quant.RoleFormat, i, role int) {
+// role's stream (seeded by Step from the tensor, the role and the
+// update).
+func (a *Adam) round(x []float32, rf quant.RoleFormat, role int) {
 	if rf.Format == nil {
 		return
 	}
-	if rf.Rounding == quant.Stochastic {
-		a.rng.Seed(seedFor(a.Seed, fmt.Sprintf("adam tensor %d role %d", i, role)), uint64(a.T))
-	}
-	quant.RoundTo(x, x, rf.Format, rf.Rounding, &a.rng)
+	quant.RoundTo(x, x, rf.Format, rf.Rounding, &a.rng[role])
 }
 
 // grow returns a slice of length n, reusing buf's storage when it can.

@@ -268,7 +268,7 @@ func TestRunWritesOutputs(t *testing.T) {
 	if lines := len(splitLines(string(log))); lines != 5 {
 		t.Errorf("log has %d lines, want header + 4:\n%s", lines, log)
 	}
-	const header = "step,epoch,d_loss,g_loss,d_real,d_fake,loss_scale_d,loss_scale_g,skipped_d,skipped_g,step_seconds,elapsed_seconds"
+	const header = "step,epoch,d_loss,g_loss,d_real,d_fake,loss_scale_d,loss_scale_g,skipped_d,skipped_g,status,step_seconds,elapsed_seconds"
 	if h := splitLines(string(log))[0]; h != header {
 		t.Errorf("log header %q, want %q", h, header)
 	}

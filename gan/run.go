@@ -39,6 +39,9 @@ type RunOptions struct {
 	Meta map[string]string
 	// OnStep, if not nil, is called after every step.
 	OnStep func(st StepStats, elapsed time.Duration)
+	// Warn, if not nil, is shown each health alarm as it is raised (see
+	// Summary.Warnings), for the user to see at once.
+	Warn func(msg string)
 }
 
 // Summary reports a run. Slices are indexed like the model's Updates
@@ -54,6 +57,16 @@ type Summary struct {
 	FinalScales              []float64
 	Samples, Checkpoint, Log string // Samples is "" for models without grids
 	LossPlot                 string // losses.png, see WriteLossPlot
+	// Status is the run's health after its last step (StatusOK,
+	// StatusSkipping, StatusSaturated, StatusDiverged), also the last
+	// line's status column in log.csv; Warnings are the alarms raised.
+	// While an alarm is on, checkpoints go to Unhealthy
+	// (checkpoint_unhealthy.safetensors) and Checkpoint keeps the last
+	// state saved before the alarm; LastHealthy is its step.
+	Status      string
+	Warnings    []string
+	Unhealthy   string
+	LastHealthy int
 }
 
 // ErrInterrupted is returned by Run when its context was cancelled: the
@@ -65,7 +78,7 @@ var ErrInterrupted = errors.New("gan: interrupted")
 // CGAN and DCGAN: step,epoch,d_loss,g_loss,d_real,d_fake,loss_scale_d,
 // loss_scale_g,skipped_d,skipped_g,step_seconds,elapsed_seconds.
 func LogHeader(m Model) string {
-	return "step,epoch," + strings.Join(logColumns(m), ",") + ",step_seconds,elapsed_seconds"
+	return "step,epoch," + strings.Join(logColumns(m), ",") + ",status,step_seconds,elapsed_seconds"
 }
 
 // Run trains until ro.Steps steps are done or ctx is cancelled, logging
@@ -76,7 +89,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	sum := Summary{FirstStep: t.step, LastStep: t.step,
 		Checkpoint: filepath.Join(ro.Dir, "checkpoint.safetensors"), Log: filepath.Join(ro.Dir, "log.csv"),
 		LossPlot: filepath.Join(ro.Dir, "losses.png"),
-		Metrics:  t.model.Metrics()}
+		Metrics:  t.model.Metrics(), Status: StatusOK, LastHealthy: t.step}
 	for _, u := range t.model.Updates() {
 		sum.Updates = append(sum.Updates, u.Name)
 	}
@@ -136,8 +149,39 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		return ckpt.Save(path, ck)
 	}
 
+	// The health rule: a checkpoint taken while an alarm is on goes to
+	// checkpoint_unhealthy.safetensors, so that checkpoint.safetensors keeps
+	// the last state from before the alarm; a non-finite state stops the
+	// run before anything is saved. The losses and loss scales are checked
+	// every step; the whole state (parameters, moments), which costs a pass
+	// over it, before every checkpoint.
+	hl := newHealth(sum.Metrics)
+	status := StatusOK
 	var recent []StepStats
 	start := time.Now()
+	diverged := func(reason string) error {
+		sum.Status, sum.LastStep, sum.Elapsed = StatusDiverged, t.step, time.Since(start)
+		msg := fmt.Sprintf("step %d: %s: the run has diverged and stops", t.step, reason)
+		sum.Warnings = append(hl.warnings, msg)
+		if ro.Warn != nil {
+			ro.Warn(msg)
+		}
+		if err := WriteLossPlot(sum.LossPlot, sum.Log); err != nil {
+			return err
+		}
+		return &DivergedError{Step: t.step, Reason: reason, LastGood: sum.LastHealthy}
+	}
+	saveHealthy := func() error {
+		if reason := t.StateNonFinite(); reason != "" {
+			return diverged(reason)
+		}
+		if status != StatusOK {
+			sum.Unhealthy = filepath.Join(ro.Dir, "checkpoint_unhealthy.safetensors")
+			return save(sum.Unhealthy)
+		}
+		sum.LastHealthy = t.step
+		return save(sum.Checkpoint)
+	}
 	interrupted := false
 	for t.step < ro.Steps {
 		if ctx.Err() != nil {
@@ -146,13 +190,33 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		}
 		t0 := time.Now()
 		st, err := t.TrainStep()
-		if err != nil {
+		reason := t.StepNonFinite(st)
+		if err != nil && reason == "" {
 			w.Flush()
 			return sum, err
 		}
+		saveDue := ro.CheckpointEvery > 0 && t.step%ro.CheckpointEvery == 0 || t.step >= ro.Steps
+		if reason == "" && saveDue {
+			reason = t.StateNonFinite()
+		}
 		dt := time.Since(t0)
 		el := time.Since(start)
-		writeLogLine(w, st, dt, before+el) // elapsed over every invocation
+		if reason != "" {
+			// Diverged: log the step, keep the last healthy checkpoint.
+			st.Step = t.step
+			writeLogLine(w, st, StatusDiverged, dt, before+el)
+			w.Flush()
+			return sum, diverged(reason)
+		}
+		var warnings []string
+		status, warnings = hl.observe(st, sum.Updates)
+		for _, w := range warnings {
+			if ro.Warn != nil {
+				ro.Warn(w)
+			}
+		}
+		sum.Status, sum.Warnings = status, hl.warnings
+		writeLogLine(w, st, status, dt, before+el) // elapsed over every invocation
 		if err := w.Flush(); err != nil {
 			return sum, fmt.Errorf("gan: writing %s: %w", sum.Log, err)
 		}
@@ -177,7 +241,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 			}
 		}
 		if ro.CheckpointEvery > 0 && t.step%ro.CheckpointEvery == 0 && t.step < ro.Steps {
-			if err := save(sum.Checkpoint); err != nil {
+			if err := saveHealthy(); err != nil {
 				return sum, err
 			}
 			if ro.KeepCheckpoints {
@@ -214,7 +278,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	if err := WriteLossPlot(sum.LossPlot, sum.Log); err != nil {
 		return sum, err
 	}
-	if err := save(sum.Checkpoint); err != nil {
+	if err := saveHealthy(); err != nil {
 		return sum, err
 	}
 	if interrupted {
@@ -224,7 +288,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 }
 
 // writeLogLine writes one step's line of log.csv.
-func writeLogLine(w io.Writer, st StepStats, dt, el time.Duration) {
+func writeLogLine(w io.Writer, st StepStats, status string, dt, el time.Duration) {
 	fmt.Fprintf(w, "%d,%d", st.Step, st.Epoch)
 	for _, l := range st.Losses {
 		fmt.Fprintf(w, ",%s", numfmt.Float32(float32(l))) // a float32 loss, exactly
@@ -238,7 +302,21 @@ func writeLogLine(w io.Writer, st StepStats, dt, el time.Duration) {
 	for _, sk := range st.Skipped {
 		fmt.Fprintf(w, ",%d", b2i(sk))
 	}
-	fmt.Fprintf(w, ",%.4f,%.3f\n", dt.Seconds(), el.Seconds())
+	fmt.Fprintf(w, ",%s,%.4f,%.3f\n", status, dt.Seconds(), el.Seconds())
+}
+
+// withStatus returns the CSV line l with the field v inserted before its
+// last two (step_seconds, elapsed_seconds).
+func withStatus(l, v string) string {
+	i := strings.LastIndexByte(l, ',')
+	if i < 0 {
+		return l
+	}
+	j := strings.LastIndexByte(l[:i], ',')
+	if j < 0 {
+		return l
+	}
+	return l[:j] + "," + v + l[j:]
 }
 
 func b2i(b bool) int {
@@ -258,7 +336,13 @@ func openLog(path, header string, step int) (_ *os.File, elapsed time.Duration, 
 	if step > 0 {
 		if data, err := os.ReadFile(path); err == nil {
 			lines := strings.Split(string(data), "\n")
+			// A log written before the status column: each kept line gets
+			// status ok.
+			old := lines[0] != header && withStatus(lines[0], "status") == header
 			for _, l := range lines[1:] {
+				if old && strings.Count(l, ",") >= 2 {
+					l = withStatus(l, StatusOK)
+				}
 				f, _, _ := strings.Cut(l, ",")
 				if s, err := strconv.Atoi(f); err == nil && s <= step {
 					keep.WriteString(l + "\n")

@@ -22,6 +22,9 @@ type LogRow struct {
 	// training time up to its end, summed over the Run calls of a resumed
 	// run.
 	StepSeconds, ElapsedSeconds float64
+	// Status is the run's health after the step (StatusOK, ...; see
+	// Summary.Status); "" in logs written before the column existed.
+	Status string
 }
 
 // Value returns the figure of the column name (0 if the log has none).
@@ -45,8 +48,8 @@ func (e *LogError) Unwrap() error { return e.Err }
 
 // ReadLog reads a log.csv written by Run, one row per step in the order
 // logged. Columns are found by their header names; step, epoch,
-// step_seconds and elapsed_seconds must be there, and every other column
-// is a number the row keeps in Values.
+// step_seconds and elapsed_seconds must be there, status may be, and
+// every other column is a number the row keeps in Values.
 func ReadLog(path string) ([]LogRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -99,8 +102,11 @@ func decodeLog(r io.Reader) ([]LogRow, error) {
 			Step: p.int("step"), Epoch: p.int("epoch"), Values: map[string]float64{},
 			StepSeconds: p.float("step_seconds"), ElapsedSeconds: p.float("elapsed_seconds"),
 		}
+		if i, ok := col["status"]; ok && i < len(rec) {
+			row.Status = rec[i]
+		}
 		for _, h := range header {
-			if !slices.Contains(fixed, h) {
+			if !slices.Contains(fixed, h) && h != "status" {
 				row.Values[h] = p.float(h)
 			}
 		}

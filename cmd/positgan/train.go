@@ -412,6 +412,7 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 		Dir: r.dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
 		KeepCheckpoints: f.keep, Meta: map[string]string{"positgan.dataset": f.dataset},
 		OnStep: onStep,
+		Warn:   func(msg string) { fmt.Fprintf(io.err, "\nWARNING: %s: %s\n", r.name, msg) },
 	})
 	if err != nil {
 		return sum, err
@@ -432,6 +433,11 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 	wrote := []string{sum.Checkpoint, sum.Log}
 	if sum.Samples != "" {
 		wrote = append([]string{sum.Samples}, wrote...)
+	}
+	if sum.Status != gan.StatusOK {
+		fmt.Fprintf(io.out, "%s: WARNING: the run ended %s (%s); %s keeps step %d, the last before the alarm, and %s the last state\n",
+			r.name, sum.Status, strings.Join(sum.Warnings, "; "), sum.Checkpoint, sum.LastHealthy, sum.Unhealthy)
+		wrote = append(wrote, sum.Unhealthy)
 	}
 	fmt.Fprintf(io.out, "%s: wrote %s\n", r.name, strings.Join(wrote, ", "))
 	return sum, nil
