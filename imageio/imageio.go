@@ -7,7 +7,7 @@
 // defaults (PIL's): the islow integer IDCT, "fancy" triangle-filter
 // chroma upsampling and libjpeg's fixed-point YCbCr→RGB; baseline,
 // extended and progressive files, every chroma subsampling Go's
-// image/jpeg reads. Go's own image/jpeg differs from libjpeg by up to
+// image/jpeg reads, gray, RGB and CMYK. Go's own image/jpeg differs from libjpeg by up to
 // 100 levels on 4:2:0 files. PNG follows PIL's mode conversions: 16-bit
 // gray clips to 255 (PIL opens it as mode "I"), other 16-bit images keep
 // their high byte, palettes and alpha are resolved as convert("RGB")

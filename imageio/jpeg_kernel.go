@@ -235,3 +235,14 @@ func (t *yccTables) yccRow(rgb, y, cb, cr []byte, n int) {
 type block [blockSize]int32
 
 const blockSize = 8 * 8
+
+// cmykToRGB is PIL's cmyk2rgb (Convert.c): each colour is
+// nk − c·nk/255 with nk = 255 − k, the product rounded as MULDIV255.
+func cmykToRGB(out []byte, c, m, y, k byte) {
+	nk := 255 - int(k)
+	muldiv := func(a int) int { t := a*nk + 128; return ((t >> 8) + t) >> 8 }
+	out[0] = byte(min(max(nk-muldiv(int(c)), 0), 255))
+	out[1] = byte(min(max(nk-muldiv(int(m)), 0), 255))
+	out[2] = byte(min(max(nk-muldiv(int(y)), 0), 255))
+	out[3] = 255
+}

@@ -35,8 +35,10 @@ func (d *jpegDecoder) finish() (image.Image, error) {
 		}
 		return g, nil
 	case 3:
+	case 4:
+		return d.finishCMYK()
 	default:
-		return nil, jpegUnsupportedError("4-component (CMYK or YCCK) JPEG")
+		return nil, jpegUnsupportedError("number of components")
 	}
 	var full [3][]byte
 	var stride [3]int
@@ -66,6 +68,47 @@ func (d *jpegDecoder) finish() (image.Image, error) {
 		out := m.Pix[y*m.Stride : y*m.Stride+4*w]
 		for x := range w {
 			out[4*x], out[4*x+1], out[4*x+2], out[4*x+3] = row[3*x], row[3*x+1], row[3*x+2], 255
+		}
+	}
+	return m, nil
+}
+
+// finishCMYK converts a 4-component image as PIL does: libjpeg outputs
+// CMYK (converting YCCK, Adobe transform 2, as jdcolor.c's
+// ycck_cmyk_convert), PIL reads it inverted ("CMYK;I", Adobe's
+// convention) and its convert("RGB") is cmyk2rgb.
+func (d *jpegDecoder) finishCMYK() (image.Image, error) {
+	w, h := d.width, d.height
+	var full [4][]byte
+	var stride [4]int
+	for i := range 4 {
+		p, s, err := d.upsample(i)
+		if err != nil {
+			return nil, err
+		}
+		full[i], stride[i] = p, s
+	}
+	ycck := d.adobeTransformValid && d.adobeTransform == adobeTransformYCbCrK
+	var t *yccTables
+	if ycck {
+		t = newYCCTables()
+	}
+	m := image.NewNRGBA(image.Rect(0, 0, w, h))
+	row := make([]byte, 3*w)
+	for y := range h {
+		r0, r1, r2, r3 := full[0][y*stride[0]:], full[1][y*stride[1]:], full[2][y*stride[2]:], full[3][y*stride[3]:]
+		if ycck {
+			t.yccRow(row, r0, r1, r2, w) // R, G, B; C = 255 - R, and so on
+		}
+		out := m.Pix[y*m.Stride : y*m.Stride+4*w]
+		for x := range w {
+			var c, mg, ye byte
+			if ycck {
+				c, mg, ye = 255-row[3*x], 255-row[3*x+1], 255-row[3*x+2]
+			} else {
+				c, mg, ye = r0[x], r1[x], r2[x]
+			}
+			cmykToRGB(out[4*x:4*x+4], 255-c, 255-mg, 255-ye, 255-r3[x])
 		}
 	}
 	return m, nil

@@ -223,8 +223,8 @@ func TestStdlibDiffers(t *testing.T) {
 // (made by testdata/pil_cases.py with PIL 9.4 / libjpeg-turbo 2.1.5 and
 // cjpeg), so that it runs without Python: 4:2:0, 4:2:2 progressive,
 // 4:4:4, 4:4:0, restart intervals in interleaved and progressive scans,
-// a 5×2 image (chroma replicated, not filtered), 16-bit gray, paletted
-// and gray+alpha PNG.
+// a 5×2 image (chroma replicated, not filtered), progressive CMYK,
+// 16-bit gray, paletted and gray+alpha PNG.
 func TestMatchesPILFixtures(t *testing.T) {
 	rgbs, err := filepath.Glob("testdata/pil/*.rgb")
 	if err != nil || len(rgbs) < 10 {

@@ -84,6 +84,12 @@ def main(out):
     i16.putdata([(k * 997) % 65536 for k in range(77)])
     i16.save(os.path.join(out, "png_i16.png"))
     cases.append("png_i16.png")
+    # CMYK (PIL writes Adobe's inverted convention), 4:4:4 and
+    # progressive.
+    for prog in (False, True):
+        name = f"pil_cmyk{'_prog' if prog else ''}.jpg"
+        picture(29, 17, 3).convert("CMYK").save(os.path.join(out, name), quality=90, progressive=prog)
+        cases.append(name)
     # EXIF orientations 2..8: PIL's Image.open ignores them (the .rgb);
     # ImageOps.exif_transpose applies them (the .upright.rgb).
     for o in range(2, 9):
