@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,5 +127,36 @@ func TestRunConfigAfterResume(t *testing.T) {
 		if tb, ok := b.Tensors[name]; !ok || !slices.Equal(ta.Data, tb.Data) {
 			t.Errorf("%s: the run trained from run.toml differs from the resumed run", name)
 		}
+	}
+}
+
+// A repeatable flag (--option key=value) goes to run.toml as an array and
+// comes back one value at a time.
+func TestRunConfigRepeatedFlag(t *testing.T) {
+	write := flag.NewFlagSet("train", flag.ContinueOnError)
+	var o modelOptions
+	write.Var(&o, "option", "model option")
+	steps := write.Int("steps", 5, "steps")
+	if err := write.Parse([]string{"--option", "blocks=9", "--option", "a=1", "--steps", "7"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), runConfigFile)
+	if err := writeRunConfig(path, write, nil); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !strings.Contains(string(text), "\noption = [\"a=1\", \"blocks=9\"]\n") {
+		t.Errorf("run.toml:\n%s", text)
+	}
+
+	read := flag.NewFlagSet("train", flag.ContinueOnError)
+	var back modelOptions
+	read.Var(&back, "option", "model option")
+	readSteps := read.Int("steps", 5, "steps")
+	if err := applyRunConfig(read, path, map[string]bool{}); err != nil {
+		t.Fatal(err)
+	}
+	if back.String() != o.String() || *readSteps != *steps {
+		t.Errorf("read back --option %s --steps %d, want %s and %d", back.String(), *readSteps, o.String(), *steps)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,6 +142,9 @@ func resumeDefaults(f *trainFlags, saved []*ckpt.Checkpoint) (models.Config, err
 		}
 		if !f.set["features"] {
 			f.features = cfg.Features // so that run.toml holds the width trained
+		}
+		if !f.set["option"] && len(cfg.Options) > 0 {
+			f.options = modelOptions(maps.Clone(cfg.Options)) // and the model's options
 		}
 		return cfg, nil
 	}
