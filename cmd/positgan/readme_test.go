@@ -68,8 +68,12 @@ func TestREADMECommands(t *testing.T) {
 		}
 		return fashion == 1
 	}
+	haveSR := func() bool { // esrgan's sr-photos (python3-skimage, opencv-doc)
+		_, err := datasets.LoadPhotos(datasets.SRPhotos, datasets.Test)
+		return err == nil
+	}
 	for _, c := range cmds {
-		if reason, ok := readmeSkipped(c, skippedOuts, haveFashion); ok {
+		if reason, ok := readmeSkipped(c, skippedOuts, haveFashion, haveSR); ok {
 			t.Logf("README line %d: %s: skipped: %s", c.line, c.text, reason)
 			for i := 1; i < len(c.args); i++ {
 				if c.args[i-1] == "--out" {
@@ -103,8 +107,9 @@ func TestREADMECommands(t *testing.T) {
 
 // readmeSkipped says whether the test leaves c out, and why: readmeSkip's
 // commands, those that need Fashion-MNIST when it is not installed, and
+// those that read esrgan's sr-photos when they are not installed, and
 // those that read what a skipped command would have written (outs).
-func readmeSkipped(c readmeCommand, outs []string, haveFashion func() bool) (string, bool) {
+func readmeSkipped(c readmeCommand, outs []string, haveFashion, haveSR func() bool) (string, bool) {
 	for prefix, reason := range readmeSkip {
 		if strings.HasPrefix(c.text, prefix) {
 			return reason, true
@@ -123,6 +128,13 @@ func readmeSkipped(c readmeCommand, outs []string, haveFashion func() bool) (str
 	}
 	if fashion && !haveFashion() {
 		return "Fashion-MNIST is not installed (apt install dataset-fashion-mnist)", true
+	}
+	// esrgan trains on sr-photos and upscale measures its held-out images
+	// unless told otherwise.
+	sr := slices.Contains(c.args, "esrgan") && !slices.Contains(c.args, "--dataset") ||
+		len(c.args) > 0 && c.args[0] == "upscale" && !slices.Contains(c.args, "--in")
+	if sr && !haveSR() {
+		return "sr-photos are not installed (apt install python3-skimage opencv-doc)", true
 	}
 	return "", false
 }
@@ -271,8 +283,8 @@ func TestShellWords(t *testing.T) {
 	}
 }
 
-// Without Fashion-MNIST, the commands that need it are skipped, and so
-// are those that read what they would have written.
+// Without Fashion-MNIST or sr-photos, the commands that need them are
+// skipped, and so are those that read what they would have written.
 func TestREADMESkipped(t *testing.T) {
 	no := func() bool { return false }
 	outs := []string{"cyc/fp32"}
@@ -287,12 +299,16 @@ func TestREADMESkipped(t *testing.T) {
 		{"positgan translate --checkpoint cyc/fp32/checkpoint.safetensors --fid", true},
 		{"positgan translate --checkpoint cyc/fp32x/checkpoint.safetensors", false},
 		{"positgan train --steps 3", false},
+		{"positgan train --model esrgan --steps 3", true},
+		{"positgan train --model esrgan --dataset photos --steps 3", false},
+		{"positgan upscale --checkpoint c --out up", true},
+		{"positgan upscale --checkpoint c --in photos --out up", false},
 	} {
 		words, err := shellWords(strings.TrimPrefix(tc.text, "positgan "))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if reason, got := readmeSkipped(readmeCommand{text: tc.text, args: words}, outs, no); got != tc.skip {
+		if reason, got := readmeSkipped(readmeCommand{text: tc.text, args: words}, outs, no, no); got != tc.skip {
 			t.Errorf("%s: skipped %v (%s), want %v", tc.text, got, reason, tc.skip)
 		}
 	}
