@@ -25,8 +25,9 @@ func deployCompareCmd() *command {
 			"subnormals, each at the exponent biases the layers' histograms choose, then the best two refined\n" +
 			"by a hill climb on the biases. The search ranks candidates by the FID of --search-n images;\n" +
 			"every row of the table is measured on --n. Each row is the generator exported as a .pgmodel\n" +
-			"(dot-product operands in the row's format, outputs posit(16,1)) and run from it. Writes\n" +
-			"DIR/deploy.md, deploy.csv, search.csv, fid.png, grids.png and grids/<row>.png.",
+			"(dot-product operands in the row's format, outputs posit(16,1)) and run from it. Columns: FID,\n" +
+			"PSNR of the images against FP32's from the same noise, .pgmodel bytes, the weights that round to\n" +
+			"zero or saturate. Writes DIR/deploy.md, deploy.csv, search.csv, fid.png, grids.png, grids/<row>.png.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			path := fs.String("checkpoint", "", "checkpoint written by positgan train, trained in fp32 (required)")
 			out := fs.String("out", "", "output folder (required)")
