@@ -69,7 +69,7 @@ func LoadFiles(files []string, opt Options) (s *Set, converted int, err error) {
 	pix := make([]uint8, len(files)*shape.Size())
 	changed := make([]bool, len(files))
 	err = parallel(len(files), func(i int) error {
-		img, err := OpenImage(files[i])
+		img, err := openImage(files[i], opt.ExifOrientation)
 		if err != nil {
 			return err
 		}

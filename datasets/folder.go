@@ -43,7 +43,7 @@ func LoadFolder(dir string, opt Options) (*Set, error) {
 	shape := Shape{C: c, H: opt.Height, W: opt.Width}
 	if shape.H == 0 {
 		// Each image keeps its size, which the first one sets.
-		img, err := OpenImage(files[0])
+		img, err := openImage(files[0], opt.ExifOrientation)
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +51,7 @@ func LoadFolder(dir string, opt Options) (*Set, error) {
 	}
 	pix := make([]uint8, len(files)*shape.Size())
 	err = parallel(len(files), func(i int) error {
-		img, err := OpenImage(files[i])
+		img, err := openImage(files[i], opt.ExifOrientation)
 		if err != nil {
 			return err
 		}

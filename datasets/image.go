@@ -21,13 +21,16 @@ const MaxImagePixels = imageio.DefaultMaxPixels
 // *image.Gray for gray files, an opaque *image.NRGBA otherwise. Its size
 // is checked from the header first (positive, within MaxImagePixels).
 // Errors are *FileErrors naming the file.
-func OpenImage(path string) (image.Image, error) {
+func OpenImage(path string) (image.Image, error) { return openImage(path, false) }
+
+// openImage is OpenImage, applying the EXIF orientation if exif.
+func openImage(path string, exif bool) (image.Image, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
-	img, err := imageio.Decode(f, imageio.Options{MaxPixels: MaxImagePixels})
+	img, err := imageio.Decode(f, imageio.Options{MaxPixels: MaxImagePixels, ExifOrientation: exif})
 	if err != nil {
 		return nil, &FileError{Path: path, Err: err}
 	}

@@ -23,6 +23,10 @@ type Options struct {
 	// makes image folders RGB. Color becomes gray as the luma
 	// 0.299R + 0.587G + 0.114B; gray becomes RGB by copying.
 	Channels int
+	// ExifOrientation turns image files upright as their EXIF orientation
+	// tag says (PIL's ImageOps.exif_transpose). Off, the stored pixels
+	// are used, as PIL's Image.open, pytorch-fid and torchvision do.
+	ExifOrientation bool
 }
 
 func (o Options) check() error {

@@ -72,6 +72,7 @@ type featureFlags struct {
 	n               *int
 	seed            *uint64
 	batchStats      *bool
+	exif            *bool
 }
 
 func addFeatureFlags(fs *flag.FlagSet) featureFlags {
@@ -82,6 +83,7 @@ func addFeatureFlags(fs *flag.FlagSet) featureFlags {
 		seed:     fs.Uint64("seed", 1, "seed of the image draw"),
 		batchStats: fs.Bool("batch-stats", false, "checkpoints: generate with batch norm normalising each batch of 100 by its own statistics "+
 			"(the reference DCGAN evaluation) instead of the running statistics"),
+		exif: fs.Bool("exif-orientation", false, "turn image files upright by their EXIF orientation tag; off by default, as pytorch-fid (PIL's Image.open) does"),
 	}
 }
 
@@ -318,6 +320,7 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags, log io.Wr
 	}
 	opt, note := fidFolderOptions(path, ext)
 	opt.Split = split
+	opt.ExifOrientation = *o.exif
 	var ds datasets.Dataset
 	ds, err := datasets.Load(path, opt)
 	if err != nil {

@@ -101,6 +101,7 @@ func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io
 	}
 	opt, note := fidFolderOptions(path, ext)
 	opt.Split = split
+	opt.ExifOrientation = *o.exif
 	var ds datasets.Dataset
 	ds, err := datasets.Load(path, opt)
 	if err != nil {
