@@ -17,6 +17,7 @@ const (
 	StatusOK        = "ok"
 	StatusSkipping  = "skipping"  // nearly every update skipped over the recent steps
 	StatusSaturated = "saturated" // the discriminator saturated: D(x)→1, D(G(z))→0
+	StatusCollapsed = "collapsed" // every image of the last sample grid is the same
 	StatusDiverged  = "diverged"  // non-finite loss, parameters, moments or loss scale: the run stopped
 )
 
@@ -110,7 +111,9 @@ func countNonFinite(x []float32) int {
 type health struct {
 	skipped   [][]bool // per update, the last healthWindow steps
 	saturated int      // consecutive saturated steps
-	real      int      // index of d_real among the metrics, -1 if none
+	skipping  bool     // the alarms that are on
+	collapsed bool
+	real      int // index of d_real among the metrics, -1 if none
 	fake      int
 	status    string
 	warnings  []string
@@ -136,7 +139,7 @@ func (h *health) observe(st StepStats, updates []string) (status string, warning
 	if h.skipped == nil {
 		h.skipped = make([][]bool, len(st.Skipped))
 	}
-	h.status = StatusOK
+	h.skipping = false
 	var msgs []string
 	for i, sk := range st.Skipped {
 		w := append(h.skipped[i], sk)
@@ -151,7 +154,7 @@ func (h *health) observe(st StepStats, updates []string) (status string, warning
 			}
 		}
 		if len(w) >= minHealthSteps && float64(n) >= skipFraction*float64(len(w)) {
-			h.status = StatusSkipping
+			h.skipping = true
 			key := "skipping " + updates[i]
 			if !h.raised[key] {
 				h.raised[key] = true
@@ -166,7 +169,6 @@ func (h *health) observe(st StepStats, updates []string) (status string, warning
 		h.saturated = 0
 	}
 	if h.saturated >= saturatedSteps {
-		h.status = StatusSaturated
 		if !h.raised[StatusSaturated] {
 			h.raised[StatusSaturated] = true
 			msgs = append(msgs, fmt.Sprintf("step %d: the discriminator has saturated for %d steps (D(x) > %g, D(G(z)) < %g): the generator gets no useful gradient; the run has most likely collapsed",
@@ -174,5 +176,49 @@ func (h *health) observe(st StepStats, updates []string) (status string, warning
 		}
 	}
 	h.warnings = append(h.warnings, msgs...)
-	return h.status, msgs
+	return h.current(), msgs
+}
+
+// current returns the status the alarms that are on give.
+func (h *health) current() string {
+	switch {
+	case h.skipping:
+		h.status = StatusSkipping
+	case h.saturated >= saturatedSteps:
+		h.status = StatusSaturated
+	case h.collapsed:
+		h.status = StatusCollapsed
+	default:
+		h.status = StatusOK
+	}
+	return h.status
+}
+
+// sampled takes the n images of a sample grid drawn after step (each
+// from other noise, or another class) and returns the run's status and
+// the warning of the collapse alarm if this grid raised it: a generator
+// whose images are all the same has collapsed. A later grid with
+// different images clears the alarm.
+func (h *health) sampled(step int, imgs []float32, n int) (status string, warnings []string) {
+	h.collapsed = n > 1 && allSame(imgs, len(imgs)/n)
+	if h.collapsed && !h.raised[StatusCollapsed] {
+		h.raised[StatusCollapsed] = true
+		warnings = []string{fmt.Sprintf("step %d: all %d images of the sample grid are the same: the generator has collapsed", step, n)}
+		h.warnings = append(h.warnings, warnings...)
+	}
+	return h.current(), warnings
+}
+
+// allSame reports whether the images of size each in imgs are equal to
+// within 1e-4 (an 8-bit pixel's step is 2/255 on [-1, 1]).
+func allSame(imgs []float32, size int) bool {
+	first := imgs[:size]
+	for i := size; i+size <= len(imgs); i += size {
+		for j, v := range imgs[i : i+size] {
+			if d := v - first[j]; d > 1e-4 || d < -1e-4 {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -96,3 +96,27 @@ func TestRunWarnsWhenUpdatesAreSkipped(t *testing.T) {
 		t.Errorf("status column: step 19 %q, 20 %q, 30 %q", rows[18].Status, rows[19].Status, rows[29].Status)
 	}
 }
+
+// A generator whose images are all the same (an unconditional one with
+// its weights zeroed: the output is the same for every noise, and stays
+// so) raises the collapse alarm at the first sample grid.
+func TestRunWarnsWhenGeneratorCollapses(t *testing.T) {
+	tr := newTrainer(t, tinyDCGAN(), toyData(t, 32, 8, 1), gan.Options{Batch: 8, Seed: 5})
+	for _, p := range tr.Nets().Net("G").Params() {
+		clear(p.Data())
+	}
+	var warned []string
+	sum, err := tr.Run(context.Background(), gan.RunOptions{Dir: t.TempDir(), Steps: 4, SampleEvery: 2, CheckpointEvery: 2,
+		Warn: func(m string) { warned = append(warned, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Status != gan.StatusCollapsed || len(warned) != 1 || !strings.Contains(warned[0], "collapsed") || sum.Unhealthy == "" {
+		t.Errorf("status %q, warnings %q, unhealthy checkpoint %q", sum.Status, warned, sum.Unhealthy)
+	}
+	// A healthy generator raises no alarm.
+	tr = newTrainer(t, tinyDCGAN(), toyData(t, 32, 8, 1), gan.Options{Batch: 8, Seed: 5})
+	if sum, err = tr.Run(context.Background(), gan.RunOptions{Dir: t.TempDir(), Steps: 4, SampleEvery: 2}); err != nil || sum.Status != gan.StatusOK {
+		t.Errorf("healthy run: status %q, %v", sum.Status, err)
+	}
+}

@@ -100,6 +100,8 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	defer logf.Close()
 	w := bufio.NewWriter(logf)
 
+	hl := newHealth(sum.Metrics)
+	status := StatusOK
 	var grid func(path string) error
 	if gm, ok := t.model.(Generator); ok {
 		sum.Samples = filepath.Join(ro.Dir, "samples.png")
@@ -126,6 +128,14 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 			if err := sampler.Generate(imgs, z, labels); err != nil {
 				return err
 			}
+			var warnings []string
+			status, warnings = hl.sampled(t.step, imgs, rows*cols)
+			for _, w := range warnings {
+				if ro.Warn != nil {
+					ro.Warn(w)
+				}
+			}
+			sum.Status, sum.Warnings = status, hl.warnings
 			return WriteGrid(path, imgs, spec.Image, rows, cols)
 		}
 	} else if vm, ok := t.model.(Visualizer); ok {
@@ -155,8 +165,6 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	// run before anything is saved. The losses and loss scales are checked
 	// every step; the whole state (parameters, moments), which costs a pass
 	// over it, before every checkpoint.
-	hl := newHealth(sum.Metrics)
-	status := StatusOK
 	var recent []StepStats
 	start := time.Now()
 	diverged := func(reason string) error {
