@@ -355,6 +355,9 @@ func exifOrientation(data []byte) int {
 			break
 		}
 		n := int(binary.BigEndian.Uint16(data[i+2:]))
+		if n < 2 { // the length counts its own two bytes: a corrupt header
+			break
+		}
 		seg := data[i+4 : min(i+2+n, len(data))]
 		if marker == 0xe1 && len(seg) > 14 && string(seg[:6]) == "Exif\x00\x00" {
 			return tiffOrientation(seg[6:])
