@@ -62,7 +62,8 @@ func Summarize(rs []Result) ([]Summary, error) {
 // per metric, both in order of first appearance. A cell reads "mean ± std"
 // over seeds (sample standard deviation), both rounded to the second
 // significant digit of std; with one seed, or with std = 0, it holds the
-// mean to 6 significant digits. A footer line gives the number of seeds.
+// mean to 6 significant digits. A footer line gives the number of seeds
+// (or says that one seed measures no spread).
 func WriteMarkdown(w io.Writer, rs []Result) error {
 	ss, err := Summarize(rs)
 	if err != nil {
@@ -99,6 +100,10 @@ func WriteMarkdown(w io.Writer, rs []Result) error {
 	}
 	if len(seeds) == 1 {
 		for n := range seeds {
+			if n == 1 {
+				b.WriteString("\nOne seed per policy: each cell is that run's value, with no seed-to-seed spread measured.\n")
+				continue
+			}
 			fmt.Fprintf(&b, "\nMean ± sample standard deviation over %d seeds.\n", n)
 		}
 	} else {

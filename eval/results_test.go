@@ -149,3 +149,16 @@ func TestSaveResults(t *testing.T) {
 		t.Errorf("BarChart of a missing metric: no error")
 	}
 }
+
+// With one seed there is no spread to report, and the footer says so
+// instead of "over 1 seeds".
+func TestWriteMarkdownOneSeed(t *testing.T) {
+	var b bytes.Buffer
+	rs := []Result{{Policy: "fp32", Metric: "FID", Values: []float64{1.5}}, {Policy: "posit8+", Metric: "FID", Values: []float64{1.25}}}
+	if err := WriteMarkdown(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.HasSuffix(s, "\nOne seed per policy: each cell is that run's value, with no seed-to-seed spread measured.\n") || strings.Contains(s, "±") {
+		t.Errorf("one-seed table:\n%s", s)
+	}
+}
