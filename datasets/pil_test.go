@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/positgan/positgan/internal/pyref"
 )
 
 // pilCopies writes JPEGs of every subsampling (baseline and progressive)
@@ -32,13 +34,7 @@ for sub in (0, 1, 2):
 // every feature, statistic and FID of the two is the same. Skipped
 // without python3 and PIL.
 func TestJPEGFolderEqualsPILPNGCopies(t *testing.T) {
-	py := ""
-	for _, p := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(p, "-c", "import PIL").Run() == nil {
-			py = p
-			break
-		}
-	}
+	py := pyref.Python("PIL")
 	if py == "" {
 		t.Skip("python3 with PIL not available")
 	}

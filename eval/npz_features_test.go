@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/positgan/positgan/internal/pyref"
 )
 
 // TestStatsFeatures round-trips the features array (ASCII and not) and
@@ -30,13 +32,7 @@ func TestStatsFeatures(t *testing.T) {
 		if name == "" {
 			continue
 		}
-		py := ""
-		for _, p := range []string{"python3", "/usr/bin/python3"} {
-			if exec.Command(p, "-c", "import numpy").Run() == nil {
-				py = p
-				break
-			}
-		}
+		py := pyref.Python("numpy")
 		if py == "" {
 			continue
 		}

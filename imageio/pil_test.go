@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/positgan/positgan/internal/pyref"
 )
 
 // pilCases runs testdata/pil_cases.py into a temporary folder: JPEG files
@@ -22,7 +24,7 @@ import (
 // python3-pil and libjpeg-turbo-progs).
 func pilCases(t *testing.T) (dir string, names []string) {
 	t.Helper()
-	py := pythonWith("PIL")
+	py := pyref.Python("PIL")
 	if py == "" {
 		t.Skip("python3 with PIL not available")
 	}
@@ -142,18 +144,6 @@ func TestMatchesPIL(t *testing.T) {
 			}
 		})
 	}
-}
-
-// pythonWith returns a Python that imports module: python3 on the PATH,
-// or Debian's /usr/bin/python3 (where apt installs python3-MODULE) when
-// the PATH's is another; "" if neither does.
-func pythonWith(module string) string {
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import "+module).Run() == nil {
-			return py
-		}
-	}
-	return ""
 }
 
 // TestStdlibDiffers is the control of TestMatchesPIL: Go's image/jpeg,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/pyref"
 )
 
 // pilResize resizes float32 planes with PIL (mode "F", BICUBIC), as
@@ -34,7 +35,7 @@ while i < len(data):
 // along one axis only; it skips when python3 with PIL and numpy is
 // missing.
 func TestResizeBicubicPIL(t *testing.T) {
-	py := pythonWith("PIL, numpy")
+	py := pyref.Python("PIL, numpy")
 	if py == "" {
 		t.Skip("python3 with PIL and numpy not available")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/pyref"
 )
 
 // torchInput is pytorch-fid's preprocessing of 8-bit images: ToTensor
@@ -37,7 +38,7 @@ while i < len(data):
 // PyTorch on images that are enlarged, shrunk, kept, and gray; it skips
 // when python3-torch is missing (CI installs it).
 func TestResizeTorch(t *testing.T) {
-	py := pythonWith("torch")
+	py := pyref.Python("torch")
 	if py == "" {
 		t.Skip("python3 with torch not available")
 	}
@@ -97,16 +98,4 @@ func TestResizeTorch(t *testing.T) {
 			}
 		})
 	}
-}
-
-// pythonWith returns a Python that imports module: python3 on the PATH,
-// or Debian's /usr/bin/python3 (where apt installs python3-MODULE) when
-// the PATH's is another; "" if neither does.
-func pythonWith(module string) string {
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import "+module).Run() == nil {
-			return py
-		}
-	}
-	return ""
 }
