@@ -22,10 +22,10 @@ type PerOpWorkspace struct {
 	f      quant.Format     // the format sum and vals are for
 	ar     quant.Arithmetic // f's arithmetic (quant.ArithmeticOf)
 	vals   []float32        // the format's values, by index
-	index  map[uint64]uint8
-	nanIdx int     // index of NaN, or -1
-	sum    []uint8 // [s<<8|p]: index of R(vals[s] + vals[p])
-	prod   []uint8 // [a<<8|b]: index of R(va[a]·vb[b])
+	index  valueSet         // the format's values' indices, by float32 bits
+	nanIdx int              // index of NaN, or -1
+	sum    []uint8          // [s<<8|p]: index of R(vals[s] + vals[p])
+	prod   []uint8          // [a<<8|b]: index of R(va[a]·vb[b])
 	ai, bi []uint8
 	va, vb []float32
 	za, zb int // zeros in each operand
@@ -45,6 +45,16 @@ type valueSet struct {
 func (s *valueSet) reset() {
 	s.used = [1024]bool{}
 	s.n = 0
+}
+
+// find returns the index of bits b, if the set holds them.
+func (s *valueSet) find(b uint32) (uint8, bool) {
+	for h := (b * 0x9e3779b1) >> 22; s.used[h]; h = (h + 1) & 1023 {
+		if s.key[h] == b {
+			return s.val[h], true
+		}
+	}
+	return 0, false
 }
 
 // id returns the index of bits b, adding it if new; ok is false when the
@@ -161,8 +171,10 @@ func (w *PerOpWorkspace) idx(v float64) (i uint8, ok bool) {
 	if v != v {
 		return uint8(w.nanIdx), true
 	}
-	i, ok = w.index[math.Float64bits(v)]
-	return i, ok
+	if float64(float32(v)) != v {
+		return 0, false
+	}
+	return w.index.find(math.Float32bits(float32(v)))
 }
 
 // setFormat builds the value list and sum table of f, unless it has them.
@@ -172,25 +184,23 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 	}
 	w.f, w.sum, w.ar = f, nil, quant.ArithmeticOf(f)
 	w.vals = w.vals[:0]
-	w.index = make(map[uint64]uint8)
+	w.index.reset()
 	w.nanIdx = -1
 	for code := uint32(0); code < 1<<f.Bits(); code++ {
 		v := f.Decode(code)
 		if v != v {
 			if w.nanIdx < 0 {
-				w.nanIdx = len(w.vals)
-				w.vals = append(w.vals, float32(math.NaN()))
+				i, _ := w.index.id(math.Float32bits(float32(math.NaN())), &w.vals)
+				w.nanIdx = int(i) // at most 256 codes: never full here
 			}
 			continue
 		}
-		if _, ok := w.index[math.Float64bits(v)]; ok {
-			continue
-		}
-		if float64(float32(v)) != v || len(w.vals) == 256 {
+		if float64(float32(v)) != v {
 			return false // not float32 values: use the reference kernel
 		}
-		w.index[math.Float64bits(v)] = uint8(len(w.vals))
-		w.vals = append(w.vals, float32(v))
+		if _, ok := w.index.id(math.Float32bits(float32(v)), &w.vals); !ok {
+			return false // more than 256 values
+		}
 	}
 	if w.nanIdx < 0 {
 		// Formats without NaN never produce it from finite operands; give
