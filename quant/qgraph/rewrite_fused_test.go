@@ -226,6 +226,24 @@ func rewritten(t *testing.T, p *params, pol *quant.Policy) *net {
 	return r
 }
 
+// compareRewriteFused runs the fused network and its rewritten graph
+// under pol on the same parameters and reports the first difference of the
+// output and of each gradient.
+func compareRewriteFused(t *testing.T, pol *quant.Policy) {
+	t.Helper()
+	p := newParams()
+	fy, fg := fusedNet(t, p, pol).run(t)
+	ry, rg := rewritten(t, p, pol).run(t)
+	if d, ok := firstDiff(fy, ry); ok {
+		t.Errorf("output: %s", d)
+	}
+	for i := range fg {
+		if d, ok := firstDiff(fg[i], rg[i]); ok {
+			t.Errorf("gradient of %s: %s", gradNames[i], d)
+		}
+	}
+}
+
 // firstDiff describes the first element where a and b differ in bits.
 func firstDiff(a, b []float32) (string, bool) {
 	if len(a) != len(b) {
@@ -257,17 +275,7 @@ func TestRewriteMatchesFused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := newParams()
-			fy, fg := fusedNet(t, p, pol).run(t)
-			ry, rg := rewritten(t, p, pol).run(t)
-			if d, ok := firstDiff(fy, ry); ok {
-				t.Errorf("output: %s", d)
-			}
-			for i := range fg {
-				if d, ok := firstDiff(fg[i], rg[i]); ok {
-					t.Errorf("gradient of %s: %s", gradNames[i], d)
-				}
-			}
+			compareRewriteFused(t, pol)
 		})
 	}
 }
@@ -282,17 +290,7 @@ func TestRewriteMatchesFusedFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := newParams()
-	fy, fg := fusedNet(t, p, pol).run(t)
-	ry, rg := rewritten(t, p, pol).run(t)
-	if d, ok := firstDiff(fy, ry); ok {
-		t.Errorf("output: %s", d)
-	}
-	for i := range fg {
-		if d, ok := firstDiff(fg[i], rg[i]); ok {
-			t.Errorf("gradient of %s: %s", gradNames[i], d)
-		}
-	}
+	compareRewriteFused(t, pol)
 }
 
 // TestRewriteMatchesFusedAccum checks the same for quire and per-op
@@ -306,17 +304,7 @@ func TestRewriteMatchesFusedAccum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := newParams()
-			fy, fg := fusedNet(t, p, pol).run(t)
-			ry, rg := rewritten(t, p, pol).run(t)
-			if d, ok := firstDiff(fy, ry); ok {
-				t.Errorf("output: %s", d)
-			}
-			for i := range fg {
-				if d, ok := firstDiff(fg[i], rg[i]); ok {
-					t.Errorf("gradient of %s: %s", gradNames[i], d)
-				}
-			}
+			compareRewriteFused(t, pol)
 		})
 	}
 }
@@ -336,17 +324,7 @@ func TestRewriteMatchesFusedBlocks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p := newParams()
-			fy, fg := fusedNet(t, p, pol).run(t)
-			ry, rg := rewritten(t, p, pol).run(t)
-			if d, ok := firstDiff(fy, ry); ok {
-				t.Errorf("output: %s", d)
-			}
-			for i := range fg {
-				if d, ok := firstDiff(fg[i], rg[i]); ok {
-					t.Errorf("gradient of %s: %s", gradNames[i], d)
-				}
-			}
+			compareRewriteFused(t, pol)
 		})
 	}
 }
