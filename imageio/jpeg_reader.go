@@ -91,13 +91,6 @@ var unzig = [blockSize]int{
 	53, 60, 61, 54, 47, 55, 62, 63,
 }
 
-// Deprecated: Reader is not used by the [image/jpeg] package and should
-// not be used by others. It is kept for compatibility.
-type Reader interface {
-	io.ByteReader
-	io.Reader
-}
-
 // bits holds the unprocessed bits that have been taken from the byte-stream.
 // The n least significant bits of a form the unread bits, to be read in MSB to
 // LSB order.
@@ -407,8 +400,8 @@ func (d *jpegDecoder) processSOF(n int) error {
 			// For 4-jpegComponent images (either CMYK or YCbCrK), we only support two
 			// hv vectors: [0x11 0x11 0x11 0x11] and [0x22 0x11 0x11 0x22].
 			// Theoretically, 4-jpegComponent JPEG images could mix and match hv values
-			// but in practice, those two combinations are the only ones in use,
-			// and it simplifies the applyBlack code below if we can assume that:
+			// but in practice, those two combinations are the only ones in use
+			// (image/jpeg's applyBlack assumed them; libjpeg does not need to):
 			//	- for CMYK, the C and K channels have full samples, and if the M
 			//	  and Y channels subsample, they subsample both horizontally and
 			//	  vertically.
@@ -661,9 +654,7 @@ func (d *jpegDecoder) decode(r io.Reader, configOnly bool) (image.Image, error) 
 	}
 
 	if d.progressive {
-		if err := d.reconstructProgressiveImage(); err != nil {
-			return nil, err
-		}
+		d.reconstructProgressiveImage()
 	}
 	if d.planes[0] == nil {
 		return nil, jpegFormatError("missing SOS marker")

@@ -136,13 +136,14 @@ func (d *jpegDecoder) processSOS(n int) error {
 		blockCount int
 	)
 	// In a non-interleaved scan every block is an MCU (section A.2.2),
-	// and only blocks inside the component's own size are coded.
-	compW := func(c uint8) int { return (d.width*d.comp[c].h + d.hmax() - 1) / d.hmax() }
-	compH := func(c uint8) int { return (d.height*d.comp[c].v + d.vmax() - 1) / d.vmax() }
-	total := mxx * myy
+	// and only blocks inside the component's own size, compW × compH
+	// samples, are coded.
+	total, compW, compH := mxx*myy, 0, 0
 	if nComp == 1 {
-		c := scan[0].compIndex
-		total = ((compW(c) + 7) / 8) * ((compH(c) + 7) / 8)
+		c, hm, vm := scan[0].compIndex, d.hmax(), d.vmax()
+		compW = (d.width*d.comp[c].h + hm - 1) / hm
+		compH = (d.height*d.comp[c].v + vm - 1) / vm
+		total = ((compW + 7) / 8) * ((compH + 7) / 8)
 	}
 	// restart counts an MCU and reads the restart marker that follows
 	// every d.ri of them.
@@ -212,7 +213,7 @@ func (d *jpegDecoder) processSOS(n int) error {
 						bx = blockCount % q
 						by = blockCount / q
 						blockCount++
-						if bx*8 >= compW(compIndex) || by*8 >= compH(compIndex) {
+						if bx*8 >= compW || by*8 >= compH {
 							continue
 						}
 					}
@@ -293,8 +294,8 @@ func (d *jpegDecoder) processSOS(n int) error {
 						// Save the coefficients; reconstructProgressiveImage
 						// runs the IDCT once every scan is read.
 						d.progCoeffs[compIndex][by*mxx*hi+bx] = b
-					} else if err := d.reconstructBlock(&b, bx, by, int(compIndex)); err != nil {
-						return err
+					} else {
+						d.reconstructBlock(&b, bx, by, int(compIndex))
 					}
 					if nComp == 1 {
 						if err := restart(); err != nil {
@@ -420,7 +421,7 @@ func (d *jpegDecoder) refineNonZeroes(b *block, zig, zigEnd, nz, delta int32) (i
 	return zig, nil
 }
 
-func (d *jpegDecoder) reconstructProgressiveImage() error {
+func (d *jpegDecoder) reconstructProgressiveImage() {
 	// The h0, mxx, by and bx variables have the same meaning as in the
 	// processSOS method.
 	h0 := d.comp[0].h
@@ -434,25 +435,21 @@ func (d *jpegDecoder) reconstructProgressiveImage() error {
 		stride := mxx * d.comp[i].h
 		for by := 0; by*v < d.height; by++ {
 			for bx := 0; bx*h < d.width; bx++ {
-				if err := d.reconstructBlock(&d.progCoeffs[i][by*stride+bx], bx, by, i); err != nil {
-					return err
-				}
+				d.reconstructBlock(&d.progCoeffs[i][by*stride+bx], bx, by, i)
 			}
 		}
 	}
-	return nil
 }
 
 // reconstructBlock dequantizes b, runs libjpeg's islow IDCT on it and
 // stores the samples in the component's plane.
-func (d *jpegDecoder) reconstructBlock(b *block, bx, by, compIndex int) error {
+func (d *jpegDecoder) reconstructBlock(b *block, bx, by, compIndex int) {
 	qt := &d.quant[d.comp[compIndex].tq]
 	for zig := 0; zig < blockSize; zig++ {
 		b[unzig[zig]] *= qt[zig]
 	}
 	stride := d.strides[compIndex]
 	idctIslow(d.planes[compIndex][8*(by*stride+bx):], stride, b)
-	return nil
 }
 
 // findRST advances past the next RST restart marker that matches expectedRST.
