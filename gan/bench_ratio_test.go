@@ -5,11 +5,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/gemm"
-	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -33,49 +31,19 @@ var ratioPolicies = []string{"fp32", "posit8+", "fp8-ibm", "posit8+-quire", "pos
 // 2, per-op within 10.
 func BenchmarkTrainStepRatio(b *testing.B) {
 	b.Logf("BLAS: %s", gemm.Backend())
-	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dcgan, err := models.DefaultConfig(models.DCGAN, imageShape(1, 28, 28), 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dcgan.Features = 64
 	ds := toyData(b, 256, 28, 1)
-	for _, c := range []struct {
-		name string
-		cfg  models.Config
-	}{{"cgan", cgan}, {"dcgan64", dcgan}} {
+	for _, c := range benchModels(b, "cgan", "dcgan64") {
 		for _, policy := range ratioPolicies {
 			b.Run(c.name+"/"+policy, func(b *testing.B) {
-				step := func(tr *gan.Trainer) {
-					if _, err := tr.TrainStep(); err != nil {
-						b.Fatal(err)
-					}
-				}
 				ref := newTrainer(b, c.cfg, ds, gan.Options{Policy: mustPolicy(b, "fp32"), Batch: 64, Seed: 1})
 				tr := newTrainer(b, c.cfg, ds, gan.Options{Policy: mustPolicy(b, policy), Batch: 64, Seed: 1})
-				step(ref) // warm up the buffers and rounding tables
-				step(tr)
-				var tRef, tPol time.Duration
-				var cRef, cPol int64
 				b.ReportAllocs()
-				for b.Loop() {
-					t0, c0 := time.Now(), cpuTime()
-					step(ref)
-					t1, c1 := time.Now(), cpuTime()
-					step(tr)
-					tRef += t1.Sub(t0)
-					tPol += time.Since(t1)
-					cRef += c1 - c0
-					cPol += cpuTime() - c1
-				}
+				st := alternate(b, ref, tr)
 				n := float64(b.N)
-				b.ReportMetric(float64(tPol)/float64(tRef), "x-fp32")
-				b.ReportMetric(float64(cPol)/float64(cRef), "cpu-x-fp32")
-				b.ReportMetric(float64(tPol)/1e6/n, "ms/step")
-				b.ReportMetric(float64(cPol)/1e6/n, "cpu-ms/step")
+				b.ReportMetric(float64(st.wallPol)/float64(st.wallRef), "x-fp32")
+				b.ReportMetric(float64(st.cpuPol)/float64(st.cpuRef), "cpu-x-fp32")
+				b.ReportMetric(float64(st.wallPol)/1e6/n, "ms/step")
+				b.ReportMetric(float64(st.cpuPol)/1e6/n, "cpu-ms/step")
 			})
 		}
 	}
@@ -98,47 +66,17 @@ var wholeStepPolicies = []string{
 // alternating steps of a posit8+ trainer and one of the policy's, and
 // x-posit8+ (cpu-x-posit8+) is the ratio of their total wall (CPU) times.
 func BenchmarkWholeStepRatio(b *testing.B) {
-	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dcgan, err := models.DefaultConfig(models.DCGAN, imageShape(1, 28, 28), 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dcgan.Features = 64
 	ds := toyData(b, 256, 28, 1)
-	for _, c := range []struct {
-		name string
-		cfg  models.Config
-	}{{"cgan", cgan}, {"dcgan64", dcgan}} {
+	for _, c := range benchModels(b, "cgan", "dcgan64") {
 		for i, policy := range wholeStepPolicies {
 			b.Run(fmt.Sprintf("%s/%d-%s", c.name, i, strings.Fields(policy)[0]), func(b *testing.B) {
 				b.Log(policy)
-				step := func(tr *gan.Trainer) {
-					if _, err := tr.TrainStep(); err != nil {
-						b.Fatal(err)
-					}
-				}
 				ref := newTrainer(b, c.cfg, ds, gan.Options{Policy: mustPolicy(b, "posit8+"), Batch: 64, Seed: 1})
 				tr := newTrainer(b, c.cfg, ds, gan.Options{Policy: policyWith(b, policy), Batch: 64, Seed: 1})
-				step(ref)
-				step(tr)
-				var tRef, tPol time.Duration
-				var cRef, cPol int64
-				for b.Loop() {
-					t0, c0 := time.Now(), cpuTime()
-					step(ref)
-					t1, c1 := time.Now(), cpuTime()
-					step(tr)
-					tRef += t1.Sub(t0)
-					tPol += time.Since(t1)
-					cRef += c1 - c0
-					cPol += cpuTime() - c1
-				}
-				b.ReportMetric(float64(tPol)/float64(tRef), "x-posit8+")
-				b.ReportMetric(float64(cPol)/float64(cRef), "cpu-x-posit8+")
-				b.ReportMetric(float64(cPol)/1e6/float64(b.N), "cpu-ms/step")
+				st := alternate(b, ref, tr)
+				b.ReportMetric(float64(st.wallPol)/float64(st.wallRef), "x-posit8+")
+				b.ReportMetric(float64(st.cpuPol)/float64(st.cpuRef), "cpu-x-posit8+")
+				b.ReportMetric(float64(st.cpuPol)/1e6/float64(b.N), "cpu-ms/step")
 			})
 		}
 	}
