@@ -24,6 +24,7 @@ import (
 
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/numfmt"
 )
 
 // WriteFiles writes the comparison to dir: deploy.md and deploy.csv (the
@@ -152,11 +153,11 @@ func thousands(n int) string {
 	return b.String()
 }
 
-func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
 // WriteCSV writes the table as CSV, one line per row; the biases are
 // listed per layer in network order (Comparison.Layers), space-separated.
+// Figures are printed as every positgan CSV prints them (numfmt.Float).
 func (c *Comparison) WriteCSV(w io.Writer) error {
+	g := numfmt.Float
 	lines := [][]string{{"model", "row", "bits", "format", "tanh", "weight_biases", "act_biases", "metric", "images", "fid", "note",
 		"psnr_vs_fp32_db", "bytes", "weights_zero", "weights_saturated", "candidates", "policy"}}
 	for _, r := range c.Rows {
@@ -170,6 +171,7 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 
 // WriteSearchCSV writes every candidate the search measured.
 func (c *Comparison) WriteSearchCSV(w io.Writer) error {
+	g := numfmt.Float
 	lines := [][]string{{"model", "row", "format", "weight_bias_offset", "act_bias_offset", "metric", "images", "fid", "note", "seconds", "selected"}}
 	for _, k := range c.Candidates {
 		lines = append(lines, []string{c.Arch, k.Row, k.Format, strconv.Itoa(k.DW), strconv.Itoa(k.DA), c.Metric, strconv.Itoa(c.SearchN),
