@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
@@ -309,31 +308,9 @@ func evalLoadStats(path string, ext featnet.Extractor, o featureFlags, log io.Wr
 	if strings.EqualFold(filepath.Ext(path), ".safetensors") {
 		return evalCheckpointStats(path, ext, o)
 	}
-	var split datasets.Split
-	switch *o.split {
-	case "train":
-		split = datasets.Train
-	case "test":
-		split = datasets.Test
-	default:
-		return eval.Stats{}, usagef("--split %q: want train or test", *o.split)
-	}
-	opt, note := fidFolderOptions(path, ext)
-	opt.Split = split
-	opt.ExifOrientation = *o.exif
-	var ds datasets.Dataset
-	ds, err := datasets.Load(path, opt)
+	f, note, err := evalFolderFeatures(path, ext, o)
 	if err != nil {
 		return eval.Stats{}, err
-	}
-	if *o.n > 0 {
-		if ds, err = datasets.Sample(ds, *o.n, *o.seed); err != nil {
-			return eval.Stats{}, err
-		}
-	}
-	f, err := featnet.FeaturesOf(ext, ds, 100)
-	if err != nil {
-		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
 	st, err := eval.StatsOf(f)
 	st.Features = ext.Name()

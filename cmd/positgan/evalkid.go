@@ -90,6 +90,18 @@ func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io
 		}
 		return featnet.FeaturesOf(ext, g, 100)
 	}
+	f, note, err := evalFolderFeatures(path, ext, o)
+	if err == nil && note != "" {
+		fmt.Fprintln(log, note)
+	}
+	return f, err
+}
+
+// evalFolderFeatures returns the features of the images of path (an image
+// set datasets.Load reads, --n of them if given), one row per image, and
+// the note on how they were brought to ext's input, which the caller
+// prints once its figure is measured.
+func evalFolderFeatures(path string, ext featnet.Extractor, o featureFlags) (*mat.Dense, string, error) {
 	var split datasets.Split
 	switch *o.split {
 	case "train":
@@ -97,7 +109,7 @@ func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io
 	case "test":
 		split = datasets.Test
 	default:
-		return nil, usagef("--split %q: want train or test", *o.split)
+		return nil, "", usagef("--split %q: want train or test", *o.split)
 	}
 	opt, note := fidFolderOptions(path, ext)
 	opt.Split = split
@@ -105,19 +117,16 @@ func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io
 	var ds datasets.Dataset
 	ds, err := datasets.Load(path, opt)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if *o.n > 0 {
 		if ds, err = datasets.Sample(ds, *o.n, *o.seed); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	f, err := featnet.FeaturesOf(ext, ds, 100)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
-	if note != "" {
-		fmt.Fprintln(log, note)
-	}
-	return f, nil
+	return f, note, nil
 }
