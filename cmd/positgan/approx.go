@@ -98,8 +98,7 @@ func setupApproxEval(fs *flag.FlagSet) func([]string, stdio) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q (numbers are read from stdin)", args[0])
 		}
-		formatSet := false
-		fs.Visit(func(f *flag.Flag) { formatSet = formatSet || f.Name == "format" })
+		formatSet := flagSet(fs, "format")
 		fn, err := tanhapprox.ParseFunc(*fnName)
 		if err != nil {
 			return usagef("--fn: %q is not tanh or sigmoid", *fnName)

@@ -53,17 +53,15 @@ func translateCmd() *command {
 					return usagef("unexpected argument %q", args[0])
 				}
 				if o.fid {
-					fs.Visit(func(f *flag.Flag) { o.directionSet = o.directionSet || f.Name == "direction" })
+					o.directionSet = flagSet(fs, "direction")
 					return runTranslateFID(o, io)
 				}
 				for _, n := range []string{"dataset", "features", "seed"} {
-					given := false
-					fs.Visit(func(f *flag.Flag) { given = given || f.Name == n })
-					if given {
+					if flagSet(fs, n) {
 						return usagef("--%s is a flag of translate --fid", n)
 					}
 				}
-				fs.Visit(func(f *flag.Flag) { o.nSet = o.nSet || f.Name == "n" })
+				o.nSet = flagSet(fs, "n")
 				return runTranslate(o, io)
 			}
 		}}
