@@ -162,7 +162,8 @@ func (b BlockFormat) roundMatrix64(dst, src []float64, rows, cols int, axis Axis
 // blockKernel rounds float32 blocks of one BlockFormat with one rounding.
 type blockKernel struct {
 	b     BlockFormat
-	elem  Format  // what elements round to at scale 1
+	elem  Format  // what elements round to at scale 1; nil for float elements:
+	satF  Float   // float elements, saturating (held unboxed: boxing allocates per call)
 	lo    float32 // the smallest element value (MXINT8: -127/64)
 	posit bool
 	stoch bool
@@ -180,8 +181,13 @@ func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
 	if _, ok := b.elem.(Fixed); ok {
 		lo = float32(b.elemLow())
 	}
-	k := blockKernel{b: b, elem: b.roundElem(), lo: lo,
-		posit: b.kind == blockPosit, stoch: r == Stochastic, rng: rng}
+	k := blockKernel{b: b, lo: lo, posit: b.kind == blockPosit, stoch: r == Stochastic, rng: rng}
+	if f, ok := b.elem.(Float); ok {
+		k.satF = f
+		k.satF.sat = true // as roundElem
+	} else {
+		k.elem = b.roundElem()
+	}
 	if f, ok := b.elem.(Float); ok && b.kind == blockMX && r == Nearest {
 		k.fused, k.emin, k.m = true, f.emin(), int(f.m)
 		k.maxBits = math.Float32bits(float32(f.Max()))
@@ -288,9 +294,14 @@ func (k *blockKernel) fromElem(d []float32, f float32) {
 }
 
 func (k *blockKernel) roundElems(d []float32) {
-	if k.stoch {
+	switch {
+	case k.elem == nil && k.stoch:
+		k.satF.RoundSliceStochastic(d, d, k.rng)
+	case k.elem == nil:
+		k.satF.RoundSlice(d, d)
+	case k.stoch:
 		k.elem.RoundSliceStochastic(d, d, k.rng)
-	} else {
+	default:
 		k.elem.RoundSlice(d, d)
 	}
 }

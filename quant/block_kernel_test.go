@@ -162,3 +162,21 @@ func TestBlockKernelsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundMatrixAllocs checks that rounding a matrix to a block format
+// allocates nothing: RoundMatrix runs once per operand and training step.
+func TestRoundMatrixAllocs(t *testing.T) {
+	src := make([]float32, 48*40)
+	for i := range src {
+		src[i] = float32(i%37-18) * 0.1
+	}
+	dst := make([]float32, len(src))
+	for _, name := range []string{"mxfp8-e4m3", "mxfp4-e2m1", "mxint8", "posit(8,1,block=32)"} {
+		b := MustParseBlock(name)
+		for _, axis := range []Axis{AlongRow, AlongColumn} {
+			if n := testing.AllocsPerRun(10, func() { b.RoundMatrix(dst, src, 48, 40, axis, Nearest, nil) }); n != 0 {
+				t.Errorf("%s %v: %v allocations per call, want 0", name, axis, n)
+			}
+		}
+	}
+}
