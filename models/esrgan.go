@@ -244,6 +244,16 @@ func (m *esrgan) LearningRate(_ string, step, _ int, base float64) float64 {
 
 func (m *esrgan) Metrics() []string { return []string{"l1", "gan_g", "d_real", "d_fake"} }
 
+// upscaled returns the generator's enlargement of the update's "lr"
+// input.
+func upscaled(u *gan.Graph) (*gorgonia.Node, error) {
+	lr, err := u.Input("lr")
+	if err != nil {
+		return nil, err
+	}
+	return u.Forward(GroupG, lr, nil)
+}
+
 func (m *esrgan) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 	hr, err := u.Input("hr")
 	if err != nil {
@@ -252,11 +262,7 @@ func (m *esrgan) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 	s := u.LossScale()
 	switch u.Update().Name {
 	case UpdatePSNR:
-		lr, err := u.Input("lr")
-		if err != nil {
-			return nil, err
-		}
-		sr, err := u.Forward(GroupG, lr, nil)
+		sr, err := upscaled(u)
 		if err != nil {
 			return nil, err
 		}
@@ -280,11 +286,7 @@ func (m *esrgan) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 		u.Metric("d_fake", dFake, meanOf)
 		return nn.RelativisticLoss(dReal, dFake, 1, s)
 	}
-	lr, err := u.Input("lr")
-	if err != nil {
-		return nil, err
-	}
-	sr, err := u.Forward(GroupG, lr, nil)
+	sr, err := upscaled(u)
 	if err != nil {
 		return nil, err
 	}
