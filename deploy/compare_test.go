@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -178,6 +179,16 @@ func TestCompare(t *testing.T) {
 	lines, err := csv.NewReader(f).ReadAll()
 	if err != nil || len(lines) != 1+len(cmp.Rows) {
 		t.Errorf("deploy.csv: %d lines, %v", len(lines), err)
+	}
+	for _, l := range lines[1:] {
+		// Go's and Python's float readers take every figure; FP32's PSNR
+		// against itself is infinite, spelled as numfmt spells it.
+		if _, err := strconv.ParseFloat(l[9], 64); err != nil {
+			t.Errorf("deploy.csv row %s: fid %q: %v", l[1], l[9], err)
+		}
+		if l[1] == "FP32" && l[11] != "inf" {
+			t.Errorf("deploy.csv row FP32: psnr_vs_fp32_db %q, want inf", l[11])
+		}
 	}
 	for _, name := range []string{"fid.png", "grids.png", "grids/FP32.png", "grids/P4+T.png"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
