@@ -196,7 +196,7 @@ func (m *cycleGAN) generator(g *nn.Scope) (nn.Module, error) {
 	}
 	for i := 1; i <= m.blocks; i++ {
 		r := g.Sub(fmt.Sprintf("res%d", i))
-		l = append(l, nn.Residual(nn.Seq(
+		l = append(l, r.Residual(nn.Seq(
 			r.ReflectionPad(1), r.Conv("conv1", maps, maps, 3, 1, 0), norm(r, "norm1", maps), r.ReLU(),
 			r.ReflectionPad(1), r.Conv("conv2", maps, maps, 3, 1, 0), norm(r, "norm2", maps))))
 	}

@@ -163,12 +163,12 @@ func (m *esrgan) denseBlock(s *nn.Scope, F int) nn.Module {
 		in += m.gc
 	}
 	l = append(l, s.Conv("conv5", in, F, 3, 1, 1, kaiming01(in)), s.Scale(0.2))
-	return nn.Residual(nn.Seq(l...))
+	return s.Residual(nn.Seq(l...))
 }
 
 // rrdb is x + 0.2·RDB3(RDB2(RDB1(x))).
 func (m *esrgan) rrdb(s *nn.Scope, F int) nn.Module {
-	return nn.Residual(nn.Seq(m.denseBlock(s.Sub("rdb1"), F), m.denseBlock(s.Sub("rdb2"), F), m.denseBlock(s.Sub("rdb3"), F), s.Scale(0.2)))
+	return s.Residual(nn.Seq(m.denseBlock(s.Sub("rdb1"), F), m.denseBlock(s.Sub("rdb2"), F), m.denseBlock(s.Sub("rdb3"), F), s.Scale(0.2)))
 }
 
 func (m *esrgan) generator(g *nn.Scope) nn.Module {
@@ -178,7 +178,7 @@ func (m *esrgan) generator(g *nn.Scope) nn.Module {
 		trunk = append(trunk, m.rrdb(g.Sub(fmt.Sprintf("rrdb%d", i)), F))
 	}
 	trunk = append(trunk, g.Conv("conv_body", F, F, 3, 1, 1))
-	l := []nn.Module{g.Conv("conv_first", C, F, 3, 1, 1), nn.Residual(nn.Seq(trunk...))}
+	l := []nn.Module{g.Conv("conv_first", C, F, 3, 1, 1), g.Residual(nn.Seq(trunk...))}
 	for i := 1; 1<<i <= m.scale; i++ {
 		l = append(l, g.Upsample(2), g.Conv(fmt.Sprintf("conv_up%d", i), F, F, 3, 1, 1), g.LeakyReLU(0.2))
 	}
