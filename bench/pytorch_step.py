@@ -13,6 +13,8 @@ Adam (lr 2e-4, betas 0.5, 0.999) and the non-saturating BCE loss:
   dcgan64  the 28x28 DCGAN with 64 base features: G ConvT 100->128 k7,
            128->64 k4s2 (BN, ReLU), 64->1 k4s2, tanh; D Conv 1->64 k4s2,
            64->128 k4s2 + BN (LeakyReLU 0.2), 128->1 k7. No biases.
+  dcgan28  issue 13's DCGAN-28: dcgan64 with G twice as wide (ConvT 100->256
+           k7, 256->128 k4s2, 128->1 k4s2); D as dcgan64.
 
 Usage (Debian's python3-torch is for /usr/bin/python3):
 
@@ -88,11 +90,11 @@ class CGAND(nn.Module):
         return self.out(h, y1h) + (self.embed(y1h) * h).sum(1, keepdim=True)
 
 
-def dcgan(z=100, f=64):
+def dcgan(z=100, f=64, gf=64):
     g = nn.Sequential(
-        nn.ConvTranspose2d(z, 2 * f, 7, 1, 0, bias=False), nn.BatchNorm2d(2 * f), nn.ReLU(),
-        nn.ConvTranspose2d(2 * f, f, 4, 2, 1, bias=False), nn.BatchNorm2d(f), nn.ReLU(),
-        nn.ConvTranspose2d(f, 1, 4, 2, 1, bias=False), nn.Tanh(),
+        nn.ConvTranspose2d(z, 2 * gf, 7, 1, 0, bias=False), nn.BatchNorm2d(2 * gf), nn.ReLU(),
+        nn.ConvTranspose2d(2 * gf, gf, 4, 2, 1, bias=False), nn.BatchNorm2d(gf), nn.ReLU(),
+        nn.ConvTranspose2d(gf, 1, 4, 2, 1, bias=False), nn.Tanh(),
     )
     d = nn.Sequential(
         nn.Conv2d(1, f, 4, 2, 1, bias=False), nn.LeakyReLU(0.2),
@@ -113,7 +115,7 @@ def make_step(name):
         gen = lambda z: g(z, y1h)
         disc = lambda x: d(x, y1h).view(-1)
     else:
-        g, d = dcgan()
+        g, d = dcgan(gf=128 if name == "dcgan28" else 64)
         real = torch.rand(BATCH, 1, 28, 28) * 2 - 1
         zshape = (BATCH, 100, 1, 1)
         gen = g
@@ -141,7 +143,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
     ap.add_argument("--steps", type=int, default=30, help="timed steps per model")
-    ap.add_argument("--models", default="cgan,dcgan64")
+    ap.add_argument("--models", default="cgan,dcgan64,dcgan28")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), batch {BATCH}")

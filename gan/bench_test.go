@@ -20,7 +20,7 @@ func imageShape(c, h, w int) datasets.Shape { return datasets.Shape{C: c, H: h, 
 // use OpenBLAS for the float32 products.
 func BenchmarkTrainStep(b *testing.B) {
 	ds := toyData(b, 256, 28, 1)
-	for _, c := range benchModels(b, "cgan", "dcgan", "dcgan64") {
+	for _, c := range benchModels(b, "cgan", "dcgan", "dcgan64", "dcgan28") {
 		for _, policy := range []string{"fp32", "posit8+"} {
 			b.Run(c.name+"/"+policy, func(b *testing.B) {
 				tr := newTrainer(b, c.cfg, ds, gan.Options{Policy: mustPolicy(b, policy), Batch: 64, Seed: 1})
@@ -48,7 +48,8 @@ type benchModel struct {
 // "cgan" the default MNIST CGAN, "dcgan" the default 28x28 DCGAN (32 base
 // features), "dcgan64" the same with 64 base features (G
 // 100→128·7·7→64·14·14→1·28·28, D its mirror; the model of
-// bench/pytorch_step.py).
+// bench/pytorch_step.py), "dcgan28" issue 13's DCGAN-28 (G 100→256·7·7→
+// 128·14·14→1·28·28, D 1→64→128→1).
 func benchModels(b *testing.B, names ...string) []benchModel {
 	b.Helper()
 	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
@@ -61,7 +62,11 @@ func benchModels(b *testing.B, names ...string) []benchModel {
 	}
 	dcgan64 := dcgan
 	dcgan64.Features = 64
-	all := map[string]models.Config{"cgan": cgan, "dcgan": dcgan, "dcgan64": dcgan64}
+	dcgan28, err := dcgan64.WithOptions(map[string]string{"g_features": "128"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := map[string]models.Config{"cgan": cgan, "dcgan": dcgan, "dcgan64": dcgan64, "dcgan28": dcgan28}
 	ms := make([]benchModel, len(names))
 	for i, n := range names {
 		cfg, ok := all[n]

@@ -19,6 +19,7 @@ func init() {
 	Register(Spec{
 		Name:    DCGAN,
 		Summary: "deep convolutional GAN (Radford et al.), square images of side 4·2^k or 7·2^k",
+		Options: map[string]string{"g_features": "the generator's width unit (default: features, the discriminator's)"},
 		Default: func(img datasets.Shape, _ int) Config {
 			c := Config{ZDim: 100, Channels: img.C, Height: img.H, Width: img.W, Features: 32}
 			if img.H >= 64 {
@@ -34,6 +35,11 @@ func init() {
 				return fmt.Errorf("models: dcgan is unconditional: classes must be 0")
 			case c.Height != c.Width:
 				return fmt.Errorf("models: dcgan needs square images, have %dx%d", c.Height, c.Width)
+			}
+			if gf, err := c.Int("g_features", c.Features); err != nil {
+				return err
+			} else if gf <= 0 || gf > MaxFeatures {
+				return fmt.Errorf("models: dcgan: g_features %d must be in [1, %d]", gf, MaxFeatures)
 			}
 			if _, _, ok := dcganGeometry(c.Height); !ok {
 				return fmt.Errorf("models: dcgan image side %d: want 4·2^k or 7·2^k with k >= 1 (8, 14, 16, 28, 32, 56, 64, ...)", c.Height)
@@ -65,11 +71,16 @@ func (m *dcgan) Build(s *nn.Scope) ([]gan.Group, error) {
 	c := m.cfg
 	base, k, _ := dcganGeometry(c.Height)
 	F := c.Features
+	gF, err := c.Int("g_features", F)
+	if err != nil {
+		return nil, err
+	}
 	s = s.With(nn.WithNormalInit(0.02))
 	// G: z (1x1) -> base x base with F·2^(k-1) maps, then k-1 doublings
-	// halving the maps, then the last doubling to the image.
+	// halving the maps, then the last doubling to the image. G's width
+	// unit may differ from D's (g_features).
 	g := s.Sub("G")
-	maps := F << (k - 1)
+	maps := gF << (k - 1)
 	gl := []nn.Module{g.ConvTranspose("deconv1", c.ZDim, maps, base, 1, 0, nn.WithoutBias()), g.BatchNorm("bn1", maps), g.ReLU()}
 	for i := 2; i <= k; i++ {
 		gl = append(gl, g.ConvTranspose(fmt.Sprintf("deconv%d", i), maps, maps/2, 4, 2, 1, nn.WithoutBias()),

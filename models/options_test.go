@@ -15,6 +15,10 @@ func TestWithOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cg, err := DefaultConfig(CGAN, datasets.Shape{C: 1, H: 28, W: 28}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name    string
 		cfg     Config
@@ -27,7 +31,9 @@ func TestWithOptions(t *testing.T) {
 		{name: "none", cfg: esr},
 		{name: "unknown", cfg: esr, opts: map[string]string{"pretrain": "7", "bloks": "2"}, unknown: "bloks",
 			known: []string{"blocks", "gan_weight", "gc", "pixel_weight", "pretrain", "scale"}},
-		{name: "no options", cfg: dc, opts: map[string]string{"blocks": "2"}, unknown: "blocks"},
+		{name: "no options", cfg: cg, opts: map[string]string{"blocks": "2"}, unknown: "blocks"},
+		{name: "dcgan g_features", cfg: dc, opts: map[string]string{"g_features": "128"}},
+		{name: "dcgan g_features zero", cfg: dc, opts: map[string]string{"g_features": "0"}, bad: true},
 		{name: "bad value", cfg: esr, opts: map[string]string{"scale": "3"}, bad: true},
 		{name: "not a number", cfg: esr, opts: map[string]string{"gan_weight": "x"}, bad: true},
 	} {
@@ -51,7 +57,7 @@ func TestWithOptions(t *testing.T) {
 					t.Errorf("%s: option %s = %q, want %q", tc.name, k, got.Options[k], v)
 				}
 			}
-			if got.Options["scale"] != "2" {
+			if tc.cfg.Arch == ESRGAN && got.Options["scale"] != "2" {
 				t.Errorf("%s: the other options were lost: %v", tc.name, got.Options)
 			}
 		}

@@ -21,7 +21,8 @@ func TestTrainOption(t *testing.T) {
 		want []string // in stderr
 	}{
 		{[]string{"--model", "esrgan", "--option", "bloks=2"}, []string{`no option "bloks"`, "blocks, gan_weight, gc, pixel_weight, pretrain, scale"}},
-		{[]string{"--model", "dcgan", "--option", "blocks=2"}, []string{"dcgan has no options"}},
+		{[]string{"--model", "cgan", "--option", "blocks=2"}, []string{"cgan has no options"}},
+		{[]string{"--model", "dcgan", "--option", "g_features=0"}, []string{"g_features 0"}},
 		{[]string{"--model", "esrgan", "--option", "blocks"}, []string{"key=value"}},
 		{[]string{"--model", "esrgan", "--option", "blocks=2", "--option", "blocks=3"}, []string{"blocks given twice"}},
 	} {
