@@ -58,8 +58,13 @@ func params(w, b *gorgonia.Node) gorgonia.Nodes {
 // linBufs are the working buffers of one Linear node for element type T.
 type linBufs[T gemm.Float] struct {
 	xq, wq, dyq []T
-	blk         blockBufs[T] // block-rounded operands (roles.go)
-	gen, dyGen  int          // forward runs; the run dyq was rounded in
+	// wOwn holds the rounded weights; without a weight format wq is the
+	// weight tensor itself, which nothing changes between a forward and
+	// its backward (the optimiser runs after both), so copying it would
+	// only cost memory traffic.
+	wOwn       []T
+	blk        blockBufs[T] // block-rounded operands (roles.go)
+	gen, dyGen int          // forward runs; the run dyq was rounded in
 }
 
 // linState is what a Linear node's forward and backward kernels share.

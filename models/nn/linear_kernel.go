@@ -11,9 +11,14 @@ func linForward[T gemm.Float](st *linState, bb *linBufs[T], x, w, b, y *tensor.D
 	r := st.roles()
 	n, in, out := st.batch, st.l.In, st.l.Out
 	bb.xq = grow(bb.xq, n*in)
-	bb.wq = grow(bb.wq, out*in)
 	gemm.RoundSlice(r.act, bb.xq, data[T](x))
-	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	if r.w.IsIdentity() {
+		bb.wq = data[T](w)[:out*in]
+	} else {
+		bb.wOwn = grow(bb.wOwn, out*in)
+		gemm.RoundSlice(r.w, bb.wOwn, data[T](w))
+		bb.wq = bb.wOwn
+	}
 	// Block formats: both operands blocked along the reduction dimension
 	// (in); xq and wq keep the unrounded values for the backward products.
 	xf := blocked(r.actB, &bb.blk.x, bb.xq, n, in, quant.AlongRow)
