@@ -2,11 +2,12 @@ package nn
 
 import (
 	"fmt"
-	"github.com/positgan/positgan/internal/graphop"
 
-	"github.com/positgan/positgan/internal/gemm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/internal/graphop"
 )
 
 // The custom-op plumbing lives in internal/graphop.
@@ -16,8 +17,26 @@ type (
 	outBuf = graphop.OutBuf
 )
 
-// data returns the backing slice of a float32 or float64 tensor.
-func data[T gemm.Float](d *tensor.Dense) []T { return d.Data().([]T) }
+// data returns the backing slice of a float32 or float64 tensor. It
+// panics if the tensor holds another type. Dense.Data would box the slice
+// through reflection, an allocation per call and so thousands per
+// training step; the typed accessors do not allocate.
+func data[T gemm.Float](d *tensor.Dense) []T {
+	var s []T
+	switch p := any(&s).(type) {
+	case *[]float32:
+		if d.Dtype() != tensor.Float32 {
+			panic(fmt.Sprintf("nn: %v tensor where float32 is wanted", d.Dtype()))
+		}
+		*p = d.Float32s()
+	case *[]float64:
+		if d.Dtype() != tensor.Float64 {
+			panic(fmt.Sprintf("nn: %v tensor where float64 is wanted", d.Dtype()))
+		}
+		*p = d.Float64s()
+	}
+	return s
+}
 
 // grow returns a slice of length n, reusing buf's storage when it can.
 func grow[T any](buf []T, n int) []T {
