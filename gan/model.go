@@ -82,6 +82,7 @@ type Graph struct {
 	data    map[string]*tensor.Dense // the tensors inputs are made from, shared by all graphs
 	scale   *float64
 	watch   func(layer string, dy []float32)
+	watched func(layer string) bool // the layers watch sees
 	capture bool
 	train   bool // put shared copies in training mode
 	passes  []*nn.Pass
@@ -138,7 +139,7 @@ func (u *Graph) Forward(net string, x, cond *gorgonia.Node) (*gorgonia.Node, err
 	for _, g := range u.update.Groups {
 		trained = trained || g == net
 	}
-	p := &nn.Pass{Cond: cond, Watch: u.watch, Capture: u.capture, FreezeStats: !trained}
+	p := &nn.Pass{Cond: cond, Watch: u.watch, WatchLayer: u.watched, Capture: u.capture, FreezeStats: !trained}
 	u.passes = append(u.passes, p)
 	y, err := m.Forward(p, x)
 	if err != nil {

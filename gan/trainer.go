@@ -513,7 +513,7 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 		}
 		lossOther := t.formats(LossLayer).Other
 		u := &Graph{update: up, g: gorgonia.NewGraph(), nets: t.nets, shared: map[string]nn.Module{},
-			inputs: map[string]*gorgonia.Node{}, data: ts, scale: ug.scale, watch: watch, train: true,
+			inputs: map[string]*gorgonia.Node{}, data: ts, scale: ug.scale, watch: watch, watched: func(layer string) bool { return gr.limits[layer].hasErr }, train: true,
 			lossOther: lossOther, seed: seedFor(t.nets.seed, "update "+up.Name)}
 		if ug.loss, err = m.Loss(u); err != nil {
 			return nil, fmt.Errorf("gan: update %s: %w", up.Name, err)

@@ -110,6 +110,10 @@ type Pass struct {
 	// it to its Err format), as loss scaling needs to see errors that
 	// saturate. It must not keep dy.
 	Watch func(layer string, dy []float32)
+	// WatchLayer, if not nil, says which layers Watch sees: the others
+	// get no watching node, whose identity pass costs two copies of the
+	// layer's output per step.
+	WatchLayer func(layer string) bool
 	// FreezeStats keeps batch norm from updating its running statistics
 	// in this pass (in training mode it still normalises by the batch).
 	FreezeStats bool
@@ -143,13 +147,16 @@ func (p *Pass) tap(layer string, x, y *gorgonia.Node) (*gorgonia.Node, error) {
 		return y, nil
 	}
 	t := Tap{Layer: layer, In: x, Out: y}
-	if p.Capture || p.Watch != nil {
+	watch := p.Watch
+	if watch != nil && p.WatchLayer != nil && !p.WatchLayer(layer) {
+		watch = nil
+	}
+	if p.Capture || watch != nil {
 		var dst *[]float32
 		if p.Capture {
 			dst = new([]float32)
 			t.Err = dst
 		}
-		watch := p.Watch
 		var err error
 		if y, err = watchGrad(y, func(dy []float32) {
 			if dst != nil {
@@ -175,17 +182,17 @@ func watchGrad(x *gorgonia.Node, f func(dy []float32)) (*gorgonia.Node, error) {
 	op := &diffOp{
 		Func: funcOp{Name: name, In: []tensor.Shape{shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 			out := y.Get(in[0].Dtype(), shape)
-			copy(out.Data().([]float32), in[0].Data().([]float32))
+			copy(data[float32](out), data[float32](in[0]))
 			return out, nil
 		}},
 		WRT: []bool{true},
 	}
 	op.Grad = func(_ gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		bop := &funcOp{Name: name + ".dx", In: []tensor.Shape{shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
-			dy := in[0].Data().([]float32)
+			dy := data[float32](in[0])
 			f(dy)
 			out := dx.Get(in[0].Dtype(), shape)
-			copy(out.Data().([]float32), dy)
+			copy(data[float32](out), dy)
 			return out, nil
 		}}
 		n, err := apply(bop, grad)
