@@ -42,6 +42,7 @@ var (
 // sgemmWorkspace holds one goroutine's packed panels and an edge tile.
 type sgemmWorkspace struct {
 	ap, bp, tile []float32
+	swap, row    []float32 // Cᵀ and one row of C, for narrow products
 }
 
 var wsPool = sync.Pool{New: func() any { return new(sgemmWorkspace) }}
@@ -58,6 +59,10 @@ type sgemmArgs struct {
 
 func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkSgemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	if n < kernelNR && m >= 2*n && n > 0 && k > 0 {
+		sgemmNarrow(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	if beta != 0 && k > blockK {
 		// Partial sums live in C: keep beta·C aside and add it at the end,
 		// as the kernel's epilogue would.
@@ -77,6 +82,26 @@ func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []fl
 		return
 	}
 	sgemmSplit(sgemmArgs{tA, tB, m, n, k, alpha, beta, a, b, c, lda, ldb, ldc})
+}
+
+// sgemmNarrow computes a product with fewer columns than the kernel's
+// tile is wide (n < nr: every tile would be an edge tile, half of it
+// wasted) as its transpose Cᵀ = op(B)ᵀ·op(A)ᵀ, whose n rows fill whole
+// tiles, then writes C from Cᵀ as the kernel's epilogue would. Each
+// element is the same chain of FMAs over the sum (x·y+z = y·x+z), so
+// the bits are those of the direct product.
+func sgemmNarrow(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	w := wsPool.Get().(*sgemmWorkspace)
+	t := grow32(&w.swap, n*m)
+	sgemmSplit(sgemmArgs{!tB, !tA, n, m, k, 1, 0, b, a, t, ldb, lda, m})
+	row := grow32(&w.row, n)
+	for i := 0; i < m; i++ {
+		for j := range row {
+			row[j] = t[j*m+i]
+		}
+		storeRow(c[i*ldc:i*ldc+n], row, alpha, beta)
+	}
+	wsPool.Put(w)
 }
 
 func checkSgemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {

@@ -146,6 +146,12 @@ func TestSgemmContract(t *testing.T) {
 	}
 	// Sums longer than blockK, with beta (the path that keeps beta·C aside).
 	cases = append(cases, gemmCase{false, false, 9, 37, 600, 1, 1, 1}, gemmCase{true, true, 33, 5, 513, -1, 0.5, 0})
+	// Narrow products (n below the widest tile, computed as Cᵀ), every
+	// transpose, with long sums and beta.
+	for _, tt := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+		cases = append(cases, gemmCase{tt[0], tt[1], 64, 16, 700, 1, 0, 0}, gemmCase{tt[0], tt[1], 70, 3, 300, -0.5, 2, 1},
+			gemmCase{tt[0], tt[1], 40, 20, 9, 1, 1, 2})
+	}
 	for _, kn := range kernels() {
 		old := useKernel(kn)
 		for _, tc := range cases {
