@@ -55,3 +55,61 @@ func Col2im[T Float](dst []T, src []T, ld int, g Geom) {
 	}
 	col2im(dst, src, ld, g)
 }
+
+// Im2colBatch writes the column matrices of the n images of src
+// (n×C×H×W) side by side into dst, a Rows() × n·Cols() matrix: image b's
+// in columns [b·Cols(), (b+1)·Cols()). It is Im2col of every image with
+// ld = n·Cols(), spread over goroutines by ForEach.
+func Im2colBatch[T Float](dst, src []T, n int, g Geom) {
+	p, hw, kk := g.Cols(), g.H*g.W, g.KH*g.KW
+	ld := n * p
+	if n < 0 || len(src) < n*g.C*hw || len(dst) < g.Rows()*ld {
+		panic("gemm: im2col: slice too short")
+	}
+	if wholeImage(g) {
+		r := g.Rows()
+		ForEach((r+tileRows-1)/tileRows, r*n, func(t int) {
+			im2colWhole(dst, src, n, r, t*tileRows, min(r, (t+1)*tileRows))
+		})
+		return
+	}
+	var buf [16]span
+	ys, xs := kernelSpans(g, buf[:])
+	// Image by image, channel by channel: src is read in order (its
+	// reads would stall; the scattered writes to dst do not).
+	ForEach(n*g.C, g.Rows()*ld, func(k int) {
+		b, c := k/g.C, k%g.C
+		im2colChan(dst[c*kk*ld+b*p:], ld, src[k*hw:(k+1)*hw], g, ys, xs)
+	})
+}
+
+// Col2imBatch sets the n images of dst (n×C×H×W) to the adjoint of
+// Im2colBatch applied to src (Rows() × n·Cols()): each pixel is zero plus
+// its terms, in the order Col2im adds them, bit for bit clear(dst)
+// followed by Col2im of every image. It is spread over goroutines by
+// ForEach.
+func Col2imBatch[T Float](dst, src []T, n int, g Geom) {
+	p, hw, kk := g.Cols(), g.H*g.W, g.KH*g.KW
+	ld := n * p
+	if n < 0 || len(dst) < n*g.C*hw || len(src) < g.Rows()*ld {
+		panic("gemm: col2im: slice too short")
+	}
+	if wholeImage(g) {
+		r := g.Rows()
+		ForEach((r+tileRows-1)/tileRows, r*n, func(t int) {
+			col2imWhole(dst, src, n, r, t*tileRows, min(r, (t+1)*tileRows))
+		})
+		return
+	}
+	var buf [16]span
+	ys, xs := kernelSpans(g, buf[:])
+	// Channel by channel, image by image: src is read in order, KH·KW
+	// rows at a time, and each image channel is cleared just before its
+	// terms are added, while it is in cache.
+	ForEach(g.C*n, g.Rows()*ld, func(k int) {
+		c, b := k/n, k%n
+		img := dst[(b*g.C+c)*hw : (b*g.C+c+1)*hw]
+		clear(img)
+		col2imChan(img, src[c*kk*ld+b*p:], ld, g, ys, xs)
+	})
+}

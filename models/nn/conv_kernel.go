@@ -13,11 +13,16 @@ func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tenso
 	r, g, n := st.roles, st.g, st.batch
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
-	bb.xq = grow(bb.xq, x.Size())
-	gemm.RoundSlice(r.act, bb.xq, data[T](x))
+	// The rounded input is kept only for convBackW to pack again with
+	// block formats; otherwise, unrounded, it is packed straight from x.
+	xq := data[T](x)
+	if !r.act.IsIdentity() || r.actB != nil {
+		bb.xq = grow(bb.xq, x.Size())
+		gemm.RoundSlice(r.act, bb.xq, xq)
+		xq = bb.xq
+	}
 	bb.col = grow(bb.col, rows*ld)
-	img := g.C * g.H * g.W
-	gemm.ForEach(n, rows*p, func(i int) { gemm.Im2col(bb.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g) })
+	gemm.Im2colBatch(bb.col, xq, n, g)
 	bb.wq = grow(bb.wq, w.Size())
 	gemm.RoundSlice(r.w, bb.wq, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
@@ -81,9 +86,8 @@ func convDY[T gemm.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T 
 		return bb.dyq
 	}
 	gemm.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
-	p, ld, img := g.Cols(), n*g.Cols(), g.C*g.H*g.W
-	bb.dcol = grow(bb.dcol, g.Rows()*ld)
-	gemm.ForEach(n, g.Rows()*p, func(i int) { gemm.Im2col(bb.dcol[i*p:], ld, bb.dyq[i*img:(i+1)*img], g) })
+	bb.dcol = grow(bb.dcol, g.Rows()*n*g.Cols())
+	gemm.Im2colBatch(bb.dcol, bb.dyq, n, g)
 	return bb.dyq
 }
 
@@ -98,9 +102,7 @@ func convBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dens
 	bb.dcol = grow(bb.dcol, rows*ld)
 	mm(r, r.accErr, true, false, rows, ld, st.outC, wb, rows, dyx, ld, bb.dcol)
 	d := data[T](dx)
-	clear(d)
-	img := g.C * g.H * g.W
-	gemm.ForEach(n, rows*p, func(i int) { gemm.Col2im(d[i*img:(i+1)*img], bb.dcol[i*p:], ld, g) })
+	gemm.Col2imBatch(d, bb.dcol, n, g)
 	gemm.RoundSlice(r.err, d, d)
 }
 
@@ -113,9 +115,8 @@ func convBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dens
 	dyw := blocked(r.errB, &bb.blk.dyw, dyq, st.outC, ld, quant.AlongRow)
 	col := bb.col
 	if r.actB != nil {
-		p, img := g.Cols(), g.C*g.H*g.W
 		bb.blk.col = grow(bb.blk.col, rows*ld)
-		gemm.ForEach(st.batch, rows*p, func(i int) { gemm.Im2col(bb.blk.col[i*p:], ld, bb.xq[i*img:(i+1)*img], g) })
+		gemm.Im2colBatch(bb.blk.col, bb.xq, st.batch, g)
 		gemm.RoundMatrix(r.actB, bb.blk.col, bb.blk.col, rows, ld, quant.AlongRow)
 		col = bb.blk.col
 	}
@@ -144,9 +145,7 @@ func convTForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tens
 	bb.col = grow(bb.col, rows*ld)
 	mm(r, r.accOut, true, false, rows, ld, st.inC, wf, rows, xf, ld, bb.col)
 	yd := data[T](y)
-	clear(yd)
-	img := g.C * g.H * g.W
-	gemm.ForEach(n, rows*p, func(i int) { gemm.Col2im(yd[i*img:(i+1)*img], bb.col[i*p:], ld, g) })
+	gemm.Col2imBatch(yd, bb.col, n, g)
 	if b != nil {
 		hw := g.H * g.W
 		for i, v := range data[T](b) {
