@@ -1,0 +1,103 @@
+//go:build amd64 && !purego
+
+package vec
+
+import "golang.org/x/sys/cpu"
+
+// The kernels in vec_amd64.s; each slice has the length of the first.
+// The AVX-512 ones exist where the wider vectors pay: the Adam passes,
+// bound by the divider and square root rather than by memory.
+
+//go:noescape
+func adamAVX2(p, g, m, v []float32, inv, b1, c1, b2, c2, lr, sc2, eps float32)
+
+//go:noescape
+func adamAVX512(p, g, m, v []float32, inv, b1, c1, b2, c2, lr, sc2, eps float32)
+
+//go:noescape
+func scaleAVX2(dst, x []float32, a float32)
+
+//go:noescape
+func momentsAVX2(m, v, g []float32, b1, c1, b2, c2 float32)
+
+//go:noescape
+func applyAVX2(p, m, v []float32, lr, sc2, eps float32)
+
+//go:noescape
+func applyAVX512(p, m, v []float32, lr, sc2, eps float32)
+
+//go:noescape
+func leakyAVX2(dst, x []float32, alpha float32)
+
+//go:noescape
+func leakyBackAVX2(dst, dy, x []float32, alpha float32)
+
+//go:noescape
+func countAVX2(x []float32, lo uint32) (ge, inf int)
+
+// The instruction sets the kernels may use, read once.
+var (
+	hasAVX2   = cpu.X86.HasAVX2
+	hasAVX512 = cpu.X86.HasAVX512F
+)
+
+func adam(p, g, m, v []float32, inv, b1, c1, b2, c2, lr, sc2, eps float32) {
+	switch {
+	case hasAVX512:
+		adamAVX512(p, g, m, v, inv, b1, c1, b2, c2, lr, sc2, eps)
+	case hasAVX2:
+		adamAVX2(p, g, m, v, inv, b1, c1, b2, c2, lr, sc2, eps)
+	default:
+		adamGo(p, g, m, v, inv, b1, c1, b2, c2, lr, sc2, eps)
+	}
+}
+
+func scale(dst, x []float32, a float32) {
+	if hasAVX2 {
+		scaleAVX2(dst, x, a)
+	} else {
+		scaleGo(dst, x, a)
+	}
+}
+
+func moments(m, v, g []float32, b1, c1, b2, c2 float32) {
+	if hasAVX2 {
+		momentsAVX2(m, v, g, b1, c1, b2, c2)
+	} else {
+		momentsGo(m, v, g, b1, c1, b2, c2)
+	}
+}
+
+func apply(p, m, v []float32, lr, sc2, eps float32) {
+	switch {
+	case hasAVX512:
+		applyAVX512(p, m, v, lr, sc2, eps)
+	case hasAVX2:
+		applyAVX2(p, m, v, lr, sc2, eps)
+	default:
+		applyGo(p, m, v, lr, sc2, eps)
+	}
+}
+
+func leaky(dst, x []float32, alpha float32) {
+	if hasAVX2 {
+		leakyAVX2(dst, x, alpha)
+	} else {
+		leakyGo(dst, x, alpha)
+	}
+}
+
+func leakyBack(dst, dy, x []float32, alpha float32) {
+	if hasAVX2 {
+		leakyBackAVX2(dst, dy, x, alpha)
+	} else {
+		leakyBackGo(dst, dy, x, alpha)
+	}
+}
+
+func count(x []float32, lo uint32) (ge, inf int) {
+	if hasAVX2 {
+		return countAVX2(x, lo)
+	}
+	return countGo(x, lo)
+}
