@@ -26,6 +26,11 @@ type Adam struct {
 
 	g   []float32   // the rounded gradient of one chunk of a tensor
 	rng [4]rand.PCG // stochastic rounding's streams, by role
+	// seeds holds each tensor's stream seeds by role, derived from
+	// seedsOf (Seed when they were derived): deriving them formats and
+	// hashes a name, too slow to do on every update.
+	seeds   [][4]uint64
+	seedsOf uint64
 }
 
 // ParamFormats are the formats of the optimiser's side of one parameter
@@ -87,9 +92,10 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 		// chunking does not change the bits.
 		f := &a.Formats[i]
 		roles := [4]quant.RoleFormat{f.Grad, f.Moment1, f.Moment2, f.Master}
+		seeds := a.roleSeeds(i)
 		for r, rf := range roles {
 			if rf.Format != nil && rf.Rounding == quant.Stochastic {
-				a.rng[r].Seed(seedFor(a.Seed, fmt.Sprintf("adam tensor %d role %d", i, r)), uint64(a.T))
+				a.rng[r].Seed(seeds[r], uint64(a.T))
 			}
 		}
 		a.g = grow(a.g, min(len(g), adamChunk))
@@ -105,6 +111,20 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 			a.round(pc, roles[3], 3)
 		}
 	}
+}
+
+// roleSeeds returns the seeds of tensor i's streams by role, deriving
+// every tensor's from Seed on first use and whenever Seed changes.
+func (a *Adam) roleSeeds(i int) *[4]uint64 {
+	if len(a.seeds) != len(a.M) || a.seedsOf != a.Seed {
+		a.seeds, a.seedsOf = make([][4]uint64, len(a.M)), a.Seed
+		for t := range a.seeds {
+			for r := range a.seeds[t] {
+				a.seeds[t][r] = seedFor(a.Seed, fmt.Sprintf("adam tensor %d role %d", t, r))
+			}
+		}
+	}
+	return &a.seeds[i]
 }
 
 // adamChunk is the number of values of a tensor the rounded update
