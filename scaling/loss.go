@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/positgan/positgan/internal/vec"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -80,19 +81,13 @@ func Inspect(grad []float32, f quant.Format) GradStats {
 // limit (MaxFinite; +Inf for none): a trainer finds the limit once per
 // format instead of once per tensor, which for 16-bit formats means
 // decoding 65536 codes.
+//
+// A value saturates when its magnitude is at least float32(limit), as
+// float32 compares them; vec.CountLimit counts both kinds in one
+// branch-free pass.
 func InspectLimit(grad []float32, limit float64) GradStats {
-	st := GradStats{Total: len(grad)}
-	lim := float32(limit)
-	for _, g := range grad {
-		a := float32(math.Abs(float64(g)))
-		switch {
-		case a != a || math.IsInf(float64(a), 0):
-			st.NonFinite++
-		case a >= lim:
-			st.Saturated++
-		}
-	}
-	return st
+	nonFinite, saturated := vec.CountLimit(grad, float32(limit))
+	return GradStats{Total: len(grad), NonFinite: nonFinite, Saturated: saturated}
 }
 
 // MaxFinite returns the largest finite magnitude of f: for formats of at

@@ -4,10 +4,19 @@ import (
 	"math"
 
 	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/internal/vec"
 )
 
+// leaky sets dst = src where src > 0 and alpha·src elsewhere (alpha 0:
+// ReLU). float32, the training path, runs vec's branch-free kernel:
+// activations have random signs, on which a branch mispredicts half the
+// time; float64 (gradient checks) keeps the loop.
 func leaky[T gemm.Float](dst, src []T, alpha T) {
 	dst = dst[:len(src)]
+	if d, ok := any(dst).([]float32); ok {
+		vec.LeakyReLU(d, any(src).([]float32), float32(alpha))
+		return
+	}
 	for i, v := range src {
 		if v > 0 {
 			dst[i] = v
@@ -17,8 +26,13 @@ func leaky[T gemm.Float](dst, src []T, alpha T) {
 	}
 }
 
+// leakyBack sets dst = dy where x > 0 and alpha·dy elsewhere.
 func leakyBack[T gemm.Float](dst, dy, x []T, alpha T) {
 	dst, x = dst[:len(dy)], x[:len(dy)]
+	if d, ok := any(dst).([]float32); ok {
+		vec.LeakyReLUBack(d, any(dy).([]float32), any(x).([]float32), float32(alpha))
+		return
+	}
 	for i, d := range dy {
 		if x[i] > 0 {
 			dst[i] = d
