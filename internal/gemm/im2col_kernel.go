@@ -80,6 +80,7 @@ func im2colChan[T Float](dst []T, ld int, img []T, g Geom, ys, xs []span) {
 
 // pick1 copies img to the output rows out, ow apart, n columns each: the
 // row at o from img[s:], s moving by step from one to the next.
+//go:noinline
 func pick1[T Float](out []T, ow, n int, img []T, s, step int) {
 	for o := 0; o < len(out); o += ow {
 		copy(out[o:o+n], img[s:s+n])
@@ -88,6 +89,7 @@ func pick1[T Float](out []T, ow, n int, img []T, s, step int) {
 }
 
 // pick2 is pick1 with the input columns 2 apart.
+//go:noinline
 func pick2[T Float](out []T, ow, n int, img []T, s, step int) {
 	for o := 0; o < len(out); o += ow {
 		d, in := out[o:o+n], img[s:s+2*n-1]
@@ -99,6 +101,7 @@ func pick2[T Float](out []T, ow, n int, img []T, s, step int) {
 }
 
 // pickN is pick1 with the input columns sw apart.
+//go:noinline
 func pickN[T Float](out []T, ow, n int, img []T, s, step, sw int) {
 	for o := 0; o < len(out); o += ow {
 		d, in := out[o:o+n], img[s:s+sw*(n-1)+1]
@@ -147,6 +150,7 @@ func col2imChan[T Float](img []T, src []T, ld int, g Geom, ys, xs []span) {
 
 // put1 adds the rows of in, ow apart, n columns each, into img: the row
 // at o to img[d:], d moving by step from one to the next.
+//go:noinline
 func put1[T Float](img []T, d, step int, in []T, ow, n int) {
 	for o := 0; o < len(in); o += ow {
 		s, out := in[o:o+n], img[d:d+n]
@@ -158,6 +162,7 @@ func put1[T Float](img []T, d, step int, in []T, ow, n int) {
 }
 
 // put2 is put1 with the image columns 2 apart.
+//go:noinline
 func put2[T Float](img []T, d, step int, in []T, ow, n int) {
 	for o := 0; o < len(in); o += ow {
 		s, out := in[o:o+n], img[d:d+2*n-1]
@@ -169,6 +174,7 @@ func put2[T Float](img []T, d, step int, in []T, ow, n int) {
 }
 
 // putN is put1 with the image columns sw apart.
+//go:noinline
 func putN[T Float](img []T, d, step int, in []T, ow, n, sw int) {
 	for o := 0; o < len(in); o += ow {
 		s, out := in[o:o+n], img[d:d+sw*(n-1)+1]

@@ -275,20 +275,25 @@ func TestIm2colParallel(t *testing.T) {
 	}
 }
 
-// BenchmarkIm2col times Im2col and Col2im of a batch of 64 images at the
-// dcgan64 layer shapes, as the nn layers call them (columns of all images
-// side by side). elem/s counts entries of the column matrix.
+// BenchmarkIm2col times Im2col and Col2im at the dcgan64 layer shapes, as
+// the nn layers called them image by image (columns of all images side
+// by side), and Im2colBatch and Col2imBatch, which they call now: for a
+// batch of 64, whose column matrix is far larger than L2, and of 2, whose
+// is not. elem/s and col-GB/s count entries of the column matrix.
 func BenchmarkIm2col(b *testing.B) {
-	const n = 64
 	for _, tc := range []struct {
-		name          string
-		c, h, k, s, p int
+		name             string
+		n, c, h, k, s, p int
 	}{
-		{"c1-28", 1, 28, 4, 2, 1},   // D conv1, G's last layer
-		{"c64-14", 64, 14, 4, 2, 1}, // D conv2, G's first layer
-		{"c64-14-k3s1", 64, 14, 3, 1, 1},
-		{"c128-7-k7", 128, 7, 7, 1, 0}, // D conv3, G deconv1
+		{"n64-c1-28", 64, 1, 28, 4, 2, 1},      // D conv1, G's last layer
+		{"n64-c64-14", 64, 64, 14, 4, 2, 1},    // D conv2, G's first layer
+		{"n64-c128-7-k7", 64, 128, 7, 7, 1, 0}, // D conv3, G deconv1
+		{"n64-c64-14-k3s1", 64, 64, 14, 3, 1, 1},
+		{"n2-c1-28", 2, 1, 28, 4, 2, 1},
+		{"n2-c64-14", 2, 64, 14, 4, 2, 1},
+		{"n2-c128-7-k7", 2, 128, 7, 7, 1, 0},
 	} {
+		n := tc.n
 		g, err := ConvGeom(tc.c, tc.h, tc.h, tc.k, tc.k, tc.s, tc.p)
 		if err != nil {
 			b.Fatal(err)
@@ -298,6 +303,7 @@ func BenchmarkIm2col(b *testing.B) {
 		ld := n * p
 		x := spread[float32](rng, n*img)
 		col := spread[float32](rng, g.Rows()*ld)
+		y := make([]float32, n*img)
 		report := func(b *testing.B) {
 			elems := float64(g.Rows()*ld) * float64(b.N)
 			b.ReportMetric(elems/b.Elapsed().Seconds(), "elem/s")
@@ -319,7 +325,6 @@ func BenchmarkIm2col(b *testing.B) {
 			}
 			report(b)
 		})
-		y := make([]float32, n*img)
 		b.Run("col2im/"+tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
