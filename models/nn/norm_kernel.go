@@ -7,6 +7,13 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// The sums over a group run in float64, each one chain of adds in element
+// order, so that the results depend on nothing else. One chain at a time,
+// every add waits for the one before (four cycles or so); the kernels run
+// the chains of four neighbouring channels side by side instead, each in
+// its own order, so the processor overlaps them and the bits are those of
+// one group at a time.
+
 // groups returns the number of groups per channel and, for group gi, the
 // range of samples it spans.
 func (st *normState) groups() int {
@@ -29,6 +36,73 @@ func plane[T gemm.Float](s []T, st *normState, b, c int) []T {
 	return s[i : i+st.inner]
 }
 
+// quad returns channels c to c+3, those past the last (of n) replaced by
+// the last: the kernels sum them too, and the sums are dropped.
+func quad(c, n int) [4]int {
+	return [4]int{c, min(c+1, n-1), min(c+2, n-1), min(c+3, n-1)}
+}
+
+// planes4 returns sample b's planes of the channels ch.
+func planes4[T gemm.Float](s []T, st *normState, b int, ch [4]int) (p0, p1, p2, p3 []T) {
+	return plane(s, st, b, ch[0]), plane(s, st, b, ch[1]), plane(s, st, b, ch[2]), plane(s, st, b, ch[3])
+}
+
+// sum4 returns Σ x over samples [b0, b1) of each of the channels ch.
+func sum4[T gemm.Float](x []T, st *normState, ch [4]int, b0, b1 int) [4]float64 {
+	var s0, s1, s2, s3 float64
+	for b := b0; b < b1; b++ {
+		x0, x1, x2, x3 := planes4(x, st, b, ch)
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		for i, v := range x0 {
+			s0 += float64(v)
+			s1 += float64(x1[i])
+			s2 += float64(x2[i])
+			s3 += float64(x3[i])
+		}
+	}
+	return [4]float64{s0, s1, s2, s3}
+}
+
+// sqDev4 returns Σ (x - mean)² over samples [b0, b1) of each of the
+// channels ch.
+func sqDev4[T gemm.Float](x []T, st *normState, ch [4]int, b0, b1 int, mean [4]float64) [4]float64 {
+	var s0, s1, s2, s3 float64
+	m0, m1, m2, m3 := mean[0], mean[1], mean[2], mean[3]
+	for b := b0; b < b1; b++ {
+		x0, x1, x2, x3 := planes4(x, st, b, ch)
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		for i, v := range x0 {
+			d0 := float64(v) - m0
+			d1 := float64(x1[i]) - m1
+			d2 := float64(x2[i]) - m2
+			d3 := float64(x3[i]) - m3
+			s0 += d0 * d0
+			s1 += d1 * d1
+			s2 += d2 * d2
+			s3 += d3 * d3
+		}
+	}
+	return [4]float64{s0, s1, s2, s3}
+}
+
+// dotXhat4 returns Σ dy·x̂ over samples [b0, b1) of each of the channels ch.
+func dotXhat4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0, b1 int) [4]float64 {
+	var s0, s1, s2, s3 float64
+	for b := b0; b < b1; b++ {
+		d0, d1, d2, d3 := planes4(dy, st, b, ch)
+		h0, h1, h2, h3 := planes4(xhat, st, b, ch)
+		d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)]
+		h0, h1, h2, h3 = h0[:len(d0)], h1[:len(d0)], h2[:len(d0)], h3[:len(d0)]
+		for i, v := range d0 {
+			s0 += float64(v) * h0[i]
+			s1 += float64(d1[i]) * h1[i]
+			s2 += float64(d2[i]) * h2[i]
+			s3 += float64(d3[i]) * h3[i]
+		}
+	}
+	return [4]float64{s0, s1, s2, s3}
+}
+
 func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x, gamma, beta, y := data[T](xt), data[T](gt), data[T](bt), data[T](yt)
 	st.xhat = grow(st.xhat, len(x))
@@ -39,26 +113,28 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	if st.bn != nil {
 		rm, rv = data[T](st.bn.RunningMean), data[T](st.bn.RunningVar)
 	}
-	for c := 0; c < st.c; c++ {
+	for c0 := 0; c0 < st.c; c0 += 4 {
+		ch := quad(c0, st.c)
 		for gi := 0; gi < ng; gi++ {
 			b0, b1 := st.samples(gi)
-			var mean, variance float64
+			m := float64((b1 - b0) * st.inner)
+			var means, vars [4]float64
 			if st.batchStats {
-				m := float64((b1 - b0) * st.inner)
-				for b := b0; b < b1; b++ {
-					for _, v := range plane(x, st, b, c) {
-						mean += float64(v)
-					}
+				means = sum4(x, st, ch, b0, b1)
+				for k := range means {
+					means[k] /= m
 				}
-				mean /= m
-				for b := b0; b < b1; b++ {
-					for _, v := range plane(x, st, b, c) {
-						d := float64(v) - mean
-						variance += d * d
-					}
+				vars = sqDev4(x, st, ch, b0, b1, means)
+				for k := range vars {
+					vars[k] /= m
 				}
-				variance /= m
-				if st.bn != nil && !st.frozen {
+			}
+			for k := range min(4, st.c-c0) {
+				c := c0 + k
+				mean, variance := means[k], vars[k]
+				if !st.batchStats {
+					mean, variance = float64(rm[c]), float64(rv[c])
+				} else if st.bn != nil && !st.frozen {
 					mo := st.bn.Momentum
 					unbiased := variance
 					if m > 1 {
@@ -67,18 +143,17 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 					rm[c] = T((1-mo)*float64(rm[c]) + mo*mean)
 					rv[c] = T((1-mo)*float64(rv[c]) + mo*unbiased)
 				}
-			} else {
-				mean, variance = float64(rm[c]), float64(rv[c])
-			}
-			inv := 1 / math.Sqrt(variance+st.eps)
-			st.invstd[c*ng+gi] = inv
-			g, be := float64(gamma[c]), float64(beta[c])
-			for b := b0; b < b1; b++ {
-				xs, xh, ys := plane(x, st, b, c), plane(st.xhat, st, b, c), plane(y, st, b, c)
-				for i, v := range xs {
-					h := (float64(v) - mean) * inv
-					xh[i] = h
-					ys[i] = T(g*h + be)
+				inv := 1 / math.Sqrt(variance+st.eps)
+				st.invstd[c*ng+gi] = inv
+				g, be := float64(gamma[c]), float64(beta[c])
+				for b := b0; b < b1; b++ {
+					xs, xh, ys := plane(x, st, b, c), plane(st.xhat, st, b, c), plane(y, st, b, c)
+					xh, ys = xh[:len(xs)], ys[:len(xs)]
+					for i, v := range xs {
+						h := (float64(v) - mean) * inv
+						xh[i] = h
+						ys[i] = T(g*h + be)
+					}
 				}
 			}
 		}
@@ -88,35 +163,38 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	dy, gamma, dx := data[T](dyt), data[T](gt), data[T](dxt)
 	ng := st.groups()
-	for c := 0; c < st.c; c++ {
-		g := float64(gamma[c])
+	for c0 := 0; c0 < st.c; c0 += 4 {
+		ch := quad(c0, st.c)
 		for gi := 0; gi < ng; gi++ {
 			b0, b1 := st.samples(gi)
-			inv := st.invstd[c*ng+gi]
-			if !st.batchStats {
-				for b := b0; b < b1; b++ {
-					d, o := plane(dy, st, b, c), plane(dx, st, b, c)
-					for i, v := range d {
-						o[i] = T(float64(v) * g * inv)
-					}
-				}
-				continue
-			}
 			// dx = γ·inv/m · (m·dy − Σdy − x̂·Σdy·x̂): sums and x̂ in float64.
 			m := float64((b1 - b0) * st.inner)
-			var s, sx float64
-			for b := b0; b < b1; b++ {
-				d, xh := plane(dy, st, b, c), plane(st.xhat, st, b, c)
-				for i, v := range d {
-					s += float64(v)
-					sx += float64(v) * xh[i]
-				}
+			var s, sx [4]float64
+			if st.batchStats {
+				s = sum4(dy, st, ch, b0, b1)
+				sx = dotXhat4(dy, st.xhat, st, ch, b0, b1)
 			}
-			k := g * inv / m
-			for b := b0; b < b1; b++ {
-				d, xh, o := plane(dy, st, b, c), plane(st.xhat, st, b, c), plane(dx, st, b, c)
-				for i, v := range d {
-					o[i] = T(k * (m*float64(v) - s - xh[i]*sx))
+			for k := range min(4, st.c-c0) {
+				c := c0 + k
+				g, inv := float64(gamma[c]), st.invstd[c*ng+gi]
+				if !st.batchStats {
+					for b := b0; b < b1; b++ {
+						d, o := plane(dy, st, b, c), plane(dx, st, b, c)
+						o = o[:len(d)]
+						for i, v := range d {
+							o[i] = T(float64(v) * g * inv)
+						}
+					}
+					continue
+				}
+				sk, sxk := s[k], sx[k]
+				f := g * inv / m
+				for b := b0; b < b1; b++ {
+					d, xh, o := plane(dy, st, b, c), plane(st.xhat, st, b, c), plane(dx, st, b, c)
+					xh, o = xh[:len(d)], o[:len(d)]
+					for i, v := range d {
+						o[i] = T(f * (m*float64(v) - sk - xh[i]*sxk))
+					}
 				}
 			}
 		}
@@ -126,18 +204,16 @@ func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 // normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
 func normBackAffine[T gemm.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
 	dy, dst := data[T](dyt), data[T](dstt)
-	for c := 0; c < st.c; c++ {
-		var s float64
-		for b := 0; b < st.n; b++ {
-			d, xh := plane(dy, st, b, c), plane(st.xhat, st, b, c)
-			for i, v := range d {
-				if gamma {
-					s += float64(v) * xh[i]
-				} else {
-					s += float64(v)
-				}
-			}
+	for c0 := 0; c0 < st.c; c0 += 4 {
+		ch := quad(c0, st.c)
+		var s [4]float64
+		if gamma {
+			s = dotXhat4(dy, st.xhat, st, ch, 0, st.n)
+		} else {
+			s = sum4(dy, st, ch, 0, st.n)
 		}
-		dst[c] = T(s)
+		for k := range min(4, st.c-c0) {
+			dst[c0+k] = T(s[k])
+		}
 	}
 }
