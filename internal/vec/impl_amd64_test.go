@@ -8,7 +8,11 @@ package vec
 func impls() []impl {
 	is := []impl{goImpl, dispatchImpl}
 	if hasAVX2 {
-		is = append(is, impl{"avx2", adamAVX2, scaleAVX2, momentsAVX2, applyAVX2, leakyAVX2, leakyBackAVX2, countAVX2})
+		im := impl{"avx2", adamAVX2, scaleAVX2, momentsAVX2, applyAVX2, leakyAVX2, leakyBackAVX2, countAVX2, nil}
+		if hasFMA {
+			im.tanh = tanhAVX2
+		}
+		is = append(is, im)
 	}
 	if hasAVX512 {
 		is = append(is, impl{name: "avx512", adam: adamAVX512, apply: applyAVX512})

@@ -53,6 +53,13 @@ func leakyBackGo(dst, dy, x []float32, alpha float32) {
 	}
 }
 
+func tanhGo(dst, x []float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = float32(math.Tanh(float64(v)))
+	}
+}
+
 // positive returns all ones if x > 0 and zero otherwise (NaN included),
 // without a branch: x > 0 exactly when its bits are in [1, infBits].
 func positive(x float32) uint32 {

@@ -47,6 +47,11 @@ func LeakyReLUBack(dst, dy, x []float32, alpha float32) {
 	leakyBack(dst, dy[:n], x[:n], alpha)
 }
 
+// Tanh sets dst = float32(math.Tanh(float64(x))).
+func Tanh(dst, x []float32) {
+	tanh(dst, x[:len(dst)])
+}
+
 // CountLimit returns the number of values of x that are ±Inf or NaN, and
 // the number of the others whose magnitude is at least limit (|x| >=
 // limit as float32 compares them; a NaN limit counts none, a limit ≤ 0

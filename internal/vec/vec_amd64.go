@@ -35,10 +35,18 @@ func leakyBackAVX2(dst, dy, x []float32, alpha float32)
 //go:noescape
 func countAVX2(x []float32, lo uint32) (ge, inf int)
 
+// tanhAVX2 is in tanh_amd64.s; it needs FMA too.
+//
+//go:noescape
+func tanhAVX2(dst, x []float32)
+
 // The instruction sets the kernels may use, read once.
 var (
 	hasAVX2   = cpu.X86.HasAVX2
 	hasAVX512 = cpu.X86.HasAVX512F
+	// hasFMA is also math's condition for the FMA path of Exp, which
+	// tanhAVX2 reproduces.
+	hasFMA = cpu.X86.HasAVX && cpu.X86.HasFMA
 )
 
 func adam(p, g, m, v []float32, inv, b1, c1, b2, c2, lr, sc2, eps float32) {
@@ -100,4 +108,12 @@ func count(x []float32, lo uint32) (ge, inf int) {
 		return countAVX2(x, lo)
 	}
 	return countGo(x, lo)
+}
+
+func tanh(dst, x []float32) {
+	if hasAVX2 && hasFMA {
+		tanhAVX2(dst, x)
+	} else {
+		tanhGo(dst, x)
+	}
 }

@@ -12,3 +12,4 @@ func apply(p, m, v []float32, lr, sc2, eps float32)     { applyGo(p, m, v, lr, s
 func leaky(dst, x []float32, alpha float32)             { leakyGo(dst, x, alpha) }
 func leakyBack(dst, dy, x []float32, alpha float32)     { leakyBackGo(dst, dy, x, alpha) }
 func count(x []float32, lo uint32) (ge, inf int)        { return countGo(x, lo) }
+func tanh(dst, x []float32)                             { tanhGo(dst, x) }

@@ -1,6 +1,7 @@
 package vec
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,11 +18,12 @@ type impl struct {
 	leaky     func(dst, x []float32, alpha float32)
 	leakyBack func(dst, dy, x []float32, alpha float32)
 	count     func(x []float32, lo uint32) (ge, inf int)
+	tanh      func(dst, x []float32)
 }
 
 var (
-	goImpl       = impl{"go", adamGo, scaleGo, momentsGo, applyGo, leakyGo, leakyBackGo, countGo}
-	dispatchImpl = impl{"dispatch", adam, scale, moments, apply, leaky, leakyBack, count}
+	goImpl       = impl{"go", adamGo, scaleGo, momentsGo, applyGo, leakyGo, leakyBackGo, countGo, tanhGo}
+	dispatchImpl = impl{"dispatch", adam, scale, moments, apply, leaky, leakyBack, count, tanh}
 )
 
 // The references: the scalar loops the kernels replace, as gan, nn and
@@ -86,6 +88,12 @@ func refCount(grad []float32, lim float32) (nonFinite, saturated int) {
 		}
 	}
 	return nonFinite, saturated
+}
+
+func refTanh(dst, src []float32) {
+	for i, v := range src {
+		dst[i] = float32(math.Tanh(float64(v)))
+	}
 }
 
 // specials are the values whose results the kernels must get right
@@ -376,6 +384,81 @@ func TestCountLimit(t *testing.T) {
 	}
 }
 
+func TestTanh(t *testing.T) {
+	for _, im := range impls() {
+		if im.tanh == nil {
+			continue
+		}
+		t.Run(im.name, func(t *testing.T) {
+			forCases(t, func(t *testing.T, rng *rand.Rand, n, off int, kind string) {
+				x := fill(rng, kind, n, off)
+				if kind == "normal" && n%2 == 1 {
+					// Around the branches at 0.625 and MAXLOG/2 ≈ 44.
+					for i := range x {
+						x[i] *= float32(rng.IntN(50))
+					}
+				}
+				dst := fill(rng, kind, n, (off+9)%16)
+				want := clone(dst)
+				refTanh(want, x)
+				im.tanh(dst, x)
+				checkGuard(t, dst)
+				if i, ok := sameBits(dst, want); !ok {
+					t.Fatalf("n %d off %d %s: tanh(%#x) = %#x, want %#x", n, off, kind,
+						math.Float32bits(x[i]), math.Float32bits(dst[i]), math.Float32bits(want[i]))
+				}
+			})
+		})
+	}
+}
+
+var exhaustive = flag.Bool("exhaustive", false, "test Tanh on every float32, not one in 251")
+
+// TestTanhAll compares Tanh with math.Tanh on every float32 bit pattern
+// (with -exhaustive; a minute a kernel) or a stride of them, the first
+// near each branch boundary included.
+func TestTanhAll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	step := uint64(251)
+	if *exhaustive {
+		step = 1
+	}
+	const chunk = 1 << 16
+	x, got, want := make([]float32, 0, chunk), make([]float32, chunk), make([]float32, chunk)
+	for _, im := range impls() {
+		if im.tanh == nil || im.name == "go" {
+			continue
+		}
+		check := func() {
+			refTanh(want[:len(x)], x)
+			im.tanh(got[:len(x)], x)
+			if i, ok := sameBits(got[:len(x)], want[:len(x)]); !ok {
+				t.Fatalf("%s: tanh(%#x) = %#x, want %#x", im.name, math.Float32bits(x[i]), math.Float32bits(got[i]), math.Float32bits(want[i]))
+			}
+			x = x[:0]
+		}
+		// Every float32 within 4096 ulps of the branch boundaries.
+		for _, b := range []float32{0.625, 44.014845965556525, 0, float32(math.Inf(1))} {
+			for _, sign := range []float32{1, -1} {
+				c := math.Float32bits(b * sign)
+				for d := uint32(0); d < 8192; d++ {
+					x = append(x, math.Float32frombits(c+d-4096))
+				}
+				check()
+			}
+		}
+		for b := uint64(0); b < 1<<32; b += step {
+			x = append(x, math.Float32frombits(uint32(b)))
+			if len(x) == chunk {
+				check()
+			}
+		}
+		check()
+	}
+}
+
 // TestExported checks the exported functions' lengths: the first slice's
 // length is the count, longer others are fine, shorter ones panic.
 func TestExported(t *testing.T) {
@@ -402,6 +485,7 @@ func TestExported(t *testing.T) {
 		"AdamApply":     func() { AdamApply(long, m, v, 1, 1, 1) },
 		"LeakyReLU":     func() { LeakyReLU(make([]float32, 11), long, 1) },
 		"LeakyReLUBack": func() { LeakyReLUBack(long, m, long, 1) },
+		"Tanh":          func() { Tanh(make([]float32, 11), long) },
 	} {
 		func() {
 			defer func() {
@@ -432,6 +516,7 @@ func benchImpls() []impl {
 			inf, sat := refCount(x, math.Float32frombits(lo))
 			return inf + sat, inf
 		},
+		tanh: refTanh,
 	}
 	return append([]impl{ref}, impls()...)
 }
@@ -494,6 +579,15 @@ func BenchmarkLeakyReLUBack(b *testing.B) {
 			im.leakyBack(x[0], x[1], x[2], 0.2)
 		}
 		return im.leakyBack != nil
+	})
+}
+
+func BenchmarkTanh(b *testing.B) {
+	bench(b, 2, func(im impl, x [][]float32) bool {
+		if im.tanh != nil && x != nil {
+			im.tanh(x[0], x[1])
+		}
+		return im.tanh != nil
 	})
 }
 

@@ -42,8 +42,16 @@ func leakyBack[T gemm.Float](dst, dy, x []T, alpha T) {
 	}
 }
 
+// tanh sets dst = tanh(src), computed in float64. float32 runs vec's
+// kernel: four values at a time, every branch of math.Tanh computed and
+// blended, which is both vector work and free of math.Tanh's branch on
+// |x| >= 0.625, unpredictable on activations.
 func tanh[T gemm.Float](dst, src []T) {
 	dst = dst[:len(src)]
+	if d, ok := any(dst).([]float32); ok {
+		vec.Tanh(d, any(src).([]float32))
+		return
+	}
 	for i, v := range src {
 		dst[i] = T(math.Tanh(float64(v)))
 	}
