@@ -3,8 +3,8 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -79,6 +79,9 @@ const FrechetOffset = 1e-6
 // pytorch-fid reports an imaginary component; FrechetDistance returns an
 // error. Rounding noise is of order d·ε times those scales (about 5e-13
 // for d = 2048), far inside this bound; the bound is scale-invariant.
+// λmax is estimated by a Lanczos iteration, from below and typically to
+// 1e-12 relative (1e-5 for a spectrum evenly spread up to λmax), a change
+// of scale far smaller than the margin between noise and these bounds.
 //
 // Noise is taken as zero. Small positive eigenvalues are noise too: those
 // below 8·d·ε times the same scales count as zero. This matters for
@@ -100,10 +103,11 @@ func zeroTolerance(d int) float64 { return 8 * float64(d) * 0x1p-52 }
 // the quantity pytorch-fid reports as FID when a and b are statistics of
 // Inception features. Tr √(Σa Σb) is computed as the sum of the square
 // roots of the eigenvalues of a symmetric matrix similar to Σa Σb: U Σb Uᵀ
-// with Σa = UᵀU (Cholesky) if Σa is positive definite, else √Σa Σb √Σa
-// from the eigendecomposition of Σa. Unlike a general matrix square root
-// this stays exact for singular covariances (fewer samples than
-// dimensions). If the result is nonetheless Inf or NaN, the square root
+// with Σa = UᵀU (Cholesky) if Σa is positive definite, else U Σa Uᵀ with
+// Σb = UᵀU if Σb is, else √Σa Σb √Σa from the eigendecomposition of Σa.
+// Unlike a general matrix square root this stays exact for singular
+// covariances (fewer samples than dimensions). If the result is
+// nonetheless Inf or NaN, the square root
 // term is computed again with FrechetOffset added to both diagonals, as
 // pytorch-fid does.
 //
@@ -187,81 +191,149 @@ func addDiag(s *mat.SymDense, v float64) *mat.SymDense {
 
 // traceSqrtProduct returns Tr √(s1 s2) for positive semidefinite s1 and s2.
 // It forms a symmetric positive semidefinite matrix similar to s1 s2 (see
-// congruence); the trace of the principal square root is the sum of the
-// square roots of its eigenvalues. Eigenvalues that are rounding noise
+// the routes below); the trace of the principal square root is the sum of
+// the square roots of its eigenvalues. Eigenvalues that are rounding noise
 // count as zero (see NegativeTolerance). A failed factorization gives NaN,
 // so that the caller retries with an offset; a covariance that is clearly
 // not positive semidefinite is an error.
+//
+// Only that matrix's eigenvalues are computed in full: λmax(s1) and
+// λmax(s2), which scale the tolerances, are Lanczos estimates
+// (lambdaMax), and a covariance is positive definite if its Cholesky
+// factorization succeeds, else checked with checkPSD. s2 needs no check of
+// its own when s1 is positive definite and M = U s2 Uᵀ (s1 = UᵀU) has no
+// eigenvalue that could be noise: M is congruent to s2, so by Sylvester's
+// law of inertia s2 is then positive definite too.
+//
+// The routes, in order of preference: M = U s2 Uᵀ for s1 = UᵀU
+// (Cholesky); U s1 Uᵀ for s2 = UᵀU, as Tr √(s1 s2) = Tr √(s2 s1); and for
+// both singular, Λ^½ Vᵀ s2 V Λ^½ from the eigendecomposition s1 = V Λ Vᵀ.
+// Unlike a general matrix square root these stay exact for singular
+// covariances (fewer samples than dimensions).
 func traceSqrtProduct(s1, s2 *mat.SymDense) (float64, error) {
 	n := s1.SymmetricDim()
-	var e1, e2 mat.EigenSym
-	if !e1.Factorize(s1, false) || !e2.Factorize(s2, false) {
+	c1, c2 := newCovariance(s1, "first"), newCovariance(s2, "second")
+	if math.IsNaN(c1.lmax) || math.IsNaN(c2.lmax) {
 		return math.NaN(), nil
 	}
-	l1 := e1.Values(nil) // ascending
-	l2 := e2.Values(nil)
-	max1, max2 := l1[n-1], l2[n-1]
-	if l1[0] < -NegativeTolerance*max1 {
-		return 0, fmt.Errorf("eval: first covariance is not positive semidefinite (eigenvalue %g, largest %g)", l1[0], max1)
-	}
-	if l2[0] < -NegativeTolerance*max2 {
-		return 0, fmt.Errorf("eval: second covariance is not positive semidefinite (eigenvalue %g, largest %g)", l2[0], max2)
+	var m, u2 []float64
+	u1 := choleskyUpper(n, c1.a, 0)
+	if u1 == nil {
+		if ok, err := c1.checkPSD(); err != nil || !ok {
+			return math.NaN(), err
+		}
+		u2 = choleskyUpper(n, c2.a, 0)
+		if u2 == nil {
+			if ok, err := c2.checkPSD(); err != nil || !ok {
+				return math.NaN(), err
+			}
+		}
 	}
 	zero := zeroTolerance(n)
-	m, ok := congruence(s1, s2, zero*max1)
+	switch {
+	case u1 != nil:
+		m = triCongruence(n, u1, c2.a)
+	case u2 != nil:
+		m = triCongruence(n, u2, c1.a)
+	default:
+		var ok bool
+		if m, ok = eigenCongruence(mat.NewSymDense(n, c1.a), mat.NewSymDense(n, c2.a), zero); !ok {
+			return math.NaN(), nil
+		}
+	}
+	l, ok := symEigenvalues(n, m)
 	if !ok {
 		return math.NaN(), nil
 	}
-	var e3 mat.EigenSym
-	if !e3.Factorize(m, false) {
-		return math.NaN(), nil
+	scale := max(c1.lmax, 0) * max(c2.lmax, 0)
+	if u1 != nil && !(l[0] > zero*scale) && choleskyUpper(n, c2.a, 0) == nil {
+		// M may be singular or indefinite: s2 needs its own check, before
+		// M's eigenvalues are judged.
+		if ok, err := c2.checkPSD(); err != nil || !ok {
+			return math.NaN(), err
+		}
 	}
-	scale := max(max1, 0) * max(max2, 0)
 	var sum float64
-	for _, l := range e3.Values(nil) {
+	for _, l := range l {
 		if l < -NegativeTolerance*scale {
-			return 0, fmt.Errorf("eval: Σa Σb has eigenvalue %g: its square root has an imaginary component", l)
+			return 0, fmt.Errorf("eval: Σa Σb has eigenvalue %g: its square root has an imaginary component", math.Ldexp(l, c1.exp+c2.exp))
 		}
 		if l > zero*scale {
 			sum += math.Sqrt(l)
 		}
 	}
-	return sum, nil
+	return math.Ldexp(sum, (c1.exp+c2.exp)/2), nil
 }
 
-// congruence returns a symmetric positive semidefinite matrix with the
-// eigenvalues of s1 s2: by Cholesky if s1 is positive definite, else from
-// the eigendecomposition of s1, whose eigenvalues up to zero1 count as
-// zero. ok is false if both factorizations fail.
-func congruence(s1, s2 *mat.SymDense, zero1 float64) (m *mat.SymDense, ok bool) {
-	if m, ok := choleskyCongruence(s1, s2); ok {
-		return m, true
+// covariance is one argument of traceSqrtProduct, scaled by a power of
+// two: every step is then safe from overflow and underflow (gonum's Dsterf
+// panics on entries beyond about 1e153), and, as the scaling is exact and
+// the tolerances relative, the result is that of the unscaled matrices.
+type covariance struct {
+	n     int
+	a     []float64 // 2^-exp Σ, n×n, full storage; largest magnitude in [1/4, 1)
+	exp   int       // even, so that the square root term scales exactly
+	lmax  float64   // Lanczos estimate of λmax(a) from below (lambdaMax)
+	which string    // "first" or "second", for messages
+}
+
+func newCovariance(s *mat.SymDense, which string) covariance {
+	n := s.SymmetricDim()
+	a := fullSym(s)
+	var big float64
+	for _, v := range a {
+		big = max(big, math.Abs(v))
 	}
-	return eigenCongruence(s1, s2, zero1)
-}
-
-// choleskyCongruence returns U s2 Uᵀ for s1 = Uᵀ U, which is similar to
-// Uᵀ U s2 = s1 s2; it costs two triangular products and no eigenvectors.
-// ok is false if s1 is not positive definite.
-func choleskyCongruence(s1, s2 *mat.SymDense) (*mat.SymDense, bool) {
-	var ch mat.Cholesky
-	if !ch.Factorize(s1) {
-		return nil, false
+	_, exp := math.Frexp(big)
+	exp += exp & 1
+	if big == 0 {
+		exp = 0
 	}
-	var ut mat.TriDense
-	ch.UTo(&ut)
-	u := ut.RawTriangular()
-	t := mat.DenseCopyOf(s2)
-	raw := t.RawMatrix()
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, u, raw)
-	blas64.Trmm(blas.Right, blas.Trans, 1, u, raw)
-	return symPart(t), true
+	for i, v := range a {
+		a[i] = math.Ldexp(v, -exp)
+	}
+	return covariance{n: n, a: a, exp: exp, lmax: lambdaMax(n, a), which: which}
 }
 
-// eigenCongruence returns Λ^½ Vᵀ s2 V Λ^½ for s1 = V Λ Vᵀ, which is similar
-// to √s1 s2 √s1 and so to s1 s2, for singular s1 too. Eigenvalues of s1 up
-// to zero1 count as zero.
-func eigenCongruence(s1, s2 *mat.SymDense, zero1 float64) (*mat.SymDense, bool) {
+// checkPSD returns an error if the covariance, whose Cholesky factorization
+// has failed, has an eigenvalue below -NegativeTolerance·λmax. If
+// a + NegativeTolerance·lmax·I has a Cholesky factorization, then it is
+// positive definite and a passes (to rounding of order d·ε·λmax, far inside
+// the tolerance); otherwise, and for lmax <= 0, the eigenvalues decide and
+// give the message. ok is false if they fail to converge.
+func (c covariance) checkPSD() (ok bool, err error) {
+	n := c.n
+	if c.lmax > 0 && choleskyUpper(n, c.a, NegativeTolerance*c.lmax) != nil {
+		return true, nil
+	}
+	l, ok := symEigenvalues(n, slices.Clone(c.a))
+	if !ok {
+		return false, nil
+	}
+	if l[0] < -NegativeTolerance*l[n-1] {
+		return true, fmt.Errorf("eval: %s covariance is not positive semidefinite (eigenvalue %g, largest %g)",
+			c.which, math.Ldexp(l[0], c.exp), math.Ldexp(l[n-1], c.exp))
+	}
+	return true, nil
+}
+
+// fullSym returns the n×n symmetric s with both triangles stored, row-major
+// with stride n.
+func fullSym(s *mat.SymDense) []float64 {
+	n := s.SymmetricDim()
+	raw := s.RawSymmetric()
+	a := make([]float64, n*n)
+	for i := range n {
+		copy(a[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+	}
+	mirrorUpper(n, a)
+	return a
+}
+
+// eigenCongruence returns Λ^½ Vᵀ s2 V Λ^½ (full storage) for s1 = V Λ Vᵀ,
+// which is similar to √s1 s2 √s1 and so to s1 s2, for singular s1 too.
+// Eigenvalues of s1 up to zero·λmax(s1) count as zero.
+func eigenCongruence(s1, s2 *mat.SymDense, zero float64) ([]float64, bool) {
 	n := s1.SymmetricDim()
 	var e mat.EigenSym
 	if !e.Factorize(s1, true) {
@@ -273,25 +345,23 @@ func eigenCongruence(s1, s2 *mat.SymDense, zero1 float64) (*mat.SymDense, bool) 
 	t := mat.NewDense(n, n, nil)
 	t.Mul(v.T(), &w)
 	raw := t.RawMatrix()
-	for i, l := range e.Values(nil) {
+	l := e.Values(nil)
+	lmax := l[n-1]
+	for i, l := range l {
 		r := 0.0
-		if l > zero1 {
+		if l > zero*lmax {
 			r = math.Sqrt(l)
 		}
 		blas64.Scal(r, blas64.Vector{N: n, Inc: 1, Data: raw.Data[i*raw.Stride:]})
 		blas64.Scal(r, blas64.Vector{N: n, Inc: raw.Stride, Data: raw.Data[i:]})
 	}
-	return symPart(t), true
-}
-
-// symPart returns (t + tᵀ)/2; t is symmetric up to rounding.
-func symPart(t *mat.Dense) *mat.SymDense {
-	n, _ := t.Dims()
-	m := mat.NewSymDense(n, nil)
+	// t is symmetric up to rounding: take (t + tᵀ)/2.
+	m := make([]float64, n*n)
 	for i := range n {
 		for j := i; j < n; j++ {
-			m.SetSym(i, j, (t.At(i, j)+t.At(j, i))/2)
+			m[i*n+j] = (t.At(i, j) + t.At(j, i)) / 2
 		}
 	}
-	return m
+	mirrorUpper(n, m)
+	return m, true
 }

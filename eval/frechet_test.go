@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -483,28 +484,36 @@ func TestFrechetRoundingNegativeIsZero(t *testing.T) {
 }
 
 // TestCongruenceRoutes checks that the Cholesky and the eigenvector route
-// give matrices with the same eigenvalues, and that singular covariances
-// take the eigenvector route correctly.
+// give matrices with the same eigenvalues, and that a singular covariance
+// has no Cholesky factor.
 func TestCongruenceRoutes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	eig := func(m *mat.SymDense) []float64 {
+	eig := func(d int, m []float64) []float64 {
 		var e mat.EigenSym
-		if !e.Factorize(m, false) {
+		if !e.Factorize(mat.NewSymDense(d, m), false) {
 			t.Fatal("eigen failed")
 		}
 		return e.Values(nil)
 	}
-	for _, d := range []int{1, 3, 17, 50} {
+	for _, d := range []int{1, 3, 17, 50, 130} {
 		a, b := randSPD(rng, d, 0.01), randSPD(rng, d, 0.01)
-		mc, ok := choleskyCongruence(a, b)
-		if !ok {
+		u := choleskyUpper(d, fullSym(a), 0)
+		if u == nil {
 			t.Fatalf("d=%d: Cholesky of an SPD matrix failed", d)
+		}
+		mc := triCongruence(d, u, fullSym(b))
+		for i := range d {
+			for j := range i {
+				if mc[i*d+j] != mc[j*d+i] {
+					t.Fatalf("d=%d: U Σ Uᵀ not symmetric at %d,%d", d, i, j)
+				}
+			}
 		}
 		me, ok := eigenCongruence(a, b, 0)
 		if !ok {
 			t.Fatal("eigen route failed")
 		}
-		lc, le := eig(mc), eig(me)
+		lc, le := eig(d, mc), eig(d, me)
 		for i := range lc {
 			if math.Abs(lc[i]-le[i]) > 1e-12*lc[d-1] {
 				t.Errorf("d=%d: eigenvalues %v (Cholesky) and %v (eigenvectors)", d, lc, le)
@@ -512,15 +521,335 @@ func TestCongruenceRoutes(t *testing.T) {
 			}
 		}
 	}
-	// Exactly singular: Cholesky fails, the eigenvector route gives the
-	// closed form.
 	a := diagStats([]float64{0, 0, 0}, []float64{4, 0, 1})
-	b := diagStats([]float64{0, 0, 0}, []float64{9, 5, 1})
-	if _, ok := choleskyCongruence(a.Sigma, b.Sigma); ok {
+	if choleskyUpper(3, fullSym(a.Sigma), 0) != nil {
 		t.Errorf("Cholesky of a singular matrix succeeded")
 	}
-	got, err := traceSqrtProduct(a.Sigma, b.Sigma)
-	if want := 2*3 + 0 + 1.0; err != nil || math.Abs(got-want) > 1e-14 {
-		t.Errorf("Tr √(ab) = %v, %v; want %v", got, err, want)
+}
+
+// nanBelowBlocks sets the entries of the n×n matrix a below its diagonal
+// blocks of tridiagBlock to NaN: tridiagonalize must not read them.
+func nanBelowBlocks(n int, a []float64) {
+	for i := range n {
+		for j := range i {
+			if i/tridiagBlock != j/tridiagBlock {
+				a[i*n+j] = math.NaN()
+			}
+		}
+	}
+}
+
+// TestSymEigenvalues checks the reduction to tridiagonal form and Dsterf
+// against matrices of known spectrum, Q diag(v) Qᵀ, and against gonum's
+// EigenSym (another reduction, of the upper triangle with Householder
+// vectors in columns), at sizes around the panel and band widths and
+// beyond parallelRows.
+func TestSymEigenvalues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, tc := range []struct {
+		name string
+		n    int
+		v    func(i, n int) float64 // eigenvalue i of n
+	}{
+		{"one", 1, func(int, int) float64 { return -3 }},
+		{"two", 2, func(i, _ int) float64 { return float64(2*i - 1) }},
+		{"zero", 40, func(int, int) float64 { return 0 }},
+		{"rank one", 33, func(i, _ int) float64 { return float64(min(i, 1)) }},
+		{"repeated", 64, func(i, _ int) float64 { return float64(1 + i%2) }},
+		{"normal 31", 31, func(int, int) float64 { return rng.NormFloat64() }},
+		{"normal 32", 32, func(int, int) float64 { return rng.NormFloat64() }},
+		{"normal 33", 33, func(int, int) float64 { return rng.NormFloat64() }},
+		{"normal 129", 129, func(int, int) float64 { return rng.NormFloat64() }},
+		{"graded 97", 97, func(i, n int) float64 { return math.Pow(10, -12*float64(i)/float64(n)) }},
+		{"normal 300", 300, func(int, int) float64 { return rng.NormFloat64() }},
+		{"graded 300", 300, func(i, n int) float64 { return math.Pow(10, -12*float64(i)/float64(n)) }},
+	} {
+		n := tc.n
+		v := make([]float64, n)
+		var norm float64
+		for i := range v {
+			v[i] = tc.v(i, n)
+			norm = math.Max(norm, math.Abs(v[i]))
+		}
+		s := sym(randOrthogonal(rng, n), v)
+		var ref mat.EigenSym
+		if !ref.Factorize(s, false) {
+			t.Fatalf("%s: EigenSym failed", tc.name)
+		}
+		a := fullSym(s)
+		nanBelowBlocks(n, a)
+		got, ok := symEigenvalues(n, a)
+		if !ok {
+			t.Errorf("%s: no convergence", tc.name)
+			continue
+		}
+		slices.Sort(v)
+		for i, g := range got {
+			if r := ref.Values(nil)[i]; !(math.Abs(g-r) <= 1e-13*norm*math.Sqrt(float64(n))) {
+				t.Errorf("%s: eigenvalue %d = %.17g, EigenSym %.17g", tc.name, i, g, r)
+				break
+			}
+			if !(math.Abs(g-v[i]) <= 1e-13*norm*float64(n)) {
+				t.Errorf("%s: eigenvalue %d = %.17g, constructed %.17g", tc.name, i, g, v[i])
+				break
+			}
+		}
+	}
+}
+
+func TestLambdaMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	spectrum := func(n int, f func(i int) float64) []float64 {
+		return fullSym(sym(randOrthogonal(rng, n), func() []float64 {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = f(i)
+			}
+			return v
+		}()))
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+		a    []float64
+		want float64
+	}{
+		// The top eigenvector (1, -1) is orthogonal to all ones.
+		{"orthogonal to ones", 2, []float64{1, -1, -1, 1}, 2},
+		{"diagonal", 3, []float64{4, 0, 0, 0, 0, 0, 0, 0, 1}, 4},
+		{"zero", 3, make([]float64, 9), 0},
+		{"negative definite", 2, []float64{-1, 0, 0, -2}, -1},
+		{"one", 1, []float64{7}, 7},
+		{"normal", 40, spectrum(40, func(int) float64 { return rng.NormFloat64() }), 0},
+		{"geometric", 300, spectrum(300, func(i int) float64 { return math.Pow(0.9, float64(i)) }), 1},
+		{"top cluster", 300, spectrum(300, func(i int) float64 { return 1 - 1e-9*float64(i) }), 1},
+	} {
+		want := tc.want
+		if tc.name == "normal" {
+			var e mat.EigenSym
+			if !e.Factorize(mat.NewSymDense(tc.n, slices.Clone(tc.a)), false) {
+				t.Fatal("EigenSym failed")
+			}
+			want = e.Values(nil)[tc.n-1]
+		}
+		got := lambdaMax(tc.n, tc.a)
+		// An estimate from below, to rounding.
+		if tol := 1e-12 * math.Abs(want); !(got <= want+tol && want-got <= tol) {
+			t.Errorf("%s: lambdaMax = %.17g, want %.17g", tc.name, got, want)
+		}
+	}
+}
+
+// TestFrechetRoutes covers each way traceSqrtProduct forms its symmetric
+// matrix, against closed forms (covariances with common eigenvectors) and
+// against the reduced reference for sample covariances with fewer samples
+// than dimensions, in both argument orders.
+func TestFrechetRoutes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	// spec returns d eigenvalues, every zeroEvery-th zero (0: none), the
+	// one at noise (if >= 0) -1e-14 of the largest: rounding noise.
+	spec := func(d, zeroEvery, noise int) []float64 {
+		v := make([]float64, d)
+		for i := range v {
+			v[i] = 0.1 + rng.ExpFloat64()
+			if zeroEvery > 0 && i%zeroEvery == 0 {
+				v[i] = 0
+			}
+		}
+		if noise >= 0 {
+			v[noise] = -1e-14 * slices.Max(v)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name                 string
+		d                    int
+		zeroA, zeroB         int // every zeroA-th eigenvalue of Σa is zero, ...
+		noiseA, noiseB       int // index of a -1e-14·λmax eigenvalue, or -1
+		singularA, singularB bool
+	}{
+		{"both definite", 30, 0, 0, -1, -1, false, false},
+		{"first singular", 30, 3, 0, -1, -1, true, false},
+		{"second singular", 30, 0, 4, -1, -1, false, true},
+		{"both singular", 30, 3, 4, -1, -1, true, true},
+		{"first noise", 30, 0, 0, 5, -1, true, false},
+		{"second noise", 30, 0, 0, -1, 7, false, true},
+		{"both definite 300", 300, 0, 0, -1, -1, false, false},
+		{"first singular 300", 300, 2, 0, -1, -1, true, false},
+		{"second singular 300", 300, 0, 5, -1, -1, false, true},
+	} {
+		q := randOrthogonal(rng, tc.d)
+		va, vb := spec(tc.d, tc.zeroA, tc.noiseA), spec(tc.d, tc.zeroB, tc.noiseB)
+		a := Stats{Mu: randVec(rng, tc.d), Sigma: sym(q, va)}
+		b := Stats{Mu: randVec(rng, tc.d), Sigma: sym(q, vb)}
+		for _, c := range []struct {
+			s        *mat.SymDense
+			singular bool
+		}{{a.Sigma, tc.singularA}, {b.Sigma, tc.singularB}} {
+			if got := choleskyUpper(tc.d, fullSym(c.s), 0) == nil; got != c.singular {
+				t.Fatalf("%s: Cholesky failed: %v, want %v", tc.name, got, c.singular)
+			}
+		}
+		var want float64
+		for i := range va {
+			want += math.Sqrt(max(va[i], 0) * max(vb[i], 0))
+		}
+		for _, order := range []string{"ab", "ba"} {
+			s1, s2 := a.Sigma, b.Sigma
+			if order == "ba" {
+				s1, s2 = s2, s1
+			}
+			got, err := traceSqrtProduct(s1, s2)
+			if err != nil || !(math.Abs(got-want) <= 1e-12*want) {
+				t.Errorf("%s %s: Tr √(ab) = %.17g, %v; closed form %.17g", tc.name, order, got, err, want)
+			}
+		}
+		clamp := func(v []float64) []float64 {
+			c := slices.Clone(v)
+			for i := range c {
+				c[i] = max(c[i], 0)
+			}
+			return c
+		}
+		fd, err := FrechetDistance(a, b)
+		if cf := closedForm(a.Mu, b.Mu, clamp(va), clamp(vb)); err != nil || !(math.Abs(fd-cf) <= 1e-10*cf) {
+			t.Errorf("%s: FrechetDistance = %.17g, %v; closed form %.17g", tc.name, fd, err, cf)
+		}
+	}
+	// Sample covariances, one of fewer samples than dimensions.
+	for _, tc := range []struct{ n, m, d int }{{5, 40, 20}, {30, 400, 300}} {
+		x := randRows(rng, tc.n, tc.d, 0)
+		a, err := StatsOfRows(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := StatsOfRows(randRows(rng, tc.m, tc.d, 0.5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := traceSqrtReduced(x, b.Sigma)
+		for _, order := range []string{"ab", "ba"} {
+			s1, s2 := a.Sigma, b.Sigma
+			if order == "ba" {
+				s1, s2 = s2, s1
+			}
+			got, err := traceSqrtProduct(s1, s2)
+			if err != nil || !(math.Abs(got-want) <= 1e-12*want) {
+				t.Errorf("%v %s: Tr √(ab) = %.17g, %v; reduced reference %.17g", tc, order, got, err, want)
+			}
+		}
+	}
+}
+
+func TestFrechetNotPSD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	// cov returns Q diag(v) Qᵀ for d eigenvalues 1 + Exp, the first
+	// replaced by first if it is not NaN.
+	cov := func(q *mat.Dense, first float64) *mat.SymDense {
+		d, _ := q.Dims()
+		v := make([]float64, d)
+		for i := range v {
+			v[i] = 1 + rng.ExpFloat64()
+		}
+		if !math.IsNaN(first) {
+			v[0] = first
+		}
+		return sym(q, v)
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name  string
+		d     int
+		a, b  func(q *mat.Dense) *mat.SymDense
+		want  string
+		extra string // also in the message, if not ""
+	}{
+		{"second indefinite", 40, func(q *mat.Dense) *mat.SymDense { return cov(q, nan) },
+			func(q *mat.Dense) *mat.SymDense { return cov(q, -1e-3) }, "second covariance is not positive semidefinite", ""},
+		{"second indefinite, first singular", 40, func(q *mat.Dense) *mat.SymDense {
+			v := make([]float64, 40*10)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+			}
+			// Rank 10: Σ = X Xᵀ for X 40×10.
+			var sigma mat.SymDense
+			sigma.SymOuterK(1, mat.NewDense(40, 10, v))
+			return &sigma
+		},
+			func(q *mat.Dense) *mat.SymDense { return cov(q, -1e-3) }, "second covariance is not positive semidefinite", ""},
+		{"both indefinite", 40, func(q *mat.Dense) *mat.SymDense { return cov(q, -1e-3) },
+			func(q *mat.Dense) *mat.SymDense { return cov(q, -1e-3) }, "first covariance is not positive semidefinite", ""},
+		{"second indefinite 300", 300, func(q *mat.Dense) *mat.SymDense { return cov(q, nan) },
+			func(q *mat.Dense) *mat.SymDense { return cov(q, -1e-3) }, "second covariance is not positive semidefinite", ""},
+		// The message gives eigenvalues of the matrix as passed, not of
+		// its scaled copy.
+		{"second indefinite, scaled", 3, func(*mat.Dense) *mat.SymDense { return diagStats(nil, []float64{1, 2, 3}).Sigma },
+			func(*mat.Dense) *mat.SymDense { return diagStats(nil, []float64{-1000, 1e6, 3}).Sigma },
+			"second covariance is not positive semidefinite", "eigenvalue -1000, largest 1e+06"},
+		// M = U Σb Uᵀ = diag(1, -1e-14) is within the noise bound of
+		// Σa Σb, but Σb's own eigenvalue -1e-6 is not.
+		{"hidden by an ill-conditioned first", 2, func(*mat.Dense) *mat.SymDense { return diagStats(nil, []float64{1, 1e-8}).Sigma },
+			func(*mat.Dense) *mat.SymDense { return diagStats(nil, []float64{1, -1e-6}).Sigma },
+			"second covariance is not positive semidefinite", ""},
+	} {
+		q := randOrthogonal(rng, tc.d)
+		a, b := Stats{Mu: make([]float64, tc.d), Sigma: tc.a(q)}, Stats{Mu: make([]float64, tc.d), Sigma: tc.b(q)}
+		if strings.Contains(tc.name, "first singular") && choleskyUpper(tc.d, fullSym(a.Sigma), 0) != nil {
+			t.Fatalf("%s: Cholesky of the first covariance succeeded", tc.name)
+		}
+		_, err := FrechetDistance(a, b)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.extra) {
+			t.Errorf("%s: err = %v, want one containing %q and %q", tc.name, err, tc.want, tc.extra)
+		}
+	}
+}
+
+// TestFrechetScaleInvariance checks that scaling both covariances by c
+// and the means by √c scales the distance by c: exactly for powers of 4,
+// as traceSqrtProduct scales by powers of 2 itself, including scales at
+// which the products would overflow or underflow.
+func TestFrechetScaleInvariance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	scaled := func(s Stats, c float64) Stats {
+		mu := slices.Clone(s.Mu)
+		for i := range mu {
+			mu[i] *= math.Sqrt(c)
+		}
+		var sigma mat.SymDense
+		sigma.ScaleSym(c, s.Sigma)
+		return Stats{Mu: mu, Sigma: &sigma}
+	}
+	for _, tc := range []struct {
+		name   string
+		na, nb int
+	}{{"definite", 100, 80}, {"first singular", 6, 80}, {"both singular", 6, 9}} {
+		const d = 20
+		a, err := StatsOfRows(randRows(rng, tc.na, d, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := StatsOfRows(randRows(rng, tc.nb, d, 0.3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := FrechetDistance(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []float64{0x1p-1000, 0x1p-40, 0x1p60, 0x1p900, 1e-9, 3, 1e12} {
+			got, err := FrechetDistance(scaled(a, c), scaled(b, c))
+			_, e := math.Frexp(c)
+			if err != nil {
+				t.Errorf("%s, c = %g: %v", tc.name, c, err)
+				continue
+			}
+			if pow4 := math.Ldexp(1, e-1) == c && (e-1)%2 == 0; pow4 {
+				if got != c*want {
+					t.Errorf("%s, c = %g: FrechetDistance = %.17g, want exactly %.17g", tc.name, c, got, c*want)
+				}
+			} else if !(math.Abs(got-c*want) <= 1e-12*c*want) {
+				t.Errorf("%s, c = %g: FrechetDistance = %.17g, want %.17g", tc.name, c, got, c*want)
+			}
+		}
 	}
 }
