@@ -131,17 +131,23 @@ func (l *BatchNorm) fwd(x *gorgonia.Node, frozen bool) (*gorgonia.Node, error) {
 // elements normalised together: one (sample, channel) plane for instance
 // norm, one channel across the batch for batch norm.
 type normState struct {
-	name          string
-	perSample     bool
-	bn            *BatchNorm // nil for instance norm
-	eps           float64
-	n, c, inner   int
-	xShape        tensor.Shape
-	frozen        bool      // batch norm: do not update the running statistics
-	xhat          []float64 // the normalised input, for the backward pass
-	invstd        []float64 // per group
-	batchStats    bool      // the last forward run normalised by batch statistics
-	y, dx, dg, db outBuf
+	name        string
+	perSample   bool
+	bn          *BatchNorm // nil for instance norm
+	eps         float64
+	n, c, inner int
+	xShape      tensor.Shape
+	frozen      bool      // batch norm: do not update the running statistics
+	xhat        []float64 // the normalised input, for the backward pass
+	invstd      []float64 // per group
+	batchStats  bool      // the last forward run normalised by batch statistics
+	// Batch norm's backward ops all need Σdy and Σdy·x̂ per channel:
+	// the first to run after a forward run computes them (normSums), the
+	// others reuse them.
+	gen, sumsGen    int           // forward runs; that of the sums
+	sumsDy          *tensor.Dense // the gradient summed
+	sumDy, sumDyHat []float64     // per channel
+	y, dx, dg, db   outBuf
 }
 
 func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node, error) {

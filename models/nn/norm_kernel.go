@@ -103,8 +103,50 @@ func dotXhat4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0
 	return [4]float64{s0, s1, s2, s3}
 }
 
+// sumDot4 returns Σ dy and Σ dy·x̂ over samples [b0, b1) of each of the
+// channels ch: sum4 and dotXhat4 in one pass.
+func sumDot4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0, b1 int) (s, sx [4]float64) {
+	var s0, s1, s2, s3, t0, t1, t2, t3 float64
+	for b := b0; b < b1; b++ {
+		d0, d1, d2, d3 := planes4(dy, st, b, ch)
+		h0, h1, h2, h3 := planes4(xhat, st, b, ch)
+		d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)]
+		h0, h1, h2, h3 = h0[:len(d0)], h1[:len(d0)], h2[:len(d0)], h3[:len(d0)]
+		for i, v := range d0 {
+			v0, v1, v2, v3 := float64(v), float64(d1[i]), float64(d2[i]), float64(d3[i])
+			s0 += v0
+			s1 += v1
+			s2 += v2
+			s3 += v3
+			t0 += v0 * h0[i]
+			t1 += v1 * h1[i]
+			t2 += v2 * h2[i]
+			t3 += v3 * h3[i]
+		}
+	}
+	return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
+}
+
+// normSums returns batch norm's Σdy and Σdy·x̂ per channel, over the whole
+// batch, computed once per forward run and gradient dyt.
+func normSums[T gemm.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) {
+	if st.sumsGen == st.gen && st.sumsDy == dyt && len(st.sumDy) == st.c {
+		return st.sumDy, st.sumDyHat
+	}
+	dy := data[T](dyt)
+	st.sumDy, st.sumDyHat = grow(st.sumDy, st.c), grow(st.sumDyHat, st.c)
+	for c0 := 0; c0 < st.c; c0 += 4 {
+		s4, sx4 := sumDot4(dy, st.xhat, st, quad(c0, st.c), 0, st.n)
+		copy(st.sumDy[c0:min(c0+4, st.c)], s4[:])
+		copy(st.sumDyHat[c0:min(c0+4, st.c)], sx4[:])
+	}
+	st.sumsGen, st.sumsDy = st.gen, dyt
+	return st.sumDy, st.sumDyHat
+}
+
 func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x, gamma, beta, y := data[T](xt), data[T](gt), data[T](bt), data[T](yt)
+	st.gen++
 	st.xhat = grow(st.xhat, len(x))
 	ng := st.groups()
 	st.invstd = grow(st.invstd, st.c*ng)
@@ -163,6 +205,10 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	dy, gamma, dx := data[T](dyt), data[T](gt), data[T](dxt)
 	ng := st.groups()
+	var bs, bsx []float64
+	if st.batchStats && !st.perSample {
+		bs, bsx = normSums[T](st, dyt)
+	}
 	for c0 := 0; c0 < st.c; c0 += 4 {
 		ch := quad(c0, st.c)
 		for gi := 0; gi < ng; gi++ {
@@ -170,9 +216,12 @@ func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 			// dx = γ·inv/m · (m·dy − Σdy − x̂·Σdy·x̂): sums and x̂ in float64.
 			m := float64((b1 - b0) * st.inner)
 			var s, sx [4]float64
-			if st.batchStats {
-				s = sum4(dy, st, ch, b0, b1)
-				sx = dotXhat4(dy, st.xhat, st, ch, b0, b1)
+			switch {
+			case bs != nil:
+				copy(s[:], bs[c0:])
+				copy(sx[:], bsx[c0:])
+			case st.batchStats:
+				s, sx = sumDot4(dy, st.xhat, st, ch, b0, b1)
 			}
 			for k := range min(4, st.c-c0) {
 				c := c0 + k
@@ -204,6 +253,18 @@ func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 // normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
 func normBackAffine[T gemm.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
 	dy, dst := data[T](dyt), data[T](dstt)
+	if !st.perSample {
+		s, sx := normSums[T](st, dyt)
+		if gamma {
+			s = sx
+		}
+		for c, v := range s {
+			dst[c] = T(v)
+		}
+		return
+	}
+	// Instance norm: one chain per channel over the whole batch, unlike
+	// normBackX's per sample.
 	for c0 := 0; c0 < st.c; c0 += 4 {
 		ch := quad(c0, st.c)
 		var s [4]float64
