@@ -128,13 +128,6 @@ GLOBL tanhc<>(SB), RODATA|NOPTR, $768
 #define T_Q2 tanhc<>+704(SB)
 #define T_BIAS tanhc<>+736(SB)
 
-// tail4<>+16-4r masks the first r lanes of an X register.
-DATA tail4<>+0(SB)/8, $0xffffffffffffffff
-DATA tail4<>+8(SB)/8, $0xffffffffffffffff
-DATA tail4<>+16(SB)/8, $0
-DATA tail4<>+24(SB)/8, $0
-GLOBL tail4<>(SB), RODATA|NOPTR, $32
-
 // TANH sets Y7 to math.Tanh of the four float64 in Y0, operation for
 // operation as math computes it on a CPU with FMA, every branch of tanh
 // computed and the right one blended in per lane; it clobbers Y1–Y6.
@@ -211,7 +204,8 @@ GLOBL tail4<>(SB), RODATA|NOPTR, $32
 	VBLENDVPD Y3, Y0, Y7, Y7
 
 // func tanhAVX2(dst, x []float32)
-// Four values at a time, as float64.
+// Four values at a time, as float64, then the last 1–3 one at a time (as
+// in vec_amd64.s).
 TEXT ·tanhAVX2(SB), NOSPLIT, $0-48
 	MOVQ dst_base+0(FP), DI
 	MOVQ dst_len+8(FP), CX
@@ -229,16 +223,15 @@ loop:
 	CMPQ AX, DX
 	JB loop
 tail:
-	SUBQ AX, CX
-	JZ done
-	LEAQ tail4<>+16(SB), BX
-	NEGQ CX
-	VMOVDQU (BX)(CX*4), X8
-	VMASKMOVPS (SI)(AX*4), X8, X0
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
 	VCVTPS2PD X0, Y0
 	TANH
 	VCVTPD2PSY Y7, X7
-	VMASKMOVPS X7, X8, (DI)(AX*4)
+	VMOVSS X7, (DI)(AX*4)
+	INCQ AX
+	JMP tail
 done:
 	VZEROUPPER
 	RET

@@ -3,32 +3,17 @@
 #include "textflag.h"
 
 // Every kernel runs whole vectors, then the last 1–7 (AVX2) or 1–15
-// (AVX-512) elements as one masked vector: masked-off lanes are neither
-// loaded nor stored, so any length and alignment works. Each IEEE
-// operation is the one the Go loop does, in the same order (no FMA).
-
-// tail<>+32-4r masks the first r lanes of a Y register (VMASKMOVPS): it
-// holds eight all-ones words, then eight zeros.
-DATA tail<>+0(SB)/8, $0xffffffffffffffff
-DATA tail<>+8(SB)/8, $0xffffffffffffffff
-DATA tail<>+16(SB)/8, $0xffffffffffffffff
-DATA tail<>+24(SB)/8, $0xffffffffffffffff
-DATA tail<>+32(SB)/8, $0
-DATA tail<>+40(SB)/8, $0
-DATA tail<>+48(SB)/8, $0
-DATA tail<>+56(SB)/8, $0
-GLOBL tail<>(SB), RODATA|NOPTR, $64
+// (AVX-512) elements: AVX2 one at a time (VMOVSS, the vector code on X
+// registers), AVX-512 as one masked vector, whose masked-off lanes are
+// neither loaded nor stored nor can fault. (AVX2's VMASKMOVPS would do
+// for AVX2, but AMD leaves it to the implementation whether masked-off
+// lanes fault, and a slice may end at an unmapped page.) So any length
+// and alignment works. Each IEEE operation is the one the Go loop does,
+// in the same order (no FMA).
 
 // maxFinite<> is the bits of the largest finite float32.
 DATA maxFinite<>+0(SB)/4, $0x7f7fffff
 GLOBL maxFinite<>(SB), RODATA|NOPTR, $4
-
-// TAILMASK sets y to the mask of the first r lanes, 0 < r < 8; it
-// clobbers r and BX.
-#define TAILMASK(r, y) \
-	LEAQ tail<>+32(SB), BX; \
-	NEGQ r; \
-	VMOVDQU (BX)(r*4), y
 
 // KTAIL sets k to the mask of the first r lanes, 0 < r < 16; it
 // clobbers BX.
@@ -48,17 +33,20 @@ GLOBL maxFinite<>(SB), RODATA|NOPTR, $4
 	VDIVPS R4, R2, R2; \
 	VSUBPS R2, R5, R5
 
-// MOMENTS updates m (Y1) and v (Y3) from g (Y0) as momentsGo does, with
-// β1, 1-β1, β2, 1-β2 in Y9–Y12; it clobbers Y2, Y4. The first sources
+// MOMENTS updates m (R1) and v (R3) from g (R0) as momentsGo does, with
+// β1, 1-β1, β2, 1-β2 in R9–R12; it clobbers R2, R4. The first sources
 // are gan.momentsKernel's, as in ADAM: they differ in m's sum.
-#define MOMENTS \
-	VMULPS Y9, Y1, Y1; \
-	VMULPS Y0, Y10, Y2; \
-	VADDPS Y2, Y1, Y1; \
-	VMULPS Y11, Y3, Y3; \
-	VMULPS Y0, Y12, Y4; \
-	VMULPS Y0, Y4, Y4; \
-	VADDPS Y3, Y4, Y3
+#define MOMENTS(R0, R1, R2, R3, R4, R9, R10, R11, R12) \
+	VMULPS R9, R1, R1; \
+	VMULPS R0, R10, R2; \
+	VADDPS R2, R1, R1; \
+	VMULPS R11, R3, R3; \
+	VMULPS R0, R12, R4; \
+	VMULPS R0, R4, R4; \
+	VADDPS R3, R4, R3
+
+#define MOMENTSY MOMENTS(Y0, Y1, Y2, Y3, Y4, Y9, Y10, Y11, Y12)
+#define MOMENTSX MOMENTS(X0, X1, X2, X3, X4, X9, X10, X11, X12)
 
 // ADAM updates g (Y0), m (Y1), v (Y3) and p (Y5) as adamGo does, with
 // inv, β1, 1-β1, β2, 1-β2, lr, sc2, ε in Y8–Y15; it clobbers Y2, Y4.
@@ -79,6 +67,7 @@ GLOBL maxFinite<>(SB), RODATA|NOPTR, $4
 
 #define ADAMY ADAM(Y0, Y1, Y2, Y3, Y4, Y5, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
 #define ADAMZ ADAM(Z0, Z1, Z2, Z3, Z4, Z5, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+#define ADAMX ADAM(X0, X1, X2, X3, X4, X5, X8, X9, X10, X11, X12, X13, X14, X15)
 
 // func adamAVX2(p, g, m, v []float32, inv, b1, c1, b2, c2, lr, sc2, eps float32)
 TEXT ·adamAVX2(SB), NOSPLIT, $0-128
@@ -112,17 +101,18 @@ loop:
 	CMPQ AX, DX
 	JB loop
 tail:
-	SUBQ AX, CX
-	JZ done
-	TAILMASK(CX, Y7)
-	VMASKMOVPS (SI)(AX*4), Y7, Y0
-	VMASKMOVPS (R8)(AX*4), Y7, Y1
-	VMASKMOVPS (R9)(AX*4), Y7, Y3
-	VMASKMOVPS (DI)(AX*4), Y7, Y5
-	ADAMY
-	VMASKMOVPS Y1, Y7, (R8)(AX*4)
-	VMASKMOVPS Y3, Y7, (R9)(AX*4)
-	VMASKMOVPS Y5, Y7, (DI)(AX*4)
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
+	VMOVSS (R8)(AX*4), X1
+	VMOVSS (R9)(AX*4), X3
+	VMOVSS (DI)(AX*4), X5
+	ADAMX
+	VMOVSS X1, (R8)(AX*4)
+	VMOVSS X3, (R9)(AX*4)
+	VMOVSS X5, (DI)(AX*4)
+	INCQ AX
+	JMP tail
 done:
 	VZEROUPPER
 	RET
@@ -195,21 +185,21 @@ loop:
 	CMPQ AX, DX
 	JB loop
 tail8:
-	SUBQ AX, CX
-	CMPQ CX, $8
-	JB tail
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JA tail
 	VMOVUPS (SI)(AX*4), Y0
 	VMULPS Y8, Y0, Y0
 	VMOVUPS Y0, (DI)(AX*4)
-	ADDQ $8, AX
-	SUBQ $8, CX
+	MOVQ DX, AX
 tail:
-	TESTQ CX, CX
-	JZ done
-	TAILMASK(CX, Y7)
-	VMASKMOVPS (SI)(AX*4), Y7, Y0
-	VMULPS Y8, Y0, Y0
-	VMASKMOVPS Y0, Y7, (DI)(AX*4)
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
+	VMULPS X8, X0, X0
+	VMOVSS X0, (DI)(AX*4)
+	INCQ AX
+	JMP tail
 done:
 	VZEROUPPER
 	RET
@@ -232,22 +222,23 @@ loop:
 	VMOVUPS (SI)(AX*4), Y0
 	VMOVUPS (R8)(AX*4), Y1
 	VMOVUPS (R9)(AX*4), Y3
-	MOMENTS
+	MOMENTSY
 	VMOVUPS Y1, (R8)(AX*4)
 	VMOVUPS Y3, (R9)(AX*4)
 	ADDQ $8, AX
 	CMPQ AX, DX
 	JB loop
 tail:
-	SUBQ AX, CX
-	JZ done
-	TAILMASK(CX, Y7)
-	VMASKMOVPS (SI)(AX*4), Y7, Y0
-	VMASKMOVPS (R8)(AX*4), Y7, Y1
-	VMASKMOVPS (R9)(AX*4), Y7, Y3
-	MOMENTS
-	VMASKMOVPS Y1, Y7, (R8)(AX*4)
-	VMASKMOVPS Y3, Y7, (R9)(AX*4)
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
+	VMOVSS (R8)(AX*4), X1
+	VMOVSS (R9)(AX*4), X3
+	MOMENTSX
+	VMOVSS X1, (R8)(AX*4)
+	VMOVSS X3, (R9)(AX*4)
+	INCQ AX
+	JMP tail
 done:
 	VZEROUPPER
 	RET
@@ -275,14 +266,15 @@ loop:
 	CMPQ AX, DX
 	JB loop
 tail:
-	SUBQ AX, CX
-	JZ done
-	TAILMASK(CX, Y7)
-	VMASKMOVPS (R8)(AX*4), Y7, Y1
-	VMASKMOVPS (R9)(AX*4), Y7, Y3
-	VMASKMOVPS (DI)(AX*4), Y7, Y5
-	APPLY(Y1, Y2, Y3, Y4, Y5, Y13, Y14, Y15)
-	VMASKMOVPS Y5, Y7, (DI)(AX*4)
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (R8)(AX*4), X1
+	VMOVSS (R9)(AX*4), X3
+	VMOVSS (DI)(AX*4), X5
+	APPLY(X1, X2, X3, X4, X5, X13, X14, X15)
+	VMOVSS X5, (DI)(AX*4)
+	INCQ AX
+	JMP tail
 done:
 	VZEROUPPER
 	RET
@@ -322,13 +314,13 @@ done:
 	VZEROUPPER
 	RET
 
-// LEAKY sets d (Y1) to s (Y0) where x (Y3) > 0 and to alpha·s
-// elsewhere, with alpha in Y8 and zero in Y9; it clobbers Y2. The
-// compare is 0 < x (LT_OS), false for NaN.
-#define LEAKY(x) \
-	VMULPS Y0, Y8, Y1; \
-	VCMPPS $1, x, Y9, Y2; \
-	VBLENDVPS Y2, Y0, Y1, Y1
+// LEAKY sets d to s where x > 0 and to alpha·s elsewhere, with alpha
+// in a and zero in z; it clobbers t. The compare is 0 < x (LT_OS),
+// false for NaN.
+#define LEAKY(s, x, d, t, a, z) \
+	VMULPS s, a, d; \
+	VCMPPS $1, x, z, t; \
+	VBLENDVPS t, s, d, d
 
 // func leakyAVX2(dst, x []float32, alpha float32)
 TEXT ·leakyAVX2(SB), NOSPLIT, $0-52
@@ -343,18 +335,19 @@ TEXT ·leakyAVX2(SB), NOSPLIT, $0-52
 	JZ tail
 loop:
 	VMOVUPS (SI)(AX*4), Y0
-	LEAKY(Y0)
+	LEAKY(Y0, Y0, Y1, Y2, Y8, Y9)
 	VMOVUPS Y1, (DI)(AX*4)
 	ADDQ $8, AX
 	CMPQ AX, DX
 	JB loop
 tail:
-	SUBQ AX, CX
-	JZ done
-	TAILMASK(CX, Y7)
-	VMASKMOVPS (SI)(AX*4), Y7, Y0
-	LEAKY(Y0)
-	VMASKMOVPS Y1, Y7, (DI)(AX*4)
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
+	LEAKY(X0, X0, X1, X2, X8, X9)
+	VMOVSS X1, (DI)(AX*4)
+	INCQ AX
+	JMP tail
 done:
 	VZEROUPPER
 	RET
@@ -374,19 +367,20 @@ TEXT ·leakyBackAVX2(SB), NOSPLIT, $0-76
 loop:
 	VMOVUPS (SI)(AX*4), Y0
 	VMOVUPS (R8)(AX*4), Y3
-	LEAKY(Y3)
+	LEAKY(Y0, Y3, Y1, Y2, Y8, Y9)
 	VMOVUPS Y1, (DI)(AX*4)
 	ADDQ $8, AX
 	CMPQ AX, DX
 	JB loop
 tail:
-	SUBQ AX, CX
-	JZ done
-	TAILMASK(CX, Y7)
-	VMASKMOVPS (SI)(AX*4), Y7, Y0
-	VMASKMOVPS (R8)(AX*4), Y7, Y3
-	LEAKY(Y3)
-	VMASKMOVPS Y1, Y7, (DI)(AX*4)
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
+	VMOVSS (R8)(AX*4), X3
+	LEAKY(X0, X3, X1, X2, X8, X9)
+	VMOVSS X1, (DI)(AX*4)
+	INCQ AX
+	JMP tail
 done:
 	VZEROUPPER
 	RET
@@ -411,7 +405,7 @@ TEXT ·countAVX2(SB), NOSPLIT, $0-48
 	XORQ AX, AX
 	MOVQ CX, DX
 	ANDQ $~7, DX
-	JZ tail
+	JZ sum
 loop:
 	VPAND (SI)(AX*4), Y8, Y2
 	VPCMPGTD Y9, Y2, Y3
@@ -421,34 +415,40 @@ loop:
 	ADDQ $8, AX
 	CMPQ AX, DX
 	JB loop
-tail:
-	SUBQ AX, CX
-	JZ sum
-	TAILMASK(CX, Y7)
-	VMASKMOVPS (SI)(AX*4), Y7, Y2
-	VPAND Y2, Y8, Y2
-	VPCMPGTD Y9, Y2, Y3
-	VPCMPGTD Y10, Y2, Y4
-	// The masked-off lanes are zero, which a zero lo counts.
-	VPAND Y7, Y3, Y3
-	VPSUBD Y3, Y0, Y0
-	VPSUBD Y4, Y1, Y1
 sum:
+	// Sum the lanes into R12 (ge) and R13 (inf).
 	VEXTRACTI128 $1, Y0, X2
 	VPADDD X2, X0, X0
 	VPSHUFD $0x4e, X0, X2
 	VPADDD X2, X0, X0
 	VPSHUFD $0xb1, X0, X2
 	VPADDD X2, X0, X0
-	VMOVD X0, AX
-	MOVQ AX, ge+32(FP)
+	VMOVD X0, R12
 	VEXTRACTI128 $1, Y1, X2
 	VPADDD X2, X1, X1
 	VPSHUFD $0x4e, X1, X2
 	VPADDD X2, X1, X1
 	VPSHUFD $0xb1, X1, X2
 	VPADDD X2, X1, X1
-	VMOVD X1, AX
-	MOVQ AX, inf+40(FP)
+	VMOVD X1, R13
+	// The last few, with unsigned compares of a with lo and infBits.
+	MOVL lo+24(FP), BX
+tail:
+	CMPQ AX, CX
+	JAE done
+	MOVL (SI)(AX*4), R10
+	ANDL $0x7fffffff, R10
+	CMPL R10, BX
+	JCS finite
+	INCQ R12
+	CMPL R10, $0x7f800000
+	JCS finite
+	INCQ R13
+finite:
+	INCQ AX
+	JMP tail
+done:
+	MOVQ R12, ge+32(FP)
+	MOVQ R13, inf+40(FP)
 	VZEROUPPER
 	RET
