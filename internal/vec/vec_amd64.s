@@ -48,12 +48,13 @@ GLOBL maxFinite<>(SB), RODATA|NOPTR, $4
 #define MOMENTSY MOMENTS(Y0, Y1, Y2, Y3, Y4, Y9, Y10, Y11, Y12)
 #define MOMENTSX MOMENTS(X0, X1, X2, X3, X4, X9, X10, X11, X12)
 
-// ADAM updates g (Y0), m (Y1), v (Y3) and p (Y5) as adamGo does, with
-// inv, β1, 1-β1, β2, 1-β2, lr, sc2, ε in Y8–Y15; it clobbers Y2, Y4.
-// The Z form is the same on Z registers. Where an operation has two NaN
-// operands, x86 returns the first source's: the first sources are the
-// ones Go chose for the scalar loops this replaces (gan.adamKernel at
-// Go 1.26), so even NaN payloads stay as they were.
+// ADAM updates g (R0), m (R1), v (R3) and p (R5) as adamGo does, with
+// inv, β1, 1-β1, β2, 1-β2, lr, sc2, ε in R8–R15; it clobbers R2, R4.
+// ADAMY, ADAMZ and ADAMX name the Y, Z and X registers (X for the tail,
+// one value in lane 0). Where an operation has two NaN operands, x86
+// returns the first source's: the first sources are the ones Go chose
+// for the scalar loops this replaces (gan.adamKernel inlined into
+// Adam.Step, Go 1.26), so even NaN payloads stay as they were.
 #define ADAM(R0, R1, R2, R3, R4, R5, R8, R9, R10, R11, R12, R13, R14, R15) \
 	VMULPS R8, R0, R0; \
 	VMULPS R9, R1, R1; \
