@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -104,7 +103,8 @@ func zeroTolerance(d int) float64 { return 8 * float64(d) * 0x1p-52 }
 // Inception features. Tr √(Σa Σb) is computed as the sum of the square
 // roots of the eigenvalues of a symmetric matrix similar to Σa Σb: U Σb Uᵀ
 // with Σa = UᵀU (Cholesky) if Σa is positive definite, else U Σa Uᵀ with
-// Σb = UᵀU if Σb is, else √Σa Σb √Σa from the eigendecomposition of Σa.
+// Σb = UᵀU if Σb is, else R Pᵀ Σb P Rᵀ with Pᵀ Σa P = RᵀR (Cholesky with
+// complete pivoting, stopped at rounding noise).
 // Unlike a general matrix square root this stays exact for singular
 // covariances (fewer samples than dimensions). If the result is
 // nonetheless Inf or NaN, the square root
@@ -207,7 +207,10 @@ func addDiag(s *mat.SymDense, v float64) *mat.SymDense {
 //
 // The routes, in order of preference: M = U s2 Uᵀ for s1 = UᵀU
 // (Cholesky); U s1 Uᵀ for s2 = UᵀU, as Tr √(s1 s2) = Tr √(s2 s1); and for
-// both singular, Λ^½ Vᵀ s2 V Λ^½ from the eigendecomposition s1 = V Λ Vᵀ.
+// both singular, R Pᵀ s2 P Rᵀ from Pᵀ s1 P = RᵀR with complete pivoting,
+// stopped where the pivots left are rounding noise, as the eigenvalues
+// are counted (pivotedCongruence; no eigenvectors, so it costs no more
+// than the others).
 // Unlike a general matrix square root these stay exact for singular
 // covariances (fewer samples than dimensions).
 func traceSqrtProduct(s1, s2 *mat.SymDense) (float64, error) {
@@ -230,18 +233,16 @@ func traceSqrtProduct(s1, s2 *mat.SymDense) (float64, error) {
 		}
 	}
 	zero := zeroTolerance(n)
+	r := n
 	switch {
 	case u1 != nil:
-		m = triCongruence(n, u1, c2.a)
+		m = triCongruence(n, n, u1, c2.a)
 	case u2 != nil:
-		m = triCongruence(n, u2, c1.a)
+		m = triCongruence(n, n, u2, c1.a)
 	default:
-		var ok bool
-		if m, ok = eigenCongruence(mat.NewSymDense(n, c1.a), mat.NewSymDense(n, c2.a), zero); !ok {
-			return math.NaN(), nil
-		}
+		m, r = pivotedCongruence(n, c1.a, c2.a, zero*c1.lmax)
 	}
-	l, ok := symEigenvalues(n, m)
+	l, ok := symEigenvalues(r, m)
 	if !ok {
 		return math.NaN(), nil
 	}
@@ -328,40 +329,4 @@ func fullSym(s *mat.SymDense) []float64 {
 	}
 	mirrorUpper(n, a)
 	return a
-}
-
-// eigenCongruence returns Λ^½ Vᵀ s2 V Λ^½ (full storage) for s1 = V Λ Vᵀ,
-// which is similar to √s1 s2 √s1 and so to s1 s2, for singular s1 too.
-// Eigenvalues of s1 up to zero·λmax(s1) count as zero.
-func eigenCongruence(s1, s2 *mat.SymDense, zero float64) ([]float64, bool) {
-	n := s1.SymmetricDim()
-	var e mat.EigenSym
-	if !e.Factorize(s1, true) {
-		return nil, false
-	}
-	var v, w mat.Dense
-	e.VectorsTo(&v)
-	w.Mul(s2, &v)
-	t := mat.NewDense(n, n, nil)
-	t.Mul(v.T(), &w)
-	raw := t.RawMatrix()
-	l := e.Values(nil)
-	lmax := l[n-1]
-	for i, l := range l {
-		r := 0.0
-		if l > zero*lmax {
-			r = math.Sqrt(l)
-		}
-		blas64.Scal(r, blas64.Vector{N: n, Inc: 1, Data: raw.Data[i*raw.Stride:]})
-		blas64.Scal(r, blas64.Vector{N: n, Inc: raw.Stride, Data: raw.Data[i:]})
-	}
-	// t is symmetric up to rounding: take (t + tᵀ)/2.
-	m := make([]float64, n*n)
-	for i := range n {
-		for j := i; j < n; j++ {
-			m[i*n+j] = (t.At(i, j) + t.At(j, i)) / 2
-		}
-	}
-	mirrorUpper(n, m)
-	return m, true
 }

@@ -299,33 +299,58 @@ func choleskyUpper(n int, a []float64, shift float64) []float64 {
 // cost little (about n²·congruenceBlock of the n³ flops).
 const congruenceBlock = 128
 
-// triCongruence returns U S Uᵀ (full storage) for the n×n upper triangular
-// U (zeros below the diagonal) and symmetric S (full storage), with
-// eigenvalues those of S Uᵀ U. It computes the upper triangle of
-// M = T Uᵀ a block of columns at a time (n³/3 flops), which reads
-// T = U S only right of the diagonal block of each block of rows, so only
-// that part of T is computed, a block of rows at a time (2n³/3 flops),
-// each block as one general matrix product; M's upper triangle is then
-// mirrored, so the result is exactly symmetric. Two triangular products
-// (blas64.Trmm) would take 2n³ flops, at a lower rate.
-func triCongruence(n int, u, s []float64) []float64 {
+// triCongruence returns U S Uᵀ (r×r, full storage) for the first r rows U
+// of an n×n upper triangular matrix (zeros below the diagonal) and the
+// symmetric n×n S (full storage), with eigenvalues those of S UᵀU if
+// r = n. It computes the upper triangle of M = T Uᵀ a block of columns at
+// a time (n³/3 flops for r = n), which reads T = U S only right of the
+// diagonal block of each block of rows, so only that part of T is
+// computed, a block of rows at a time (2n³/3 flops), each block as one
+// general matrix product; M's upper triangle is then mirrored, so the
+// result is exactly symmetric. Two triangular products (blas64.Trmm)
+// would take 2n³ flops, at a lower rate.
+func triCongruence(n, r int, u, s []float64) []float64 {
 	const bs = congruenceBlock
-	t := make([]float64, n*n)
-	for r0 := 0; r0 < n; r0 += bs {
-		r1 := min(r0+bs, n)
+	t := make([]float64, r*n)
+	for r0 := 0; r0 < r; r0 += bs {
+		r1 := min(r0+bs, r)
 		ub := blas64.General{Rows: r1 - r0, Cols: n - r0, Stride: n, Data: u[r0*n+r0:]}
 		sb := blas64.General{Rows: n - r0, Cols: n - r0, Stride: n, Data: s[r0*n+r0:]}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ub, sb, 0, blas64.General{Rows: r1 - r0, Cols: n - r0, Stride: n, Data: t[r0*n+r0:]})
 	}
-	m := make([]float64, n*n)
-	for c0 := 0; c0 < n; c0 += bs {
-		c1 := min(c0+bs, n)
+	m := make([]float64, r*r)
+	for c0 := 0; c0 < r; c0 += bs {
+		c1 := min(c0+bs, r)
 		tb := blas64.General{Rows: c1, Cols: n - c0, Stride: n, Data: t[c0:]}
 		ub := blas64.General{Rows: c1 - c0, Cols: n - c0, Stride: n, Data: u[c0*n+c0:]}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, tb, ub, 0, blas64.General{Rows: c1, Cols: c1 - c0, Stride: n, Data: m[c0:]})
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, tb, ub, 0, blas64.General{Rows: c1, Cols: c1 - c0, Stride: r, Data: m[c0:]})
 	}
-	mirrorUpper(n, m)
+	mirrorUpper(r, m)
 	return m
+}
+
+// pivotedCongruence returns M = R Pᵀ s P Rᵀ (r×r, full storage) for the
+// Cholesky factorization with complete pivoting Pᵀ a P ≈ Rᵀ R of the
+// positive semidefinite n×n a (full storage), R r×n upper trapezoidal:
+// its nonzero eigenvalues are those of a s. The factorization stops when
+// no pivot exceeds tol, leaving out a remainder whose diagonal is at most
+// tol, as an eigendecomposition with eigenvalues up to tol taken as zero
+// leaves out Σ λ of them.
+func pivotedCongruence(n int, a, s []float64, tol float64) (m []float64, r int) {
+	u := make([]float64, n*n)
+	for i := range n {
+		copy(u[i*n+i:i*n+n], a[i*n+i:i*n+n])
+	}
+	piv := make([]int, n)
+	r, _ = gonum.Implementation{}.Dpstrf(blas.Upper, n, u, max(n, 1), piv, tol, make([]float64, 2*n))
+	// Rows r:n of u hold the remainder: R is rows 0:r.
+	ps := make([]float64, n*n)
+	for i, pi := range piv {
+		for j, pj := range piv {
+			ps[i*n+j] = s[pi*n+pj]
+		}
+	}
+	return triCongruence(n, r, u, ps), r
 }
 
 // mirrorUpper copies the upper triangle of the n×n matrix m to the lower,

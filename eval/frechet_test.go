@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -483,9 +484,9 @@ func TestFrechetRoundingNegativeIsZero(t *testing.T) {
 	}
 }
 
-// TestCongruenceRoutes checks that the Cholesky and the eigenvector route
-// give matrices with the same eigenvalues, and that a singular covariance
-// has no Cholesky factor.
+// TestCongruenceRoutes checks that the Cholesky, the pivoted Cholesky and
+// the eigenvector route give matrices with the same (nonzero) eigenvalues,
+// and that a singular covariance has no Cholesky factor.
 func TestCongruenceRoutes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	eig := func(d int, m []float64) []float64 {
@@ -501,7 +502,7 @@ func TestCongruenceRoutes(t *testing.T) {
 		if u == nil {
 			t.Fatalf("d=%d: Cholesky of an SPD matrix failed", d)
 		}
-		mc := triCongruence(d, u, fullSym(b))
+		mc := triCongruence(d, d, u, fullSym(b))
 		for i := range d {
 			for j := range i {
 				if mc[i*d+j] != mc[j*d+i] {
@@ -524,6 +525,36 @@ func TestCongruenceRoutes(t *testing.T) {
 	a := diagStats([]float64{0, 0, 0}, []float64{4, 0, 1})
 	if choleskyUpper(3, fullSym(a.Sigma), 0) != nil {
 		t.Errorf("Cholesky of a singular matrix succeeded")
+	}
+	// Singular first covariances: the pivoted route's r×r matrix has the
+	// nonzero eigenvalues of the eigenvector route's.
+	for _, tc := range []struct{ n, m, d int }{{4, 9, 12}, {20, 30, 50}, {100, 150, 300}} {
+		a, err := StatsOfRows(randRows(rng, tc.n, tc.d, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := StatsOfRows(randRows(rng, tc.m, tc.d, 0.5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero := zeroTolerance(tc.d)
+		a1 := fullSym(a.Sigma)
+		mp, r := pivotedCongruence(tc.d, a1, fullSym(b.Sigma), zero*lambdaMax(tc.d, a1))
+		if r != tc.n-1 {
+			t.Errorf("%v: pivoted Cholesky rank %d, want %d", tc, r, tc.n-1)
+			continue
+		}
+		me, ok := eigenCongruence(a.Sigma, b.Sigma, zero)
+		if !ok {
+			t.Fatal("eigen route failed")
+		}
+		lp, le := eig(r, mp), eig(tc.d, me)[tc.d-r:]
+		for i := range lp {
+			if math.Abs(lp[i]-le[i]) > 1e-12*le[r-1] {
+				t.Errorf("%v: eigenvalues %v (pivoted) and %v (eigenvectors)", tc, lp, le)
+				break
+			}
+		}
 	}
 }
 
@@ -677,6 +708,7 @@ func TestFrechetRoutes(t *testing.T) {
 		{"both definite 300", 300, 0, 0, -1, -1, false, false},
 		{"first singular 300", 300, 2, 0, -1, -1, true, false},
 		{"second singular 300", 300, 0, 5, -1, -1, false, true},
+		{"both singular 300", 300, 2, 3, -1, -1, true, true},
 	} {
 		q := randOrthogonal(rng, tc.d)
 		va, vb := spec(tc.d, tc.zeroA, tc.noiseA), spec(tc.d, tc.zeroB, tc.noiseB)
@@ -852,4 +884,42 @@ func TestFrechetScaleInvariance(t *testing.T) {
 			}
 		}
 	}
+}
+
+// eigenCongruence, the route FrechetDistance took for a singular first
+// covariance before pivotedCongruence, is a reference for the others: it
+// returns Λ^½ Vᵀ s2 V Λ^½ (full storage) for s1 = V Λ Vᵀ,
+// which is similar to √s1 s2 √s1 and so to s1 s2, for singular s1 too.
+// Eigenvalues of s1 up to zero·λmax(s1) count as zero.
+func eigenCongruence(s1, s2 *mat.SymDense, zero float64) ([]float64, bool) {
+	n := s1.SymmetricDim()
+	var e mat.EigenSym
+	if !e.Factorize(s1, true) {
+		return nil, false
+	}
+	var v, w mat.Dense
+	e.VectorsTo(&v)
+	w.Mul(s2, &v)
+	t := mat.NewDense(n, n, nil)
+	t.Mul(v.T(), &w)
+	raw := t.RawMatrix()
+	l := e.Values(nil)
+	lmax := l[n-1]
+	for i, l := range l {
+		r := 0.0
+		if l > zero*lmax {
+			r = math.Sqrt(l)
+		}
+		blas64.Scal(r, blas64.Vector{N: n, Inc: 1, Data: raw.Data[i*raw.Stride:]})
+		blas64.Scal(r, blas64.Vector{N: n, Inc: raw.Stride, Data: raw.Data[i:]})
+	}
+	// t is symmetric up to rounding: take (t + tᵀ)/2.
+	m := make([]float64, n*n)
+	for i := range n {
+		for j := i; j < n; j++ {
+			m[i*n+j] = (t.At(i, j) + t.At(j, i)) / 2
+		}
+	}
+	mirrorUpper(n, m)
+	return m, true
 }
