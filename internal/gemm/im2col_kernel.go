@@ -80,6 +80,7 @@ func im2colChan[T Float](dst []T, ld int, img []T, g Geom, ys, xs []span) {
 
 // pick1 copies img to the output rows out, ow apart, n columns each: the
 // row at o from img[s:], s moving by step from one to the next.
+//
 //go:noinline
 func pick1[T Float](out []T, ow, n int, img []T, s, step int) {
 	for o := 0; o < len(out); o += ow {
@@ -89,6 +90,7 @@ func pick1[T Float](out []T, ow, n int, img []T, s, step int) {
 }
 
 // pick2 is pick1 with the input columns 2 apart.
+//
 //go:noinline
 func pick2[T Float](out []T, ow, n int, img []T, s, step int) {
 	for o := 0; o < len(out); o += ow {
@@ -101,6 +103,7 @@ func pick2[T Float](out []T, ow, n int, img []T, s, step int) {
 }
 
 // pickN is pick1 with the input columns sw apart.
+//
 //go:noinline
 func pickN[T Float](out []T, ow, n int, img []T, s, step, sw int) {
 	for o := 0; o < len(out); o += ow {
@@ -150,6 +153,7 @@ func col2imChan[T Float](img []T, src []T, ld int, g Geom, ys, xs []span) {
 
 // put1 adds the rows of in, ow apart, n columns each, into img: the row
 // at o to img[d:], d moving by step from one to the next.
+//
 //go:noinline
 func put1[T Float](img []T, d, step int, in []T, ow, n int) {
 	for o := 0; o < len(in); o += ow {
@@ -162,6 +166,7 @@ func put1[T Float](img []T, d, step int, in []T, ow, n int) {
 }
 
 // put2 is put1 with the image columns 2 apart.
+//
 //go:noinline
 func put2[T Float](img []T, d, step int, in []T, ow, n int) {
 	for o := 0; o < len(in); o += ow {
@@ -174,6 +179,7 @@ func put2[T Float](img []T, d, step int, in []T, ow, n int) {
 }
 
 // putN is put1 with the image columns sw apart.
+//
 //go:noinline
 func putN[T Float](img []T, d, step int, in []T, ow, n, sw int) {
 	for o := 0; o < len(in); o += ow {
