@@ -1,0 +1,60 @@
+package nn
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/quant"
+)
+
+// col2imProduct gives the same bits whatever the number of images per
+// pass, and colChunk splits dcgan64's batches into equal passes of at
+// most chunkCols columns (with this module's GEMM).
+func TestCol2imProductChunks(t *testing.T) {
+	if gemm.Backend() == "openblas" {
+		t.Skip("OpenBLAS: no passes (colChunk)")
+	}
+	r := newRoles(quant.LayerFormats{}, 1)
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, tc := range []struct{ c, h, k, s, p, n, inC int }{
+		{3, 9, 4, 2, 1, 7, 5},
+		{2, 14, 4, 2, 1, 23, 9},
+		{4, 5, 5, 1, 0, 6, 3},
+	} {
+		g, err := gemm.ConvGeom(tc.c, tc.h, tc.h, tc.k, tc.k, tc.s, tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := make([]float32, tc.inC*g.Rows())
+		b := make([]float32, tc.inC*tc.n*g.Cols())
+		for _, s := range [][]float32{a, b} {
+			for i := range s {
+				s[i] = float32(rng.NormFloat64())
+			}
+		}
+		size := tc.n * g.C * g.H * g.W
+		var buf []float32
+		want := make([]float32, size)
+		col2imProduct(r, r.accOut, want, a, b, tc.inC, tc.n, g, tc.n, &buf)
+		for _, chunk := range []int{1, 2, 3, 5} {
+			got := make([]float32, size)
+			col2imProduct(r, r.accOut, got, a, b, tc.inC, tc.n, g, chunk, &buf)
+			for i := range want {
+				if bitsOf(got[i]) != bitsOf(want[i]) {
+					t.Fatalf("%+v, %d images a pass: [%d] = %v, want %v", tc, chunk, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	for _, tc := range []struct{ n, p, want int }{
+		{64, 49, 16}, {64, 196, 5}, {64, 1, 64}, {20, 49, 20}, {21, 49, 11}, {1, 4096, 1}, {0, 49, 1},
+	} {
+		if got := colChunk[float32](r, tc.n, tc.p); got != tc.want {
+			t.Errorf("colChunk(%d images of %d columns) = %d, want %d", tc.n, tc.p, got, tc.want)
+		}
+	}
+	if got := colChunk[float64](r, 64, 49); got != 64 {
+		t.Errorf("colChunk[float64](64 images of 49 columns) = %d, want 64", got)
+	}
+}
