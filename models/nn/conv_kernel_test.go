@@ -58,3 +58,36 @@ func TestCol2imProductChunks(t *testing.T) {
 		t.Errorf("colChunk[float64](64 images of 49 columns) = %d, want 64", got)
 	}
 }
+
+// BenchmarkCol2imProduct times dcgan64's middle ConvTranspose2d forward
+// (and Conv2d input gradient) product and col2im, batch 64, in one pass
+// and in colChunk's.
+func BenchmarkCol2imProduct(b *testing.B) {
+	const n, k = 64, 128
+	r := newRoles(quant.LayerFormats{}, 1)
+	g, err := gemm.ConvGeom(64, 14, 14, 4, 4, 2, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := make([]float32, k*g.Rows())
+	x := make([]float32, k*n*g.Cols())
+	for _, s := range [][]float32{a, x} {
+		for i := range s {
+			s[i] = float32(rng.NormFloat64())
+		}
+	}
+	y := make([]float32, n*g.C*g.H*g.W)
+	for _, tc := range []struct {
+		name  string
+		chunk int
+	}{{"one-pass", n}, {"passes", colChunk[float32](r, n, g.Cols())}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var buf []float32
+			b.ReportAllocs()
+			for b.Loop() {
+				col2imProduct(r, r.accOut, y, a, x, k, n, g, tc.chunk, &buf)
+			}
+		})
+	}
+}
