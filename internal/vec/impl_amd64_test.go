@@ -15,7 +15,11 @@ func impls() []impl {
 		is = append(is, im)
 	}
 	if hasAVX512 {
-		is = append(is, impl{name: "avx512", adam: adamAVX512, apply: applyAVX512})
+		im := impl{name: "avx512", adam: adamAVX512, apply: applyAVX512}
+		if hasFMA {
+			im.tanh = tanhAVX512
+		}
+		is = append(is, im)
 	}
 	return is
 }

@@ -2,9 +2,10 @@
 
 #include "textflag.h"
 
-// tanhc<> holds tanhAVX2's float64 constants, each four times (one Y
-// register): from math's tanh (tanh.go) and its amd64 Exp (exp_amd64.s,
-// whose literals these are, parsed).
+// tanhc<> holds the float64 constants of tanhAVX2 and tanhAVX512, each
+// four times (one Y register; AVX-512 broadcasts the first): from math's
+// tanh (tanh.go) and its amd64 Exp (exp_amd64.s, whose literals these
+// are, parsed).
 DATA tanhc<>+0(SB)/8, $0x7fffffffffffffff
 DATA tanhc<>+8(SB)/8, $0x7fffffffffffffff
 DATA tanhc<>+16(SB)/8, $0x7fffffffffffffff
@@ -220,6 +221,102 @@ loop:
 	VCVTPD2PSY Y7, X7
 	VMOVUPS X7, (DI)(AX*4)
 	ADDQ $4, AX
+	CMPQ AX, DX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
+	VCVTPS2PD X0, Y0
+	TANH
+	VCVTPD2PSY Y7, X7
+	VMOVSS X7, (DI)(AX*4)
+	INCQ AX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// TANHZ is TANH on the eight float64 in Z0, result in Z7, clobbering
+// Z1–Z6 and K2–K4: the same operations, constants broadcast from
+// tanhc<>, blends as masked moves.
+#define TANHZ \
+	VPANDQ.BCST T_ABS, Z0, Z1; \
+	VADDPD Z1, Z1, Z2; \
+	VMULPD.BCST T_LOG2E, Z2, Z3; \
+	VCVTPD2DQ Z3, Y4; \
+	VCVTDQ2PD Y4, Z3; \
+	VFNMADD231PD.BCST T_LN2U, Z3, Z2; \
+	VFNMADD231PD.BCST T_LN2L, Z3, Z2; \
+	VMULPD.BCST T_SIXTEENTH, Z2, Z2; \
+	VBROADCASTSD T_E7, Z5; \
+	VFMADD213PD.BCST T_E6, Z2, Z5; \
+	VFMADD213PD.BCST T_E5, Z2, Z5; \
+	VFMADD213PD.BCST T_E4, Z2, Z5; \
+	VFMADD213PD.BCST T_E3, Z2, Z5; \
+	VFMADD213PD.BCST T_E2, Z2, Z5; \
+	VFMADD213PD.BCST T_HALF, Z2, Z5; \
+	VFMADD213PD.BCST T_ONE, Z2, Z5; \
+	VMULPD Z5, Z2, Z2; \
+	VADDPD.BCST T_TWO, Z2, Z5; \
+	VMULPD Z5, Z2, Z2; \
+	VADDPD.BCST T_TWO, Z2, Z5; \
+	VMULPD Z5, Z2, Z2; \
+	VADDPD.BCST T_TWO, Z2, Z5; \
+	VMULPD Z5, Z2, Z2; \
+	VADDPD.BCST T_TWO, Z2, Z5; \
+	VFMADD213PD.BCST T_ONE, Z5, Z2; \
+	VPMOVSXDQ Y4, Z4; \
+	VPADDQ.BCST T_BIAS, Z4, Z4; \
+	VPSLLQ $52, Z4, Z4; \
+	VMULPD Z4, Z2, Z2; \
+	VADDPD.BCST T_ONE, Z2, Z2; \
+	VBROADCASTSD T_TWO, Z5; \
+	VDIVPD Z2, Z5, Z5; \
+	VBROADCASTSD T_ONE, Z2; \
+	VSUBPD Z5, Z2, Z2; \
+	VPANDQ.BCST T_SIGN, Z0, Z6; \
+	VPORQ Z6, Z2, Z2; \
+	VMULPD Z0, Z0, Z3; \
+	VMULPD.BCST T_P0, Z3, Z4; \
+	VADDPD.BCST T_P1, Z4, Z4; \
+	VMULPD Z3, Z4, Z4; \
+	VADDPD.BCST T_P2, Z4, Z4; \
+	VADDPD.BCST T_Q0, Z3, Z5; \
+	VMULPD Z3, Z5, Z5; \
+	VADDPD.BCST T_Q1, Z5, Z5; \
+	VMULPD Z3, Z5, Z5; \
+	VADDPD.BCST T_Q2, Z5, Z5; \
+	VMULPD Z3, Z0, Z7; \
+	VMULPD Z4, Z7, Z7; \
+	VDIVPD Z5, Z7, Z7; \
+	VADDPD Z7, Z0, Z7; \
+	VCMPPD.BCST $0x1d, T_MID, Z1, K2; \
+	VMOVAPD Z2, K2, Z7; \
+	VPORQ.BCST T_ONE, Z6, Z4; \
+	VCMPPD.BCST $0x1e, T_BIG, Z1, K3; \
+	VMOVAPD Z4, K3, Z7; \
+	VPXORQ Z5, Z5, Z5; \
+	VCMPPD $0, Z5, Z0, K4; \
+	VMOVAPD Z0, K4, Z7
+
+// func tanhAVX512(dst, x []float32)
+// Eight values at a time, as float64, then the last 1–7 one at a time
+// with TANH.
+TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), SI
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $~7, DX
+	JZ tail
+loop:
+	VCVTPS2PD (SI)(AX*4), Z0
+	TANHZ
+	VCVTPD2PS Z7, Y7
+	VMOVUPS Y7, (DI)(AX*4)
+	ADDQ $8, AX
 	CMPQ AX, DX
 	JB loop
 tail:

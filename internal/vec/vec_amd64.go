@@ -6,10 +6,10 @@ import "golang.org/x/sys/cpu"
 
 // The kernels in vec_amd64.s; each slice has the length of the first.
 // AVX-512 pays where the divider and square root bind, in adam and apply
-// (on Zen 5, 1.4 times AVX2's speed on a million values, 1.8 in L1). The
-// others are bound by memory on tensors of training size: AVX-512 leaky
-// ReLU was 2.3 times faster than AVX2 on 2048 values in L1 but no faster
-// on 32768 in L2 or a million, so they stay AVX2.
+// (on Zen 5, 1.4 times AVX2's speed on a million values, 1.8 in L1), and
+// in tanh (twice). The others are bound by memory on tensors of training
+// size: AVX-512 leaky ReLU was 2.3 times faster than AVX2 on 2048 values
+// in L1 but no faster on 32768 in L2 or a million, so they stay AVX2.
 
 //go:noescape
 func adamAVX2(p, g, m, v []float32, inv, b1, c1, b2, c2, lr, sc2, eps float32)
@@ -38,10 +38,13 @@ func leakyBackAVX2(dst, dy, x []float32, alpha float32)
 //go:noescape
 func countAVX2(x []float32, lo uint32) (ge, inf int)
 
-// tanhAVX2 is in tanh_amd64.s; it needs FMA too.
+// tanhAVX2 and tanhAVX512 are in tanh_amd64.s; they need FMA too.
 //
 //go:noescape
 func tanhAVX2(dst, x []float32)
+
+//go:noescape
+func tanhAVX512(dst, x []float32)
 
 // The instruction sets the kernels may use, read once.
 var (
@@ -114,9 +117,12 @@ func count(x []float32, lo uint32) (ge, inf int) {
 }
 
 func tanh(dst, x []float32) {
-	if hasAVX2 && hasFMA {
+	switch {
+	case hasAVX512 && hasFMA:
+		tanhAVX512(dst, x)
+	case hasAVX2 && hasFMA:
 		tanhAVX2(dst, x)
-	} else {
+	default:
 		tanhGo(dst, x)
 	}
 }
