@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/positgan/positgan/internal/gemm"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -83,7 +84,9 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 			panic(fmt.Sprintf("gan: adam: tensor %d has %d values, gradient %d, state %d", i, len(p), len(g), len(m)))
 		}
 		if a.Formats == nil || a.Formats[i] == (ParamFormats{}) {
-			adamKernel(p, g, m, v, inv, b1, b2, lr, sc2, eps)
+			gemm.ForRange(len(p), adamParallelMin, func(lo, hi int) {
+				adamKernel(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], inv, b1, b2, lr, sc2, eps)
+			})
 			continue
 		}
 		// The same arithmetic in three passes, with each role rounded
@@ -130,6 +133,11 @@ func (a *Adam) roleSeeds(i int) *[4]uint64 {
 // adamChunk is the number of values of a tensor the rounded update
 // processes at a time: four float32 slices of it fit in a core's L2.
 const adamChunk = 4096
+
+// adamParallelMin is the fewest values of a tensor worth a goroutine of
+// the unrounded update (element-wise, so the split does not change the
+// bits).
+const adamParallelMin = 1 << 15
 
 // round rounds x in place to rf, drawing stochastic rounding's bits from
 // role's stream (seeded by Step from the tensor, the role and the

@@ -35,3 +35,27 @@ func ForEach(n, work int, f func(i int)) {
 	}
 	wg.Wait()
 }
+
+// ForRange splits [0, n) into up to GOMAXPROCS contiguous ranges of at
+// least minLen elements each and calls f on each, concurrently. The calls
+// must write disjoint memory: then the result is the serial call's
+// f(0, n), bit for bit.
+func ForRange(n, minLen int, f func(lo, hi int)) {
+	p := min(runtime.GOMAXPROCS(0), n/max(minLen, 1))
+	if p <= 1 {
+		if n > 0 {
+			f(0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < p; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(k*n/p, (k+1)*n/p)
+		}()
+	}
+	f(0, n/p)
+	wg.Wait()
+}

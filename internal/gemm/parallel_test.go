@@ -1,6 +1,10 @@
 package gemm
 
-import "testing"
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
 
 // ForEach calls f once for every index, serially or split, whatever the
 // work estimate.
@@ -12,6 +16,36 @@ func TestForEach(t *testing.T) {
 			if h != 1 {
 				t.Errorf("n %d, work %d: index %d called %d times", c.n, c.work, i, h)
 			}
+		}
+	}
+}
+
+// ForRange covers [0, n) once, in as many ranges of at least minLen as
+// the cores allow (at most 4 here), or in one call.
+func TestForRange(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, c := range []struct{ n, minLen int }{{0, 1}, {1, 1}, {7, 1}, {7, 100}, {1000, 10}, {1001, 250}, {5, 0}} {
+		var mu sync.Mutex
+		hits, calls, shortest := make([]int, c.n), 0, c.n
+		ForRange(c.n, c.minLen, func(lo, hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls++
+			shortest = min(shortest, hi-lo)
+			for i := lo; i < hi; i++ {
+				hits[i]++
+			}
+		})
+		if calls > 1 && shortest < c.minLen {
+			t.Errorf("n %d, minLen %d: a range of %d values, shorter than minLen", c.n, c.minLen, shortest)
+		}
+		for i, h := range hits {
+			if h != 1 {
+				t.Errorf("n %d, minLen %d: index %d covered %d times", c.n, c.minLen, i, h)
+			}
+		}
+		if want := min(4, max(1, c.n/max(c.minLen, 1))); c.n > 0 && calls != want {
+			t.Errorf("n %d, minLen %d: %d ranges, want %d", c.n, c.minLen, calls, want)
 		}
 	}
 }

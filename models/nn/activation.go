@@ -6,6 +6,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/internal/gemm"
 )
 
 // The activations below do what gorgonia.Rectify, LeakyRelu, Tanh and
@@ -41,18 +43,29 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 				leaky(data[float64](y), in.s64, alpha)
 			} else {
 				in.s32 = grow(in.s32, x.Size())
-				copy(in.s32, data[float32](x))
-				leaky(data[float32](y), in.s32, float32(alpha))
+				xs, ys := data[float32](x), data[float32](y)
+				elementwise(len(xs), func(lo, hi int) {
+					copy(in.s32[lo:hi], xs[lo:hi])
+					leaky(ys[lo:hi], in.s32[lo:hi], float32(alpha))
+				})
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
 				leakyBack(data[float64](dx), data[float64](dy), in.s64, alpha)
 			} else {
-				leakyBack(data[float32](dx), data[float32](dy), in.s32, float32(alpha))
+				dxs, dys := data[float32](dx), data[float32](dy)
+				elementwise(len(dys), func(lo, hi int) {
+					leakyBack(dxs[lo:hi], dys[lo:hi], in.s32[lo:hi], float32(alpha))
+				})
 			}
 		})
 }
+
+// elementwise runs f over [0, n) split across the cores when n is large
+// enough to pay for the goroutines; f must be element-wise, so that the
+// split does not change the bits.
+func elementwise(n int, f func(lo, hi int)) { gemm.ForRange(n, 1<<15, f) }
 
 // Tanh returns tanh(x).
 func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
@@ -65,15 +78,21 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 				copy(data[float64](y), out.s64)
 			} else {
 				out.s32 = grow(out.s32, x.Size())
-				tanh(out.s32, data[float32](x))
-				copy(data[float32](y), out.s32)
+				xs, ys := data[float32](x), data[float32](y)
+				elementwise(len(xs), func(lo, hi int) {
+					tanh(out.s32[lo:hi], xs[lo:hi])
+					copy(ys[lo:hi], out.s32[lo:hi])
+				})
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
 				tanhBack(data[float64](dx), data[float64](dy), out.s64)
 			} else {
-				tanhBack(data[float32](dx), data[float32](dy), out.s32)
+				dxs, dys := data[float32](dx), data[float32](dy)
+				elementwise(len(dys), func(lo, hi int) {
+					tanhBack(dxs[lo:hi], dys[lo:hi], out.s32[lo:hi])
+				})
 			}
 		})
 }
