@@ -135,11 +135,13 @@ func normSums[T gemm.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) 
 	}
 	dy := data[T](dyt)
 	st.sumDy, st.sumDyHat = grow(st.sumDy, st.c), grow(st.sumDyHat, st.c)
-	for c0 := 0; c0 < st.c; c0 += 4 {
+	// Channels are independent: split them across the cores.
+	gemm.ForEach((st.c+3)/4, 4*len(dy), func(q int) {
+		c0 := 4 * q
 		s4, sx4 := sumDot4(dy, st.xhat, st, quad(c0, st.c), 0, st.n)
 		copy(st.sumDy[c0:min(c0+4, st.c)], s4[:])
 		copy(st.sumDyHat[c0:min(c0+4, st.c)], sx4[:])
-	}
+	})
 	st.sumsGen, st.sumsDy = st.gen, dyt
 	return st.sumDy, st.sumDyHat
 }
@@ -155,7 +157,9 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	if st.bn != nil {
 		rm, rv = data[T](st.bn.RunningMean), data[T](st.bn.RunningVar)
 	}
-	for c0 := 0; c0 < st.c; c0 += 4 {
+	// Channels are independent: split them across the cores.
+	gemm.ForEach((st.c+3)/4, 8*len(x), func(q int) {
+		c0 := 4 * q
 		ch := quad(c0, st.c)
 		for gi := 0; gi < ng; gi++ {
 			b0, b1 := st.samples(gi)
@@ -199,7 +203,7 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 				}
 			}
 		}
-	}
+	})
 }
 
 func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
@@ -209,7 +213,9 @@ func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	if st.batchStats && !st.perSample {
 		bs, bsx = normSums[T](st, dyt)
 	}
-	for c0 := 0; c0 < st.c; c0 += 4 {
+	// Channels are independent: split them across the cores.
+	gemm.ForEach((st.c+3)/4, 8*len(dy), func(q int) {
+		c0 := 4 * q
 		ch := quad(c0, st.c)
 		for gi := 0; gi < ng; gi++ {
 			b0, b1 := st.samples(gi)
@@ -247,7 +253,7 @@ func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
