@@ -2,8 +2,8 @@ package gemm
 
 // The kernels go through the column matrix a row (c, i, j) at a time, as
 // the definition does, with what depends only on the kernel offset worked
-// out once rather than per output row: the output rows [y0, y1) whose
-// input row lies in the image, the output columns [x0, x1) whose input
+// out once rather than per output row: the span of output rows whose
+// input row lies in the image, the span of output columns whose input
 // column does (kernelSpans), and the index of the first input pixel. The
 // rows of the models are short (7 or 14 columns), so the divisions and
 // tests that used to run per output row cost more than the data
