@@ -267,9 +267,10 @@ func traceSqrtProduct(s1, s2 *mat.SymDense) (float64, error) {
 }
 
 // covariance is one argument of traceSqrtProduct, scaled by a power of
-// two: every step is then safe from overflow and underflow (gonum's Dsterf
-// panics on entries beyond about 1e153), and, as the scaling is exact and
-// the tolerances relative, the result is that of the unscaled matrices.
+// two: no step can then overflow (gonum's Dsterf panics on entries beyond
+// about 1e153) or lose the largest entries to underflow, and, as the
+// scaling is exact and the tolerances relative, the result is that of the
+// unscaled matrices.
 type covariance struct {
 	n     int
 	a     []float64 // 2^-exp Σ, n×n, full storage; largest magnitude in [1/4, 1)
@@ -278,6 +279,7 @@ type covariance struct {
 	which string    // "first" or "second", for messages
 }
 
+// newCovariance returns s scaled, in full storage, with its λmax estimate.
 func newCovariance(s *mat.SymDense, which string) covariance {
 	n := s.SymmetricDim()
 	a := fullSym(s)
