@@ -3,16 +3,17 @@
 // rounding of the packed operands to a quant.Format, and exact (quire) and
 // per-operation-rounded (per-op) matrix multiplies.
 //
-// The float32 matrix multiply of the default build is this package's own,
-// with no cgo: packed panels and register-blocked micro-kernels in Go
-// assembly for AVX-512 and AVX2 (sgemm_amd64.s, written by sgemm_gen.go)
-// and a portable Go kernel elsewhere, split across goroutines by blocks of
-// C. Each element of C is one chain of float32 FMAs over the sum, so its
-// bits are the same on every kernel, blocking, alignment and number of
-// goroutines. float64 products use gonum's pure-Go BLAS. Built with the tag
-// openblas (and cgo), both call OpenBLAS through gonum.org/v1/netlib
-// instead; Backend reports which one is in use. Matrices are row-major, as
-// in gonum's blas package.
+// The float32 and float64 matrix multiplies of the default build are this
+// package's own, with no cgo: one generic driver (sgemm.go) of packed
+// panels around register-blocked micro-kernels in Go assembly for AVX-512
+// and AVX2 (sgemm_amd64.s and dgemm_amd64.s, written by sgemm_gen.go) and
+// a portable Go kernel elsewhere, split across goroutines by blocks of C.
+// Each element of C is one chain of FMAs over the sum, each rounded to the
+// element type, so its bits are the same on every kernel, blocking,
+// alignment and number of goroutines. Built with the tag openblas (and
+// cgo), both call OpenBLAS through gonum.org/v1/netlib instead; Backend
+// reports which one is in use. Matrices are row-major, as in gonum's blas
+// package.
 //
 // The slice written to is always the first argument, named dst (or c for
 // the BLAS-shaped calls).

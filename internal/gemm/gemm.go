@@ -1,21 +1,13 @@
 package gemm
 
-import "gonum.org/v1/gonum/blas"
-
 // Float is the element type of the kernels: float32 for training, float64
-// for gradient checks.
+// for gradient checks and QuireWorkspace's exact sums.
 type Float interface{ ~float32 | ~float64 }
 
-// Backend names the float32 matrix multiply in use: "avx512", "avx2" or
-// "go" (the kernels of this package, by instruction set), or "openblas".
+// Backend names the matrix multiply in use: "avx512", "avx2" or "go" (the
+// kernels of this package, by instruction set, for float32 and float64),
+// or "openblas".
 func Backend() string { return backend() }
-
-func trans(t bool) blas.Transpose {
-	if t {
-		return blas.Trans
-	}
-	return blas.NoTrans
-}
 
 // Gemm computes c = alpha·op(a)·op(b) + beta·c for row-major matrices, where
 // op(a) is m×k (a transposed when tA), op(b) is k×n and c is m×n with row
@@ -43,7 +35,7 @@ func Gemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 	case []float32:
 		sgemm(tA, tB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
-		dgemm(trans(tA), trans(tB), m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+		dgemm(tA, tB, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	default:
 		panic("gemm: element type must be float32 or float64")
 	}

@@ -8,8 +8,10 @@ import "golang.org/x/sys/cpu"
 
 // The assembly kernels' tiles (sgemm_gen.go).
 const (
-	mrAVX512, nrAVX512 = 8, 32
-	mrAVX2, nrAVX2     = 6, 16
+	mrAVX512, nrAVX512   = 8, 32
+	mrAVX2, nrAVX2       = 6, 16
+	mrAVX512d, nrAVX512d = 8, 16
+	mrAVX2d, nrAVX2d     = 6, 8
 )
 
 //go:noescape
@@ -18,31 +20,53 @@ func sgemmKernelAVX512(k int, a *float32, as int, b *float32, bs int, c *float32
 //go:noescape
 func sgemmKernelAVX2(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, alpha, beta float32, load bool)
 
+//go:noescape
+func dgemmKernelAVX512(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, alpha, beta float64, load bool)
+
+//go:noescape
+func dgemmKernelAVX2(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, alpha, beta float64, load bool)
+
 // transpose8 sets dst[(8b+i)·ldd + j] = src[j·lds + 8b+i] for i, j < 8
 // and each block b < n/8: eight rows of src, n columns, transposed.
 //
 //go:noescape
 func transpose8(dst *float32, ldd int, src *float32, lds int, n int)
 
+// transpose4d sets dst[(4b+i)·ldd + j] = src[j·lds + 4b+i] for i, j < 4
+// and each block b < n/4: four rows of src, n columns, transposed.
+//
+//go:noescape
+func transpose4d(dst *float64, ldd int, src *float64, lds int, n int)
+
 func init() {
 	switch {
 	case cpu.X86.HasAVX512F:
-		kernel, kernelMR, kernelNR, kernelName = sgemmKernelAVX512, mrAVX512, nrAVX512, "avx512"
-		hasTranspose8 = true
+		sgemmDriver.kernelInfo = kernelInfo[float32]{"avx512", sgemmKernelAVX512, mrAVX512, nrAVX512}
+		dgemmDriver.kernelInfo = kernelInfo[float64]{"avx512", dgemmKernelAVX512, mrAVX512d, nrAVX512d}
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
-		kernel, kernelMR, kernelNR, kernelName = sgemmKernelAVX2, mrAVX2, nrAVX2, "avx2"
-		hasTranspose8 = true
+		sgemmDriver.kernelInfo = kernelInfo[float32]{"avx2", sgemmKernelAVX2, mrAVX2, nrAVX2}
+		dgemmDriver.kernelInfo = kernelInfo[float64]{"avx2", dgemmKernelAVX2, mrAVX2d, nrAVX2d}
+	}
+	if cpu.X86.HasAVX {
+		sgemmDriver.transpose, sgemmDriver.tw = transpose8, 8
+		dgemmDriver.transpose, dgemmDriver.tw = transpose4d, 4
 	}
 }
 
-// kernels lists the micro-kernels this machine can run, for tests.
-func kernels() []kernelInfo {
-	ks := []kernelInfo{{"go", kernelGo, mrGo, nrGo}}
+// kernels lists the micro-kernels of T this machine can run, for tests.
+func kernels[T Float]() []kernelInfo[T] {
+	s := []kernelInfo[float32]{{"go", kernelGo[float32], mrGo, nrGo}}
+	d := []kernelInfo[float64]{{"go", kernelGo[float64], mrGo, nrGo}}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		ks = append(ks, kernelInfo{"avx2", sgemmKernelAVX2, mrAVX2, nrAVX2})
+		s = append(s, kernelInfo[float32]{"avx2", sgemmKernelAVX2, mrAVX2, nrAVX2})
+		d = append(d, kernelInfo[float64]{"avx2", dgemmKernelAVX2, mrAVX2d, nrAVX2d})
 	}
 	if cpu.X86.HasAVX512F {
-		ks = append(ks, kernelInfo{"avx512", sgemmKernelAVX512, mrAVX512, nrAVX512})
+		s = append(s, kernelInfo[float32]{"avx512", sgemmKernelAVX512, mrAVX512, nrAVX512})
+		d = append(d, kernelInfo[float64]{"avx512", dgemmKernelAVX512, mrAVX512d, nrAVX512d})
 	}
-	return ks
+	if k, ok := any(s).([]kernelInfo[T]); ok {
+		return k
+	}
+	return any(d).([]kernelInfo[T])
 }

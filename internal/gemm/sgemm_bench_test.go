@@ -40,9 +40,9 @@ func (tc gemmCase) shape() string {
 	return s[:strings.Index(s, "/a")]
 }
 
-// operands returns random a, b, c for tc, each offset by off elements
-// from the start of its allocation (to vary the alignment).
-func (tc gemmCase) operands(rng *rand.Rand, off int) (a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+// operands returns random a, b, c of T for tc, each offset by off
+// elements from the start of its allocation (to vary the alignment).
+func operands[T Float](tc gemmCase, rng *rand.Rand, off int) (a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	ra, ca := tc.m, tc.k
 	if tc.tA {
 		ra, ca = tc.k, tc.m
@@ -52,16 +52,16 @@ func (tc gemmCase) operands(rng *rand.Rand, off int) (a []float32, lda int, b []
 		rb, cb = tc.n, tc.k
 	}
 	lda, ldb, ldc = ca+tc.pad, cb+tc.pad, tc.n+tc.pad
-	a = randSlice(rng, off+(ra-1)*lda+ca)[off:]
-	b = randSlice(rng, off+(rb-1)*ldb+cb)[off:]
-	c = randSlice(rng, off+(tc.m-1)*ldc+tc.n)[off:]
+	a = randSlice[T](rng, off+(ra-1)*lda+ca)[off:]
+	b = randSlice[T](rng, off+(rb-1)*ldb+cb)[off:]
+	c = randSlice[T](rng, off+(tc.m-1)*ldc+tc.n)[off:]
 	return
 }
 
-func randSlice(rng *rand.Rand, n int) []float32 {
-	s := make([]float32, n)
+func randSlice[T Float](rng *rand.Rand, n int) []T {
+	s := make([]T, n)
 	for i := range s {
-		s[i] = float32(rng.NormFloat64())
+		s[i] = T(rng.NormFloat64())
 	}
 	return s
 }
@@ -115,12 +115,18 @@ var layerShapes = []struct {
 // steadier on a shared machine; equal to GFLOP/s on one idle thread).
 // Build with -tags openblas (and OPENBLAS_NUM_THREADS=1) to time
 // OpenBLAS, and run with -cpu 1 for one thread.
-func BenchmarkSgemm(b *testing.B) {
+func BenchmarkSgemm(b *testing.B) { benchGemm[float32](b) }
+
+// BenchmarkDgemm is BenchmarkSgemm in float64, the products of
+// QuireWorkspace.
+func BenchmarkDgemm(b *testing.B) { benchGemm[float64](b) }
+
+func benchGemm[T Float](b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, s := range layerShapes {
 		tc := s.gemmCase
 		tc.alpha = 1
-		a, lda, bb, ldb, c, ldc := tc.operands(rng, 0)
+		a, lda, bb, ldb, c, ldc := operands[T](tc, rng, 0)
 		b.Run(fmt.Sprintf("%s/%s", s.model, tc.shape()), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()

@@ -14,10 +14,10 @@ import (
 //	c[i·ldc+j] = alpha·acc[i][j]                           if beta == 0 (c not read)
 //	c[i·ldc+j] = fma(alpha, acc[i][j], beta·c[i·ldc+j])     otherwise
 //
-// with fma rounded once to float32. Each element of C is one chain of FMAs
+// with fma rounded once to T. Each element of C is one chain of FMAs
 // in the order of l whatever the kernel, tile shape, blocking or thread,
 // so every kernel gives the same bits.
-type kernelFunc func(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, alpha, beta float32, load bool)
+type kernelFunc[T Float] func(k int, a *T, as int, b *T, bs int, c *T, ldc int, alpha, beta T, load bool)
 
 // The portable kernel's tile.
 const (
@@ -26,11 +26,11 @@ const (
 )
 
 // kernelGo is the portable micro-kernel, a mrGo×nrGo tile.
-func kernelGo(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, alpha, beta float32, load bool) {
+func kernelGo[T Float](k int, a *T, as int, b *T, bs int, c *T, ldc int, alpha, beta T, load bool) {
 	av := unsafe.Slice(a, (k-1)*as+mrGo)
 	bv := unsafe.Slice(b, (k-1)*bs+nrGo)
 	cv := unsafe.Slice(c, (mrGo-1)*ldc+nrGo)
-	var acc [mrGo][nrGo]float32
+	var acc [mrGo][nrGo]T
 	if load {
 		for i := range acc {
 			copy(acc[i][:], cv[i*ldc:i*ldc+nrGo])
@@ -41,7 +41,7 @@ func kernelGo(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int
 		br := bv[l*bs : l*bs+nrGo]
 		for i, x := range ar {
 			for j, y := range br {
-				acc[i][j] = fma32(x, y, acc[i][j])
+				acc[i][j] = fmaT(x, y, acc[i][j])
 			}
 		}
 	}
@@ -53,7 +53,7 @@ func kernelGo(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int
 
 // storeRow is the kernels' epilogue for one row: dst = alpha·acc, or
 // fma(alpha, acc, beta·dst) when beta is not zero.
-func storeRow(dst, acc []float32, alpha, beta float32) {
+func storeRow[T Float](dst, acc []T, alpha, beta T) {
 	acc = acc[:len(dst)]
 	if beta == 0 {
 		for j, v := range acc {
@@ -62,8 +62,17 @@ func storeRow(dst, acc []float32, alpha, beta float32) {
 		return
 	}
 	for j, v := range acc {
-		dst[j] = fma32(alpha, v, beta*dst[j])
+		dst[j] = fmaT(alpha, v, beta*dst[j])
 	}
+}
+
+// fmaT returns x·y+z rounded once to T. The size test is resolved when
+// each instance is compiled.
+func fmaT[T Float](x, y, z T) T {
+	if unsafe.Sizeof(x) == 4 {
+		return T(fma32(float32(x), float32(y), float32(z)))
+	}
+	return T(math.FMA(float64(x), float64(y), float64(z)))
 }
 
 // fma32 returns x·y+z rounded once to float32, as VFMADD231PS does. The

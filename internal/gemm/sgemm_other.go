@@ -2,7 +2,5 @@
 
 package gemm
 
-// kernels lists the micro-kernels this machine can run, for tests.
-func kernels() []kernelInfo { return []kernelInfo{{"go", kernelGo, mrGo, nrGo}} }
-
-func transpose8(dst *float32, ldd int, src *float32, lds int, n int) { panic("gemm: no transpose8") }
+// kernels lists the micro-kernels of T this machine can run, for tests.
+func kernels[T Float]() []kernelInfo[T] { return []kernelInfo[T]{{"go", kernelGo[T], mrGo, nrGo}} }

@@ -68,3 +68,43 @@ loop:
 	VZEROUPPER
 done:
 	RET
+
+// func transpose4d(dst *float64, ldd int, src *float64, lds int, n int)
+// For each of the n/4 blocks b: dst[(4b+i)·ldd + j] = src[j·lds + 4b+i],
+// i, j < 4 (AVX).
+TEXT ·transpose4d(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	SHLQ $3, DX
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), CX
+	SHLQ $3, CX
+	MOVQ n+32(FP), R8
+	SHRQ $2, R8
+	JZ done4d
+	LEAQ (CX)(CX*2), R10
+	LEAQ (DX)(DX*2), R11
+loop4d:
+	VMOVUPD (SI), Y0
+	VMOVUPD (SI)(CX*1), Y1
+	VMOVUPD (SI)(CX*2), Y2
+	VMOVUPD (SI)(R10*1), Y3
+	VUNPCKLPD Y1, Y0, Y4
+	VUNPCKHPD Y1, Y0, Y5
+	VUNPCKLPD Y3, Y2, Y6
+	VUNPCKHPD Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(DX*1)
+	VMOVUPD Y2, (DI)(DX*2)
+	VMOVUPD Y3, (DI)(R11*1)
+	LEAQ (DI)(DX*4), DI
+	ADDQ $32, SI
+	DECQ R8
+	JNZ loop4d
+	VZEROUPPER
+done4d:
+	RET

@@ -9,28 +9,58 @@ import (
 	"testing"
 )
 
-// slowSgemm is the contract of sgemm from its definition: each element of
-// C is one chain of float32 FMAs over the sum, then alpha·s, or
-// fma(alpha, s, beta·c) when beta is not zero.
-func slowSgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// slowGemm is the contract of the GEMM from its definition: each element
+// of C is one chain of FMAs over the sum, each rounded once to T (fma32,
+// or math.FMA), then alpha·s, or fma(alpha, s, beta·c) when beta is not
+// zero.
+func slowGemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
-			var s float32
+			var s T
 			for l := 0; l < k; l++ {
 				av, bv := opAt(a, lda, tA, i, l), opAt(b, ldb, tB, l, j)
-				s = fma32(av, bv, s)
+				s = refFMA(av, bv, s)
 			}
 			if beta == 0 {
 				c[i*ldc+j] = alpha * s
 			} else {
-				c[i*ldc+j] = fma32(alpha, s, beta*c[i*ldc+j])
+				c[i*ldc+j] = refFMA(alpha, s, beta*c[i*ldc+j])
 			}
 		}
 	}
 }
 
+// refFMA is the test's own x·y+z rounded once to T (fma32 is checked
+// against math/big by TestFMA32).
+func refFMA[T Float](x, y, z T) T {
+	switch x := any(x).(type) {
+	case float32:
+		return T(fma32(x, float32(y), float32(z)))
+	case float64:
+		return T(math.FMA(x, float64(y), float64(z)))
+	}
+	panic("unreachable")
+}
+
+// unitRoundoff is 2^-p for T's p-bit significand.
+func unitRoundoff[T Float]() float64 {
+	var x T
+	if _, ok := any(x).(float32); ok {
+		return 0x1p-24
+	}
+	return 0x1p-53
+}
+
+// bitsOf returns the bits of a float32 or float64.
+func bitsOf[T Float](x T) uint64 {
+	if v, ok := any(x).(float32); ok {
+		return uint64(math.Float32bits(v))
+	}
+	return math.Float64bits(float64(x))
+}
+
 // opAt returns element (i, j) of op(x), x row-major with row stride ld.
-func opAt(x []float32, ld int, t bool, i, j int) float32 {
+func opAt[T Float](x []T, ld int, t bool, i, j int) T {
 	if t {
 		return x[j*ld+i]
 	}
@@ -72,39 +102,45 @@ func TestFMA32(t *testing.T) {
 }
 
 // TestKernels checks each micro-kernel this machine has against the
-// portable one, bit for bit, on random tiles with every epilogue.
+// portable one's contract, bit for bit, on random tiles with every
+// epilogue, in float32 and float64.
 func TestKernels(t *testing.T) {
+	t.Run("float32", testKernels[float32])
+	t.Run("float64", testKernels[float64])
+}
+
+func testKernels[T Float](t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, kn := range kernels() {
+	for _, kn := range kernels[T]() {
 		for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 13, 64, 257} {
 			for _, ep := range []struct {
-				alpha, beta float32
+				alpha, beta T
 				load        bool
 			}{{1, 0, false}, {1, 0, true}, {-0.5, 0, false}, {1.5, 0.25, false}, {2, -1, true}} {
 				as, bs, ldc := kn.mr+3, kn.nr+5, kn.nr+2
-				a := randSlice(rng, (k-1)*as+kn.mr)
-				b := randSlice(rng, (k-1)*bs+kn.nr)
-				c := randSlice(rng, (kn.mr-1)*ldc+kn.nr)
-				want := append([]float32(nil), c...)
+				a := randSlice[T](rng, (k-1)*as+kn.mr)
+				b := randSlice[T](rng, (k-1)*bs+kn.nr)
+				c := randSlice[T](rng, (kn.mr-1)*ldc+kn.nr)
+				want := append([]T(nil), c...)
 				for i := 0; i < kn.mr; i++ {
 					for j := 0; j < kn.nr; j++ {
-						var s float32
+						var s T
 						if ep.load {
 							s = want[i*ldc+j]
 						}
 						for l := 0; l < k; l++ {
-							s = fma32(a[l*as+i], b[l*bs+j], s)
+							s = refFMA(a[l*as+i], b[l*bs+j], s)
 						}
 						if ep.beta == 0 {
 							want[i*ldc+j] = ep.alpha * s
 						} else {
-							want[i*ldc+j] = fma32(ep.alpha, s, ep.beta*want[i*ldc+j])
+							want[i*ldc+j] = refFMA(ep.alpha, s, ep.beta*want[i*ldc+j])
 						}
 					}
 				}
 				kn.fn(k, &a[0], as, &b[0], bs, &c[0], ldc, ep.alpha, ep.beta, ep.load)
 				for i := range c {
-					if math.Float32bits(c[i]) != math.Float32bits(want[i]) {
+					if bitsOf(c[i]) != bitsOf(want[i]) {
 						t.Fatalf("%s k=%d %+v: c[%d] = %g, want %g", kn.name, k, ep, i, c[i], want[i])
 					}
 				}
@@ -121,11 +157,23 @@ func sizes() []int {
 	return append(s, 97, 127, 131, 257, 263)
 }
 
-// TestSgemmContract checks sgemm bit for bit against slowSgemm, and within
+// TestSgemmContract checks sgemm bit for bit against slowGemm, and within
 // rounding against a float64 product, on odd sizes, every transpose,
 // alpha and beta, and padded leading dimensions, with each kernel.
-func TestSgemmContract(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
+func TestSgemmContract(t *testing.T) { testGemmContract[float32](t, 9) }
+
+// TestDgemmContract is TestSgemmContract for float64.
+func TestDgemmContract(t *testing.T) { testGemmContract[float64](t, 19) }
+
+// testGemmContract checks Gemm of T bit for bit against slowGemm, and
+// within rounding against a sum in float64 (for T = float64, the bound
+// is doubled to cover the float64 sum's own rounding).
+func testGemmContract[T Float](t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 10))
+	u := unitRoundoff[T]()
+	if u < 0x1p-24 {
+		u *= 2
+	}
 	sz := sizes()
 	var cases []gemmCase
 	for i := 0; i < 300; i++ {
@@ -152,12 +200,13 @@ func TestSgemmContract(t *testing.T) {
 		cases = append(cases, gemmCase{tt[0], tt[1], 64, 16, 700, 1, 0, 0}, gemmCase{tt[0], tt[1], 70, 3, 300, -0.5, 2, 1},
 			gemmCase{tt[0], tt[1], 40, 20, 9, 1, 1, 2})
 	}
-	for _, kn := range kernels() {
+	for _, kn := range kernels[T]() {
 		old := useKernel(kn)
 		for _, tc := range cases {
-			a, lda, b, ldb, c, ldc := tc.operands(rng, rng.IntN(16))
-			want := append([]float32(nil), c...)
-			slowSgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, want, ldc)
+			a, lda, b, ldb, c, ldc := operands[T](tc, rng, rng.IntN(16))
+			alpha, beta := T(tc.alpha), T(tc.beta)
+			want := append([]T(nil), c...)
+			slowGemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, alpha, a, lda, b, ldb, beta, want, ldc)
 			ref := make([]float64, len(c))
 			bound := make([]float64, len(c))
 			for i := 0; i < tc.m; i++ {
@@ -169,14 +218,14 @@ func TestSgemmContract(t *testing.T) {
 						sa += math.Abs(float64(av) * float64(bv))
 					}
 					ref[i*ldc+j] = float64(tc.alpha)*s + float64(tc.beta)*float64(c[i*ldc+j])
-					bound[i*ldc+j] = (float64(tc.k)+2)*0x1p-24*(math.Abs(float64(tc.alpha))*sa+math.Abs(float64(tc.beta)*float64(c[i*ldc+j]))) + 1e-30
+					bound[i*ldc+j] = (float64(tc.k)+2)*u*(math.Abs(float64(tc.alpha))*sa+math.Abs(float64(tc.beta)*float64(c[i*ldc+j]))) + 1e-30
 				}
 			}
-			Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
+			Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, alpha, a, lda, b, ldb, beta, c, ldc)
 			for i := 0; i < tc.m; i++ {
 				for j := 0; j < tc.n; j++ {
 					x := i*ldc + j
-					if math.Float32bits(c[x]) != math.Float32bits(want[x]) {
+					if bitsOf(c[x]) != bitsOf(want[x]) {
 						t.Fatalf("%s %v: c[%d,%d] = %g, want %g (bits)", kn.name, tc, i, j, c[x], want[x])
 					}
 					if d := math.Abs(float64(c[x]) - ref[x]); d > bound[x] {
@@ -185,7 +234,7 @@ func TestSgemmContract(t *testing.T) {
 				}
 				// Padding is not written.
 				for j := tc.n; j < ldc && i*ldc+j < len(c); j++ {
-					if math.Float32bits(c[i*ldc+j]) != math.Float32bits(want[i*ldc+j]) {
+					if bitsOf(c[i*ldc+j]) != bitsOf(want[i*ldc+j]) {
 						t.Fatalf("%s %v: padding c[%d,%d] written", kn.name, tc, i, j)
 					}
 				}
@@ -198,18 +247,27 @@ func TestSgemmContract(t *testing.T) {
 // TestSgemmDeterministic checks that the layers' products give the same
 // bits with 1 to 5 goroutines, every kernel and any alignment, within
 // rounding of a float64 product on sampled elements.
-func TestSgemmDeterministic(t *testing.T) {
+func TestSgemmDeterministic(t *testing.T) { testGemmDeterministic[float32](t) }
+
+// TestDgemmDeterministic is TestSgemmDeterministic for float64.
+func TestDgemmDeterministic(t *testing.T) { testGemmDeterministic[float64](t) }
+
+func testGemmDeterministic[T Float](t *testing.T) {
 	if testing.Short() {
 		t.Skip("large products")
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
+	u := unitRoundoff[T]()
+	if u < 0x1p-24 {
+		u *= 2
+	}
 	defer func(p, g int) { parallelMin, maxGoroutine = p, g }(parallelMin, maxGoroutine)
 	for _, s := range layerShapes {
 		tc := s.gemmCase
 		tc.alpha = 1
-		a, lda, b, ldb, c0, ldc := tc.operands(rng, 0)
-		var first []float32
-		for _, kn := range kernels() {
+		a, lda, b, ldb, c0, ldc := operands[T](tc, rng, 0)
+		var first []T
+		for _, kn := range kernels[T]() {
 			if kn.name == "go" && tc.m*tc.n*tc.k > 1<<22 {
 				continue
 			}
@@ -217,9 +275,9 @@ func TestSgemmDeterministic(t *testing.T) {
 			for g := 1; g <= 5; g++ {
 				maxGoroutine, parallelMin = g, 1<<10
 				off := g % 4
-				aa := append(make([]float32, off), a...)[off:]
-				c := append(make([]float32, off), c0...)[off:]
-				Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, aa, lda, b, ldb, 0, c, ldc)
+				aa := append(make([]T, off), a...)[off:]
+				c := append(make([]T, off), c0...)[off:]
+				Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1, aa, lda, b, ldb, 0, c, ldc)
 				if first == nil {
 					first = c
 					for s := 0; s < 200; s++ {
@@ -230,14 +288,14 @@ func TestSgemmDeterministic(t *testing.T) {
 							r += float64(av) * float64(bv)
 							sa += math.Abs(float64(av) * float64(bv))
 						}
-						if d := math.Abs(float64(c[i*ldc+j]) - r); d > float64(tc.k+2)*0x1p-24*sa {
+						if d := math.Abs(float64(c[i*ldc+j]) - r); d > float64(tc.k+2)*u*sa {
 							t.Fatalf("%v: c[%d,%d] = %g, float64 %g", tc, i, j, c[i*ldc+j], r)
 						}
 					}
 					continue
 				}
 				for x := range c {
-					if math.Float32bits(c[x]) != math.Float32bits(first[x]) {
+					if bitsOf(c[x]) != bitsOf(first[x]) {
 						t.Fatalf("%v: %s kernel, %d goroutines: c[%d] = %g, first run %g", tc, kn.name, g, x, c[x], first[x])
 					}
 				}
