@@ -57,13 +57,14 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	if tB {
 		br, bc = n, k
 	}
-	// Scan the exponents while converting to float64: with one band per
-	// operand (the usual case) the conversion is the band's copy.
+	// Convert to float64, noting each operand's exponent range: with one
+	// band per operand (the usual case) the conversion is the band's copy
+	// and the full exponent histogram is not needed.
 	w.a = grow64(w.a, ar*ac)
 	w.b = grow64(w.b, br*bc)
-	w.ha.scan(w.a, a, ar, ac, lda)
-	w.hb.scan(w.b, b, br, bc, ldb)
-	if k == 0 || !w.ha.any || !w.hb.any {
+	ra := convertRange(w.a, a, ar, ac, lda)
+	rb := convertRange(w.b, b, br, bc, ldb)
+	if k == 0 || !ra.finite() || !rb.finite() {
 		z := roundTo[float32](f, 0)
 		for i := 0; i < m; i++ {
 			for j := range c[i*ldc : i*ldc+n] {
@@ -72,12 +73,20 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		}
 		return
 	}
+	special := ra.special() || rb.special()
+	budget := 53 - bits.Len(uint(k-1))
 	var bandsA, bandsB []band
-	if w.ha.special || w.hb.special {
+	switch {
+	case special:
 		// IEEE semantics for NaN and Inf: one float64 product.
 		bandsA, bandsB = []band{{-149, 127}}, []band{{-149, 127}}
-	} else {
-		budget := 53 - bits.Len(uint(k-1))
+	case ra.span()+rb.span() <= budget:
+		// One band each, as partition would choose: the spans bound the
+		// exact ones from above.
+		bandsA, bandsB = []band{{-149, 127}}, []band{{-149, 127}}
+	default:
+		w.ha.scan(w.a, a, ar, ac, lda)
+		w.hb.scan(w.b, b, br, bc, ldb)
 		bandsA, bandsB = partition(&w.ha, &w.hb, budget)
 		if bandsA == nil {
 			quireGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
@@ -105,7 +114,7 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 			Gemm(tA, tB, m, n, k, 1, w.a[i*ar*ac:(i+1)*ar*ac], ac, w.b[j*br*bc:(j+1)*br*bc], bc, 0, w.c[p*mn:(p+1)*mn], n)
 		}
 	}
-	combine(f, c, ldc, w.c, m, n, na*nb, w.ha.special || w.hb.special)
+	combine(f, c, ldc, w.c, m, n, na*nb, special)
 }
 
 func grow64(buf []float64, n int) []float64 {

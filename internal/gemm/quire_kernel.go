@@ -45,6 +45,64 @@ func (h *expHist) scan(dst []float64, s []float32, rows, cols, ld int) {
 	}
 }
 
+// expRange bounds the exponents of a float32 matrix: top holds the bits
+// of its largest magnitude, and key the least, over its finite nonzero
+// entries, of the biased exponent plus the trailing zeros of the
+// significand (keyNone+ if there is none).
+type expRange struct{ top, key uint32 }
+
+const keyNone = 1 << 10
+
+func (r expRange) finite() bool  { return r.key < keyNone }
+func (r expRange) special() bool { return r.top >= 0x7f800000 }
+
+// span is an upper bound on the exponent of the leading bit of the
+// largest entry, plus one, less the exponent of the lowest significant
+// bit of any entry: the bits a sum of entries needs. Subnormals count
+// one bit more than they hold.
+func (r expRange) span() int {
+	hi := int(r.top>>23) - 127
+	lsb := int(r.key) - 150
+	return hi + 1 - lsb
+}
+
+// convertRange sets dst (compact) to s (rows×cols, stride ld) as float64
+// and returns its exponent range, without branches on the data.
+func convertRange(dst []float64, s []float32, rows, cols, ld int) expRange {
+	r := expRange{key: 1<<32 - 1}
+	if cols == 0 {
+		return r
+	}
+	for i := 0; i < rows; i++ {
+		d, row := dst[i*cols:(i+1)*cols], s[i*ld:i*ld+cols]
+		var top, key uint32
+		if hasQuireAVX512 {
+			top, key = convertRowAVX512(&d[0], &row[0], cols)
+			key -= 127
+		} else {
+			top, key = convertRow(d, row)
+		}
+		r.top, r.key = max(r.top, top), min(r.key, key)
+	}
+	return r
+}
+
+// convertRow sets d to s as float64 and returns the exponent range of s.
+func convertRow(d []float64, s []float32) (top, key uint32) {
+	key = 1<<32 - 1
+	d = d[:len(s)]
+	for j, x := range s {
+		d[j] = float64(x)
+		b := math.Float32bits(x) &^ (1 << 31)
+		top = max(top, b)
+		// Zeros and non-finite values (b-1 or b+2^23 past 2^31) get
+		// keyNone added.
+		none := ((b - 1) | (b + 1<<23)) >> 31 << 10
+		key = min(key, b>>23+uint32(bits.TrailingZeros32(b|1<<23))+none)
+	}
+	return top, key
+}
+
 // extract copies the entries of s whose exponent is in the band into dst
 // (rows×cols, compact) as float64, and zeros elsewhere. Non-finite values
 // belong to every band that spans all exponents.
@@ -146,36 +204,51 @@ func combine(f quant.Format, c []float32, ldc int, parts []float64, m, n, np int
 // combineOne is combine for one exact part and a format of at most 22
 // bits: the common case, in one tight pass per row.
 func combineOne(f quant.Format, c []float32, ldc int, parts []float64, m, n int) {
+	const (
+		lo = 1023 - 126 // the biased float64 exponent of float32's least normal
+		hi = 1023 + 126 // and its greatest below 2^127
+	)
 	for i := 0; i < m; i++ {
 		row := c[i*ldc : i*ldc+n]
 		src := parts[i*n : (i+1)*n]
-		far := false
-		for j, x := range src {
-			r := float32(x)
-			if d := float64(r); d != x {
-				b := math.Float32bits(r)
-				if b&1 == 0 { // to odd: step toward x
-					if (d < x) == (b>>31 == 0) {
-						b++
-					} else {
-						b--
-					}
-					r = math.Float32frombits(b)
-				}
-			}
-			// Outside float32's normal range (or Inf from overflow).
-			if e := math.Float32bits(r) >> 23 & 0xff; (e == 0 && r != 0) || e >= 254 {
-				far = true
-			}
-			row[j] = r
+		var emin, emax uint64
+		if hasQuireAVX512 && n > 0 {
+			emin, emax = combineRowAVX512(&row[0], &src[0], n)
+		} else {
+			emin, emax = toOddRow(row, src)
 		}
-		f.RoundSlice(row, row)
-		if far {
+		if emin < lo || emax > hi {
+			// Outside float32's normal range (or about to overflow).
 			for j, x := range src {
 				row[j] = roundTo[float32](f, x)
 			}
+			continue
 		}
+		f.RoundSlice(row, row)
 	}
+}
+
+// toOddRow sets dst to src rounded to odd in float32, without branches:
+// each float64 significand cut to float32's 24 bits (toward zero), with
+// the last bit set if anything was cut off; this is exact for values in
+// float32's normal range. It returns the least and greatest biased
+// exponents of the nonzero values of src (emin = 2^64-1 if there is none)
+// to tell whether they all are.
+func toOddRow(dst []float32, src []float64) (emin, emax uint64) {
+	emin = 1<<64 - 1
+	dst = dst[:len(src)]
+	for j, x := range src {
+		xb := math.Float64bits(x)
+		cut := xb & (1<<29 - 1)
+		r := math.Float32bits(float32(math.Float64frombits(xb-cut))) | uint32((cut+1<<29-1)>>29)
+		dst[j] = math.Float32frombits(r)
+		a := xb &^ (1 << 63)
+		e := a >> 52
+		// Zeros count as the greatest exponent for emin.
+		nz := (a | -a) >> 63
+		emin, emax = min(emin, e|(nz-1)), max(emax, e)
+	}
+	return emin, emax
 }
 
 // toOdd32 rounds x to float32 to odd (NaN and Inf pass through).

@@ -257,3 +257,110 @@ func withZeros(s []float32, rng *rand.Rand) []float32 {
 	}
 	return s
 }
+
+// TestQuireRows checks the AVX-512 row loops of convertRange and
+// combineOne against the Go ones, bit for bit, on every tail length and on
+// zeros, subnormals, Inf and NaN, and the Go ones against their
+// definitions.
+func TestQuireRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	f32 := func() float32 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return math.Float32frombits(rng.Uint32() & 0x807fffff) // subnormal or ±0
+		case 2:
+			return float32([]float64{math.Inf(1), math.Inf(-1), math.NaN()}[rng.IntN(3)])
+		}
+		return math.Float32frombits(rng.Uint32())
+	}
+	f64 := func() float64 {
+		switch rng.IntN(6) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		}
+		return rng.NormFloat64() * math.Exp2(float64(rng.IntN(300)-150))
+	}
+	for n := 1; n <= 70; n++ {
+		for rep := 0; rep < 20; rep++ {
+			s := make([]float32, n)
+			for j := range s {
+				s[j] = f32()
+			}
+			d := make([]float64, n)
+			top, key := convertRow(d, s)
+			wantTop, wantKey := uint32(0), uint32(1<<32-1)
+			for j, x := range s {
+				if math.Float64bits(d[j]) != math.Float64bits(float64(x)) {
+					t.Fatalf("convertRow: d[%d] = %g, want %g", j, d[j], x)
+				}
+				b := math.Float32bits(x) &^ (1 << 31)
+				wantTop = max(wantTop, b)
+				k := uint32(keyNone + 200)
+				if b != 0 && b < 0x7f800000 {
+					_, lo := expOf(b)
+					k = uint32(lo + 150)
+					if b < 1<<23 {
+						k-- // a subnormal's lowest bit counts one lower
+					}
+				}
+				wantKey = min(wantKey, k)
+			}
+			if top != wantTop || (key < keyNone) != (wantKey < keyNone) || (key < keyNone && key != wantKey) {
+				t.Fatalf("convertRow(%v) = %#x, %d; want %#x, %d", s, top, key, wantTop, wantKey)
+			}
+			if hasQuireAVX512 {
+				d2 := make([]float64, n+1)
+				top2, key2 := convertRowAVX512(&d2[0], &s[0], n)
+				if top2 != top || key2-127 != key && (key2-127 < keyNone || key < keyNone) {
+					t.Fatalf("convertRowAVX512(%v) = %#x, %d; Go %#x, %d", s, top2, key2-127, top, key)
+				}
+				for j := range d {
+					if math.Float64bits(d2[j]) != math.Float64bits(d[j]) {
+						t.Fatalf("convertRowAVX512: d[%d] = %g, want %g", j, d2[j], d[j])
+					}
+				}
+				if d2[n] != 0 {
+					t.Fatalf("convertRowAVX512 wrote past n = %d", n)
+				}
+			}
+
+			x := make([]float64, n)
+			for j := range x {
+				x[j] = f64()
+			}
+			r := make([]float32, n)
+			emin, emax := toOddRow(r, x)
+			wantMin, wantMax := uint64(1<<64-1), uint64(0)
+			for j, v := range x {
+				if e := math.Float64bits(v) >> 52 & 0x7ff; v != 0 {
+					wantMin, wantMax = min(wantMin, e), max(wantMax, e)
+				}
+				if a := math.Abs(v); a >= 0x1p-126 && a < 0x1p127 && math.Float32bits(r[j]) != math.Float32bits(toOdd32(v)) {
+					t.Fatalf("toOddRow: %g gives %g, want %g", v, r[j], toOdd32(v))
+				}
+			}
+			if emin != wantMin || emax != wantMax {
+				t.Fatalf("toOddRow: exponents %d, %d; want %d, %d", emin, emax, wantMin, wantMax)
+			}
+			if hasQuireAVX512 {
+				r2 := make([]float32, n+1)
+				emin2, emax2 := combineRowAVX512(&r2[0], &x[0], n)
+				if emin2 != emin || emax2 != emax {
+					t.Fatalf("combineRowAVX512: exponents %d, %d; Go %d, %d", emin2, emax2, emin, emax)
+				}
+				for j, v := range x {
+					if a := math.Abs(v); a >= 0x1p-126 && a < 0x1p127 && math.Float32bits(r2[j]) != math.Float32bits(r[j]) {
+						t.Fatalf("combineRowAVX512: %g gives %g, Go %g", v, r2[j], r[j])
+					}
+				}
+				if r2[n] != 0 {
+					t.Fatalf("combineRowAVX512 wrote past n = %d", n)
+				}
+			}
+		}
+	}
+}

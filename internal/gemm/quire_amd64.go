@@ -1,0 +1,15 @@
+//go:build amd64 && !purego
+
+package gemm
+
+import "golang.org/x/sys/cpu"
+
+// hasQuireAVX512 selects the AVX-512 row loops of convertRange and
+// combineOne.
+var hasQuireAVX512 = cpu.X86.HasAVX512F
+
+//go:noescape
+func convertRowAVX512(dst *float64, src *float32, n int) (top, key uint32)
+
+//go:noescape
+func combineRowAVX512(dst *float32, src *float64, n int) (emin, emax uint64)

@@ -1,0 +1,182 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func convertRowAVX512(dst *float64, src *float32, n int) (top, key uint32)
+// The row loop of convertRange (quire_kernel.go): dst[j] = src[j] for
+// j < n, top = max b and key = min(b>>23 + 127 + tz(b|2^23) + none) over
+// b = bits(src[j]) &^ sign, none = 2^10 for zeros and non-finite values
+// (the +127 comes from reading tz off a float's exponent).
+TEXT ·convertRowAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL $0x7fffffff, AX
+	VPBROADCASTD AX, Z10
+	MOVL $0x800000, AX
+	VPBROADCASTD AX, Z11
+	MOVL $1, AX
+	VPBROADCASTD AX, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14   // top
+	VPTERNLOGD $0xff, Z15, Z15, Z15 // key: all ones
+	CMPQ CX, $16
+	JLT tailc
+loopc:
+	VMOVUPS (SI), Z0
+	VCVTPS2PD Y0, Z1
+	VEXTRACTF64X4 $1, Z0, Y2
+	VCVTPS2PD Y2, Z2
+	VMOVUPD Z1, (DI)
+	VMOVUPD Z2, 64(DI)
+	VPANDD Z10, Z0, Z3
+	VPMAXUD Z3, Z14, Z14
+	VPORD Z11, Z3, Z4
+	VPSUBD Z4, Z13, Z5
+	VPANDD Z5, Z4, Z5
+	VCVTDQ2PS Z5, Z5
+	VPSRLD $23, Z5, Z5
+	VPSRLD $23, Z3, Z6
+	VPADDD Z5, Z6, Z6
+	VPSUBD Z12, Z3, Z7
+	VPADDD Z11, Z3, Z8
+	VPORD Z7, Z8, Z7
+	VPSRLD $31, Z7, Z7
+	VPSLLD $10, Z7, Z7
+	VPADDD Z7, Z6, Z6
+	VPMINUD Z6, Z15, Z15
+	ADDQ $64, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	CMPQ CX, $16
+	JGE loopc
+tailc:
+	TESTQ CX, CX
+	JZ reducec
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	KSHIFTRW $8, K1, K2
+	VMOVUPS.Z (SI), K1, Z0
+	VCVTPS2PD Y0, Z1
+	VEXTRACTF64X4 $1, Z0, Y2
+	VCVTPS2PD Y2, Z2
+	VMOVUPD Z1, K1, (DI)
+	VMOVUPD Z2, K2, 64(DI)
+	VPANDD Z10, Z0, Z3
+	VPMAXUD Z3, Z14, Z14
+	VPORD Z11, Z3, Z4
+	VPSUBD Z4, Z13, Z5
+	VPANDD Z5, Z4, Z5
+	VCVTDQ2PS Z5, Z5
+	VPSRLD $23, Z5, Z5
+	VPSRLD $23, Z3, Z6
+	VPADDD Z5, Z6, Z6
+	VPSUBD Z12, Z3, Z7
+	VPADDD Z11, Z3, Z8
+	VPORD Z7, Z8, Z7
+	VPSRLD $31, Z7, Z7
+	VPSLLD $10, Z7, Z7
+	VPADDD Z7, Z6, Z6
+	VPMINUD Z6, Z15, Z15
+reducec:
+	VEXTRACTI64X4 $1, Z14, Y0
+	VPMAXUD Y0, Y14, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, top+24(FP)
+	VEXTRACTI64X4 $1, Z15, Y0
+	VPMINUD Y0, Y15, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMINUD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMINUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMINUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, key+28(FP)
+	VZEROUPPER
+	RET
+
+// func combineRowAVX512(dst *float32, src *float64, n int) (emin, emax uint64)
+// The row loop of combineOne (quire_kernel.go): dst[j] = src[j] rounded to
+// odd in float32 (significand cut to 24 bits, the last bit set if anything
+// was cut), and the least and greatest biased exponents of the nonzero
+// src[j] (emin = 2^64-1 if there is none).
+TEXT ·combineRowAVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ $0x1fffffff, AX
+	VPBROADCASTQ AX, Z11
+	VPTERNLOGQ $0x55, Z11, Z11, Z10 // ^cut mask
+	MOVQ $0x7fffffffffffffff, AX
+	VPBROADCASTQ AX, Z12
+	VPTERNLOGQ $0xff, Z14, Z14, Z14 // emin: all ones
+	VPXORQ Z15, Z15, Z15            // emax
+	CMPQ CX, $8
+	JLT tailo
+loopo:
+	VMOVUPD (SI), Z0
+	VPANDQ Z10, Z0, Z1
+	VPANDQ Z11, Z0, Z2
+	VPADDQ Z11, Z2, Z2
+	VPSRLQ $29, Z2, Z2
+	VCVTPD2PS Z1, Y3
+	VPMOVQD Z2, Y2
+	VPOR Y2, Y3, Y3
+	VMOVUPS Y3, (DI)
+	VPANDQ Z12, Z0, Z4
+	VPTESTMQ Z4, Z4, K1
+	VPSRLQ $52, Z4, Z4
+	VPMINUQ Z4, Z14, K1, Z14
+	VPMAXUQ Z4, Z15, Z15
+	ADDQ $64, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	CMPQ CX, $8
+	JGE loopo
+tailo:
+	TESTQ CX, CX
+	JZ reduceo
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K2
+	VMOVUPD.Z (SI), K2, Z0
+	VPANDQ Z10, Z0, Z1
+	VPANDQ Z11, Z0, Z2
+	VPADDQ Z11, Z2, Z2
+	VPSRLQ $29, Z2, Z2
+	VCVTPD2PS Z1, Y3
+	VPMOVQD Z2, Y2
+	VPOR Y2, Y3, Y3
+	VMOVUPS Z3, K2, (DI)
+	VPANDQ Z12, Z0, Z4
+	VPTESTMQ Z4, Z4, K1
+	VPSRLQ $52, Z4, Z4
+	VPMINUQ Z4, Z14, K1, Z14
+	VPMAXUQ Z4, Z15, Z15
+reduceo:
+	VEXTRACTI64X4 $1, Z14, Y0
+	VPMINUQ Z0, Z14, Z14
+	VEXTRACTI128 $1, Y14, X0
+	VPMINUQ Z0, Z14, Z14
+	VPSHUFD $0x4e, X14, X0
+	VPMINUQ Z0, Z14, Z14
+	VMOVQ X14, emin+24(FP)
+	VEXTRACTI64X4 $1, Z15, Y0
+	VPMAXUQ Z0, Z15, Z15
+	VEXTRACTI128 $1, Y15, X0
+	VPMAXUQ Z0, Z15, Z15
+	VPSHUFD $0x4e, X15, X0
+	VPMAXUQ Z0, Z15, Z15
+	VMOVQ X15, emax+32(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package gemm
+
+const hasQuireAVX512 = false
+
+func convertRowAVX512(dst *float64, src *float32, n int) (top, key uint32) {
+	panic("gemm: no convertRowAVX512")
+}
+
+func combineRowAVX512(dst *float32, src *float64, n int) (emin, emax uint64) {
+	panic("gemm: no combineRowAVX512")
+}
