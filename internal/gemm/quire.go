@@ -60,10 +60,11 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	// Convert to float64, noting each operand's exponent range: with one
 	// band per operand (the usual case) the conversion is the band's copy
 	// and the full exponent histogram is not needed.
-	w.a = grow64(w.a, ar*ac)
-	w.b = grow64(w.b, br*bc)
-	ra := convertRange(w.a, a, ar, ac, lda)
-	rb := convertRange(w.b, b, br, bc, ldb)
+	sa, sb := copyStride(ac), copyStride(bc)
+	w.a = grow64(w.a, ar*sa)
+	w.b = grow64(w.b, br*sb)
+	ra := convertRange(w.a, sa, a, ar, ac, lda)
+	rb := convertRange(w.b, sb, b, br, bc, ldb)
 	if k == 0 || !ra.finite() || !rb.finite() {
 		z := roundTo[float32](f, 0)
 		for i := 0; i < m; i++ {
@@ -85,8 +86,8 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		// exact ones from above.
 		bandsA, bandsB = []band{{-149, 127}}, []band{{-149, 127}}
 	default:
-		w.ha.scan(w.a, a, ar, ac, lda)
-		w.hb.scan(w.b, b, br, bc, ldb)
+		w.ha.scan(a, ar, ac, lda)
+		w.hb.scan(b, br, bc, ldb)
 		bandsA, bandsB = partition(&w.ha, &w.hb, budget)
 		if bandsA == nil {
 			quireGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
@@ -94,27 +95,35 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		}
 	}
 	na, nb := len(bandsA), len(bandsB)
-	w.a = grow64(w.a, na*ar*ac)
-	w.b = grow64(w.b, nb*br*bc)
+	w.a = grow64(w.a, na*ar*sa)
+	w.b = grow64(w.b, nb*br*sb)
 	w.c = grow64(w.c, na*nb*m*n)
 	if na > 1 {
 		for i, bd := range bandsA {
-			bd.extract(w.a[i*ar*ac:(i+1)*ar*ac], a, ar, ac, lda)
+			bd.extract(w.a[i*ar*sa:(i+1)*ar*sa], sa, a, ar, ac, lda)
 		}
 	}
 	if nb > 1 {
 		for j, bd := range bandsB {
-			bd.extract(w.b[j*br*bc:(j+1)*br*bc], b, br, bc, ldb)
+			bd.extract(w.b[j*br*sb:(j+1)*br*sb], sb, b, br, bc, ldb)
 		}
 	}
 	mn := m * n
 	for i := 0; i < na; i++ {
 		for j := 0; j < nb; j++ {
 			p := i*nb + j
-			Gemm(tA, tB, m, n, k, 1, w.a[i*ar*ac:(i+1)*ar*ac], ac, w.b[j*br*bc:(j+1)*br*bc], bc, 0, w.c[p*mn:(p+1)*mn], n)
+			Gemm(tA, tB, m, n, k, 1, w.a[i*ar*sa:(i+1)*ar*sa], sa, w.b[j*br*sb:(j+1)*br*sb], sb, 0, w.c[p*mn:(p+1)*mn], n)
 		}
 	}
 	combine(f, c, ldc, w.c, m, n, na*nb, special)
+}
+
+// copyStride returns the row stride of the float64 copy of a matrix with
+// cols columns: a whole number of cache lines, odd, so that the rows of a
+// panel the GEMM reads in place fall in different cache sets (a stride of
+// 4 KB would put them all in one).
+func copyStride(cols int) int {
+	return ((cols+7)/8 | 1) * 8
 }
 
 func grow64(buf []float64, n int) []float64 {

@@ -18,14 +18,11 @@ func expOf(b uint32) (hi, lo int) {
 	return e - 127, e - 127 - 23 + bits.TrailingZeros32(m|1<<23)
 }
 
-// scan fills h from s (rows×cols, stride ld) and sets dst (compact) to s
-// as float64.
-func (h *expHist) scan(dst []float64, s []float32, rows, cols, ld int) {
+// scan fills h from s (rows×cols, stride ld).
+func (h *expHist) scan(s []float32, rows, cols, ld int) {
 	*h = expHist{}
 	for r := 0; r < rows; r++ {
-		d := dst[r*cols : (r+1)*cols]
-		for j, x := range s[r*ld : r*ld+cols] {
-			d[j] = float64(x)
+		for _, x := range s[r*ld : r*ld+cols] {
 			b := math.Float32bits(x) &^ (1 << 31)
 			if b == 0 {
 				continue
@@ -66,15 +63,15 @@ func (r expRange) span() int {
 	return hi + 1 - lsb
 }
 
-// convertRange sets dst (compact) to s (rows×cols, stride ld) as float64
-// and returns its exponent range, without branches on the data.
-func convertRange(dst []float64, s []float32, rows, cols, ld int) expRange {
+// convertRange sets dst (row stride ldd) to s (rows×cols, stride ld) as
+// float64 and returns its exponent range, without branches on the data.
+func convertRange(dst []float64, ldd int, s []float32, rows, cols, ld int) expRange {
 	r := expRange{key: 1<<32 - 1}
 	if cols == 0 {
 		return r
 	}
 	for i := 0; i < rows; i++ {
-		d, row := dst[i*cols:(i+1)*cols], s[i*ld:i*ld+cols]
+		d, row := dst[i*ldd:i*ldd+cols], s[i*ld:i*ld+cols]
 		var top, key uint32
 		if hasQuireAVX512 {
 			top, key = convertRowAVX512(&d[0], &row[0], cols)
@@ -104,12 +101,12 @@ func convertRow(d []float64, s []float32) (top, key uint32) {
 }
 
 // extract copies the entries of s whose exponent is in the band into dst
-// (rows×cols, compact) as float64, and zeros elsewhere. Non-finite values
+// (rows×cols, row stride ldd) as float64, and zeros elsewhere. Non-finite values
 // belong to every band that spans all exponents.
-func (bd band) extract(dst []float64, s []float32, rows, cols, ld int) {
+func (bd band) extract(dst []float64, ldd int, s []float32, rows, cols, ld int) {
 	all := bd.lo == -149 && bd.hi == 127
 	for r := 0; r < rows; r++ {
-		d := dst[r*cols : (r+1)*cols]
+		d := dst[r*ldd : r*ldd+cols]
 		for j, x := range s[r*ld : r*ld+cols] {
 			b := math.Float32bits(x) &^ (1 << 31)
 			if all || b == 0 {

@@ -79,8 +79,8 @@ func TestQuireWorkspaceMatchesReference(t *testing.T) {
 		if tc.tB {
 			rb, cb = tc.n, tc.k
 		}
-		w.ha.scan(make([]float64, ra*ca), a, ra, ca, lda)
-		w.hb.scan(make([]float64, rb*cb), b, rb, cb, ldb)
+		w.ha.scan(a, ra, ca, lda)
+		w.hb.scan(b, rb, cb, ldb)
 		ba, bb := partition(&w.ha, &w.hb, 53-bitsLen(tc.k-1))
 		if split := len(ba)*len(bb) != 1; split != tc.wantSplits {
 			t.Errorf("%s: %d×%d bands, want split=%v", tc.name, len(ba), len(bb), tc.wantSplits)
