@@ -119,11 +119,12 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 }
 
 // copyStride returns the row stride of the float64 copy of a matrix with
-// cols columns: a whole number of cache lines, odd, so that the rows of a
-// panel the GEMM reads in place fall in different cache sets (a stride of
-// 4 KB would put them all in one).
+// cols columns: an odd number of 128-byte pairs of cache lines, so that
+// the rows of a panel the GEMM reads in place fall in different cache
+// sets (a stride of 4 KB would put them all in one) while each row's
+// pieces still fill whole pairs, as the adjacent-line prefetcher fetches.
 func copyStride(cols int) int {
-	return ((cols+7)/8 | 1) * 8
+	return ((cols+15)/16 | 1) * 16
 }
 
 func grow64(buf []float64, n int) []float64 {
