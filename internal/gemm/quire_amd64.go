@@ -1,11 +1,12 @@
-//go:build amd64 && !purego
+//go:build amd64 && !purego && !openblas
 
 package gemm
 
 import "golang.org/x/sys/cpu"
 
 // hasQuireAVX512 selects the AVX-512 row loops of convertRange and
-// combineOne.
+// combineOne. (Not under openblas: a package using cgo cannot hold Go
+// assembly.)
 var hasQuireAVX512 = cpu.X86.HasAVX512F
 
 //go:noescape
