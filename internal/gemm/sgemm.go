@@ -11,18 +11,20 @@ import (
 // The float32 and float64 GEMMs of the default build: BLIS-style blocking
 // around a register-blocked micro-kernel (sgemm_amd64.s and dgemm_amd64.s
 // for AVX-512 and AVX2, kernelGo elsewhere). One generic driver serves
-// both types; each instance is compiled for its own element size, so the
-// float32 one runs as fast as when it was written for float32 alone.
+// both types; each instance is compiled for its own element size, and the
+// float32 one runs as fast as the float32-only driver it replaced
+// (BenchmarkSgemm at the layer shapes: geomean -0.6% over six interleaved
+// runs each, within the noise).
 //
 // For each block of blockN columns of C (half as many for float64) and
-// each block of blockK steps of the sum, the block of op(B) is packed into panels nr columns wide; for
-// each block of blockM rows, op(A) is packed into panels mr rows high; the
-// kernel then runs on every mr×nr tile. Blocks of the sum after the first
-// reload the partial sums from C, so each element of C is a single chain
-// of FMAs over the whole sum: the bits do not depend on the blocking, the
-// kernel, the alignment of the slices or the number of goroutines.
-// Large products are split across goroutines by blocks of rows or columns
-// of C, never along the sum.
+// each block of blockK steps of the sum, the block of op(B) is packed into
+// panels nr columns wide; for each block of blockM rows, op(A) is packed
+// into panels mr rows high; the kernel then runs on every mr×nr tile.
+// Blocks of the sum after the first reload the partial sums from C, so
+// each element of C is a single chain of FMAs over the whole sum: the bits
+// do not depend on the blocking, the kernel, the alignment of the slices
+// or the number of goroutines. Large products are split across goroutines
+// by blocks of rows or columns of C, never along the sum.
 
 const (
 	blockK = 256
@@ -42,8 +44,8 @@ type kernelInfo[T Float] struct {
 // of its working memory.
 type driver[T Float] struct {
 	kernelInfo[T]
-	// transpose transposes blocks of tw×tw elements (transposeBlocks);
-	// nil where there is none.
+	// transpose transposes blocks of tw×tw elements (transpose8,
+	// transpose4d); nil where there is none.
 	transpose func(dst *T, ldd int, src *T, lds int, n int)
 	tw        int
 	ws        sync.Pool // *workspace[T]
