@@ -38,6 +38,11 @@ func transpose8(dst *float32, ldd int, src *float32, lds int, n int)
 //go:noescape
 func transpose4d(dst *float64, ldd int, src *float64, lds int, n int)
 
+// transpose8d is transpose4d for blocks of 8×8 (AVX-512).
+//
+//go:noescape
+func transpose8d(dst *float64, ldd int, src *float64, lds int, n int)
+
 func init() {
 	switch {
 	case cpu.X86.HasAVX512F:
@@ -50,6 +55,9 @@ func init() {
 	if cpu.X86.HasAVX {
 		sgemmDriver.transpose, sgemmDriver.tw = transpose8, 8
 		dgemmDriver.transpose, dgemmDriver.tw = transpose4d, 4
+	}
+	if cpu.X86.HasAVX512F {
+		dgemmDriver.transpose, dgemmDriver.tw = transpose8d, 8
 	}
 }
 

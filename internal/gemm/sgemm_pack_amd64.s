@@ -108,3 +108,105 @@ loop4d:
 	VZEROUPPER
 done4d:
 	RET
+
+// The VPERMI2PD selections of transpose8d: from a pair of unpacked row
+// pairs, the columns 0 and 4 (transpose8dLo) or 2 and 6 (transpose8dHi)
+// of four rows.
+DATA transpose8dLo<>+0(SB)/8, $0
+DATA transpose8dLo<>+8(SB)/8, $1
+DATA transpose8dLo<>+16(SB)/8, $8
+DATA transpose8dLo<>+24(SB)/8, $9
+DATA transpose8dLo<>+32(SB)/8, $4
+DATA transpose8dLo<>+40(SB)/8, $5
+DATA transpose8dLo<>+48(SB)/8, $12
+DATA transpose8dLo<>+56(SB)/8, $13
+GLOBL transpose8dLo<>(SB), RODATA|NOPTR, $64
+DATA transpose8dHi<>+0(SB)/8, $2
+DATA transpose8dHi<>+8(SB)/8, $3
+DATA transpose8dHi<>+16(SB)/8, $10
+DATA transpose8dHi<>+24(SB)/8, $11
+DATA transpose8dHi<>+32(SB)/8, $6
+DATA transpose8dHi<>+40(SB)/8, $7
+DATA transpose8dHi<>+48(SB)/8, $14
+DATA transpose8dHi<>+56(SB)/8, $15
+GLOBL transpose8dHi<>(SB), RODATA|NOPTR, $64
+
+// func transpose8d(dst *float64, ldd int, src *float64, lds int, n int)
+// For each of the n/8 blocks b: dst[(8b+i)·ldd + j] = src[j·lds + 8b+i],
+// i, j < 8 (AVX-512).
+TEXT ·transpose8d(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	SHLQ $3, DX
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), CX
+	SHLQ $3, CX
+	MOVQ n+32(FP), R8
+	SHRQ $3, R8
+	JZ done8d
+	VMOVUPD transpose8dLo<>(SB), Z30
+	VMOVUPD transpose8dHi<>(SB), Z31
+	LEAQ (CX)(CX*2), R10
+	LEAQ (SI)(CX*4), R9
+	LEAQ (DX)(DX*2), R11
+loop8d:
+	VMOVUPD (SI), Z0
+	VMOVUPD (SI)(CX*1), Z1
+	VMOVUPD (SI)(CX*2), Z2
+	VMOVUPD (SI)(R10*1), Z3
+	VMOVUPD (R9), Z4
+	VMOVUPD (R9)(CX*1), Z5
+	VMOVUPD (R9)(CX*2), Z6
+	VMOVUPD (R9)(R10*1), Z7
+	// Rows 2r, 2r+1 interleaved: even columns (Z8…) and odd (Z9…).
+	VUNPCKLPD Z1, Z0, Z8
+	VUNPCKHPD Z1, Z0, Z9
+	VUNPCKLPD Z3, Z2, Z10
+	VUNPCKHPD Z3, Z2, Z11
+	VUNPCKLPD Z5, Z4, Z12
+	VUNPCKHPD Z5, Z4, Z13
+	VUNPCKLPD Z7, Z6, Z14
+	VUNPCKHPD Z7, Z6, Z15
+	// Rows 0-3 (Z16…) and 4-7 (Z20…) of columns {0,4}, {2,6}, {1,5}, {3,7}.
+	VMOVAPD Z30, Z16
+	VPERMI2PD Z10, Z8, Z16
+	VMOVAPD Z31, Z17
+	VPERMI2PD Z10, Z8, Z17
+	VMOVAPD Z30, Z18
+	VPERMI2PD Z11, Z9, Z18
+	VMOVAPD Z31, Z19
+	VPERMI2PD Z11, Z9, Z19
+	VMOVAPD Z30, Z20
+	VPERMI2PD Z14, Z12, Z20
+	VMOVAPD Z31, Z21
+	VPERMI2PD Z14, Z12, Z21
+	VMOVAPD Z30, Z22
+	VPERMI2PD Z15, Z13, Z22
+	VMOVAPD Z31, Z23
+	VPERMI2PD Z15, Z13, Z23
+	// Column c: its rows 0-3 and 4-7.
+	VSHUFF64X2 $0x44, Z20, Z16, Z0 // column 0
+	VSHUFF64X2 $0xee, Z20, Z16, Z4 // column 4
+	VSHUFF64X2 $0x44, Z21, Z17, Z2 // column 2
+	VSHUFF64X2 $0xee, Z21, Z17, Z6 // column 6
+	VSHUFF64X2 $0x44, Z22, Z18, Z1 // column 1
+	VSHUFF64X2 $0xee, Z22, Z18, Z5 // column 5
+	VSHUFF64X2 $0x44, Z23, Z19, Z3 // column 3
+	VSHUFF64X2 $0xee, Z23, Z19, Z7 // column 7
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(DX*1)
+	VMOVUPD Z2, (DI)(DX*2)
+	VMOVUPD Z3, (DI)(R11*1)
+	LEAQ (DI)(DX*4), DI
+	VMOVUPD Z4, (DI)
+	VMOVUPD Z5, (DI)(DX*1)
+	VMOVUPD Z6, (DI)(DX*2)
+	VMOVUPD Z7, (DI)(R11*1)
+	LEAQ (DI)(DX*4), DI
+	ADDQ $64, SI
+	ADDQ $64, R9
+	DECQ R8
+	JNZ loop8d
+	VZEROUPPER
+done8d:
+	RET
