@@ -84,7 +84,8 @@ const chunkCols = 1024
 
 // scatter sets dst[b][c][p] = src[c][b·P+p] + bias[c] (bias may be nil).
 func scatter[T gemm.Float](dst, src []T, n, c, p int, bias []T) {
-	for b := 0; b < n; b++ {
+	// Images write disjoint parts of dst: split them across the cores.
+	gemm.ForEach(n, n*c*p, func(b int) {
 		for ch := 0; ch < c; ch++ {
 			d := dst[(b*c+ch)*p : (b*c+ch+1)*p]
 			s := src[ch*n*p+b*p : ch*n*p+(b+1)*p]
@@ -97,16 +98,16 @@ func scatter[T gemm.Float](dst, src []T, n, c, p int, bias []T) {
 				d[i] = x + v
 			}
 		}
-	}
+	})
 }
 
 // gather sets dst[c][b·P+p] = src[b][c][p].
 func gather[T gemm.Float](dst, src []T, n, c, p int) {
-	for b := 0; b < n; b++ {
+	gemm.ForEach(n, n*c*p, func(b int) {
 		for ch := 0; ch < c; ch++ {
 			copy(dst[ch*n*p+b*p:ch*n*p+(b+1)*p], src[(b*c+ch)*p:(b*c+ch+1)*p])
 		}
-	}
+	})
 }
 
 // convDY rounds the incoming gradient to Err once per run: for Conv2d into
