@@ -53,11 +53,14 @@ type driver[T Float] struct {
 }
 
 var (
-	sgemmDriver  = &driver[float32]{kernelInfo: kernelInfo[float32]{"go", kernelGo[float32], mrGo, nrGo}}
-	dgemmDriver  = &driver[float64]{kernelInfo: kernelInfo[float64]{"go", kernelGo[float64], mrGo, nrGo}}
-	useDirect    = true    // read panel-shaped operands in place
-	parallelMin  = 1 << 21 // flops below which one goroutine does all
-	maxGoroutine = 0       // 0: GOMAXPROCS
+	sgemmDriver = &driver[float32]{kernelInfo: kernelInfo[float32]{"go", kernelGo[float32], mrGo, nrGo}}
+	dgemmDriver = &driver[float64]{kernelInfo: kernelInfo[float64]{"go", kernelGo[float64], mrGo, nrGo}}
+	useDirect   = true // read panel-shaped operands in place
+	// parallelMin is the flops below which one goroutine does all: on the
+	// 2-core VM, products below about 32 MFLOP (the CGAN's 64×512×514)
+	// took as long or longer split in two (BenchmarkSgemm -cpu 1,2).
+	parallelMin  = 1 << 25
+	maxGoroutine = 0 // 0: GOMAXPROCS
 )
 
 // driverOf returns the driver of T.
