@@ -19,21 +19,11 @@ func ForEach(n, work int, f func(i int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	for k := 1; k < p; k++ {
-		lo, hi := k*n/p, (k+1)*n/p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n/p; i++ {
-		f(i)
-	}
-	wg.Wait()
+	fanOut(n, p, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f(i)
+		}
+	})
 }
 
 // ForRange splits [0, n) into up to GOMAXPROCS contiguous ranges of at
@@ -48,6 +38,12 @@ func ForRange(n, minLen int, f func(lo, hi int)) {
 		}
 		return
 	}
+	fanOut(n, p, f)
+}
+
+// fanOut calls f on p > 1 contiguous ranges of [0, n), the first on this
+// goroutine and each other on its own, and waits for them all.
+func fanOut(n, p int, f func(lo, hi int)) {
 	var wg sync.WaitGroup
 	for k := 1; k < p; k++ {
 		wg.Add(1)
