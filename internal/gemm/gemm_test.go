@@ -6,6 +6,14 @@ import (
 	"testing"
 )
 
+// bitsOf returns the bits of a float32 or float64.
+func bitsOf[T Float](x T) uint64 {
+	if v, ok := any(x).(float32); ok {
+		return uint64(math.Float32bits(v))
+	}
+	return math.Float64bits(float64(x))
+}
+
 // naiveGemm is C = alpha·op(A)·op(B) + beta·C from the definition, in float64.
 func naiveGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	for i := 0; i < m; i++ {

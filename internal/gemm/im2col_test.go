@@ -214,21 +214,11 @@ func firstDiff[T Float](a, b []T) int {
 		return 0
 	}
 	for i := range a {
-		if floatBits(a[i]) != floatBits(b[i]) {
+		if bitsOf(a[i]) != bitsOf(b[i]) {
 			return i
 		}
 	}
 	return -1
-}
-
-func floatBits[T Float](v T) uint64 {
-	switch v := any(v).(type) {
-	case float32:
-		return uint64(math.Float32bits(v))
-	case float64:
-		return math.Float64bits(v)
-	}
-	panic("unreachable")
 }
 
 // The batch split across goroutines, by ForEach as the nn layers used to

@@ -51,14 +51,6 @@ func unitRoundoff[T Float]() float64 {
 	return 0x1p-53
 }
 
-// bitsOf returns the bits of a float32 or float64.
-func bitsOf[T Float](x T) uint64 {
-	if v, ok := any(x).(float32); ok {
-		return uint64(math.Float32bits(v))
-	}
-	return math.Float64bits(float64(x))
-}
-
 // opAt returns element (i, j) of op(x), x row-major with row stride ld.
 func opAt[T Float](x []T, ld int, t bool, i, j int) T {
 	if t {
