@@ -15,7 +15,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/deploy"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -109,8 +115,9 @@ func writeToyIDX(t *testing.T, n, side int) string {
 func TestCompare(t *testing.T) {
 	c := trained(t, cgan, "")
 	var log bytes.Buffer
+	dataset := writeToyIDX(t, 24, 8)
 	cmp, err := deploy.Compare(context.Background(), c, deploy.CompareOptions{
-		Dataset: writeToyIDX(t, 24, 8), N: 12, SearchN: 6, Bits: []int{4}, Log: &log})
+		Dataset: dataset, N: 12, SearchN: 6, Bits: []int{4}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +145,7 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s: tanh %q, biases %v", r.Label, r.Tanh, r.WeightBias)
 		}
 	}
+	checkFiguresFromCheckpoint(t, c, cmp, dataset)
 	if !math.IsInf(cmp.Rows[0].PSNR, 1) || !(cmp.Rows[1].PSNR > 0) || math.IsInf(cmp.Rows[1].PSNR, 0) {
 		t.Errorf("PSNR against FP32: FP32 %g, P8 %g; want +Inf and a finite value", cmp.Rows[0].PSNR, cmp.Rows[1].PSNR)
 	}
@@ -202,6 +210,73 @@ func TestCompare(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "deploy.md"))
 	if !strings.Contains(string(md), "| FP32 | float32 | – |") {
 		t.Errorf("deploy.md:\n%s", md)
+	}
+}
+
+// checkFiguresFromCheckpoint recomputes every row's FID and PSNR by
+// another path than Compare's: the checkpoint's own generator under the
+// row's policy (models.Load and gan.GenerateSet, as training's FID
+// makes its images) instead of the exported model, against the LeNet-MNIST
+// statistics of N test images drawn with the table's seed. Deployment is
+// bit-identical to the checkpoint (TestGenerateBitIdentical), so the
+// figures must be equal.
+func checkFiguresFromCheckpoint(t *testing.T, c *ckpt.Checkpoint, cmp *deploy.Comparison, dataset string) {
+	t.Helper()
+	ext, err := featnet.Load("lenet-mnist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := func(ds datasets.Dataset) eval.Stats {
+		x, err := featnet.FeaturesOf(ext, ds, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := eval.StatsOf(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	test, err := datasets.Load(dataset, datasets.Options{Split: datasets.Test, Height: 8, Width: 8, Channels: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := datasets.Sample(test, cmp.N, cmp.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := stats(real)
+	var pix32 []float32
+	for _, r := range cmp.Rows {
+		nets, _, err := models.Load(c, r.Policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gan.GenerateSet(nets, cmp.N, cmp.Seed, 100, gan.SampleOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pix32 == nil {
+			pix32 = g.Images() // the FP32 row comes first
+		}
+		if math.IsInf(r.FID, 1) {
+			t.Errorf("%s: FID %g (%s) on a toy generator", r.Label, r.FID, r.Note)
+			continue
+		}
+		fid, err := eval.FrechetDistance(stats(g), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fid != r.FID {
+			t.Errorf("%s: FID %v, the checkpoint's generator under its policy %v", r.Label, r.FID, fid)
+		}
+		psnr, err := eval.PSNR(g.Images(), pix32, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if psnr != r.PSNR {
+			t.Errorf("%s: PSNR against FP32 %v, from the checkpoint %v", r.Label, r.PSNR, psnr)
+		}
 	}
 }
 
