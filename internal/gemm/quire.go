@@ -78,12 +78,10 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	budget := 53 - bits.Len(uint(k-1))
 	var bandsA, bandsB []band
 	switch {
-	case special:
-		// IEEE semantics for NaN and Inf: one float64 product.
-		bandsA, bandsB = []band{{-149, 127}}, []band{{-149, 127}}
-	case ra.span()+rb.span() <= budget:
-		// One band each, as partition would choose: the spans bound the
-		// exact ones from above.
+	case special || ra.span()+rb.span() <= budget:
+		// One band each, one float64 product: for IEEE semantics with NaN
+		// and Inf, or as partition would choose (the spans bound the exact
+		// ones from above).
 		bandsA, bandsB = []band{{-149, 127}}, []band{{-149, 127}}
 	default:
 		w.ha.scan(a, ar, ac, lda)
