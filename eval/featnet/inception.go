@@ -285,30 +285,17 @@ func (m *Inception) Features(dst []float64, images []float32, s datasets.Shape) 
 // float32 that is not the same as resizing [-1, 1] values, so this does
 // as it does. unit is scratch of s.H·s.W values.
 func networkInput(x, unit, img []float32, s datasets.Shape, size int) {
-	plane := size * size
-	for c := 0; c < 3; c++ {
-		src := img
-		if s.C == 3 {
-			src = img[c*s.H*s.W : (c+1)*s.H*s.W]
-		}
-		toZeroOne(unit, src[:s.H*s.W])
-		p := x[c*plane : (c+1)*plane]
+	eachChannel(x, unit, img, s, size, func(p []float32) {
 		Resize(p, unit, 1, s.H, s.W, size, size)
 		for j, v := range p {
 			p[j] = 2*v - 1
 		}
-	}
+	})
 }
 
 // cleanInput is networkInput in clean-fid's mode (see CleanFID).
 func cleanInput(x, unit, img []float32, s datasets.Shape, size int) {
-	plane := size * size
-	for c := 0; c < 3; c++ {
-		src := img
-		if s.C == 3 {
-			src = img[c*s.H*s.W : (c+1)*s.H*s.W]
-		}
-		toZeroOne(unit, src[:s.H*s.W])
+	eachChannel(x, unit, img, s, size, func(p []float32) {
 		for j, v := range unit {
 			// clean-fid resizes the 8-bit pixels as float32 0-255.
 			u := float64(v) * 255
@@ -317,12 +304,28 @@ func cleanInput(x, unit, img []float32, s datasets.Shape, size int) {
 			}
 			unit[j] = float32(u)
 		}
-		p := x[c*plane : (c+1)*plane]
 		ResizeBicubicPIL(p, unit, s.H, s.W, size, size)
 		for j, v := range p {
 			v = min(max(v, 0), 255)
 			p[j] = (v - 128) / 128
 		}
+	})
+}
+
+// eachChannel fills the three size×size planes of x: for each channel of
+// img (s.C of 1 or 3) it sets unit to the channel mapped to [0, 1]
+// (toZeroOne) and calls input with the channel's plane of x to fill from
+// unit. A gray image's plane is made once and copied to the other two.
+func eachChannel(x, unit, img []float32, s datasets.Shape, size int, input func(p []float32)) {
+	plane, n := size*size, s.H*s.W
+	for c := range 3 {
+		p := x[c*plane : (c+1)*plane]
+		if s.C == 1 && c > 0 {
+			copy(p, x[:plane])
+			continue
+		}
+		toZeroOne(unit, img[c*n:(c+1)*n])
+		input(p)
 	}
 }
 
