@@ -49,6 +49,18 @@ func TranslationFeatures(dataset, direction string) (string, error) {
 	return "lenet-mnist", nil
 }
 
+// translationExtractor loads the feature network features, or if it is
+// empty TranslationFeatures' choice for the direction of dataset.
+func translationExtractor(dataset, direction, features string) (featnet.Extractor, error) {
+	if features == "" {
+		var err error
+		if features, err = TranslationFeatures(dataset, direction); err != nil {
+			return nil, err
+		}
+	}
+	return featnet.Load(features)
+}
+
 // A TranslationFID says how TranslationFID measures one direction of a
 // translation model.
 type TranslationFID struct {
@@ -81,13 +93,7 @@ func (o TranslationFID) Measure(c *ckpt.Checkpoint) (fid float64, metric string,
 	if err != nil {
 		return 0, "", err
 	}
-	features := o.Features
-	if features == "" {
-		if features, err = TranslationFeatures(o.Dataset, dir); err != nil {
-			return 0, "", err
-		}
-	}
-	ext, err := featnet.Load(features)
+	ext, err := translationExtractor(o.Dataset, dir, o.Features)
 	if err != nil {
 		return 0, "", err
 	}
@@ -219,14 +225,7 @@ func (translationEvaluator) Data(s *Sweep) ([]datasets.Dataset, error) {
 func (translationEvaluator) Metrics(s *Sweep) ([]string, error) {
 	var names []string
 	for _, dir := range []string{AtoB, BtoA} {
-		f := s.Features
-		if f == "" {
-			var err error
-			if f, err = TranslationFeatures(s.Dataset, dir); err != nil {
-				return nil, err
-			}
-		}
-		ext, err := featnet.Load(f)
+		ext, err := translationExtractor(s.Dataset, dir, s.Features)
 		if err != nil {
 			return nil, err
 		}
