@@ -2,6 +2,28 @@
 
 #include "textflag.h"
 
+// TOPKEY is the exponent part of convertRowAVX512's loop and tail: it
+// folds the bits of the 16 float32s in Z0 (zeros in masked-off lanes)
+// into top (Z14) and key (Z15), with 0x7fffffff, 2^23, 1 and 0 in
+// Z10–Z13; it clobbers Z3–Z8.
+#define TOPKEY \
+	VPANDD Z10, Z0, Z3; \
+	VPMAXUD Z3, Z14, Z14; \
+	VPORD Z11, Z3, Z4; \
+	VPSUBD Z4, Z13, Z5; \
+	VPANDD Z5, Z4, Z5; \
+	VCVTDQ2PS Z5, Z5; \
+	VPSRLD $23, Z5, Z5; \
+	VPSRLD $23, Z3, Z6; \
+	VPADDD Z5, Z6, Z6; \
+	VPSUBD Z12, Z3, Z7; \
+	VPADDD Z11, Z3, Z8; \
+	VPORD Z7, Z8, Z7; \
+	VPSRLD $31, Z7, Z7; \
+	VPSLLD $10, Z7, Z7; \
+	VPADDD Z7, Z6, Z6; \
+	VPMINUD Z6, Z15, Z15
+
 // func convertRowAVX512(dst *float64, src *float32, n int) (top, key uint32)
 // The row loop of convertRange (quire_kernel.go): dst[j] = src[j] for
 // j < n, top = max b and key = min(b>>23 + 127 + tz(b|2^23) + none) over
@@ -29,22 +51,7 @@ loopc:
 	VCVTPS2PD Y2, Z2
 	VMOVUPD Z1, (DI)
 	VMOVUPD Z2, 64(DI)
-	VPANDD Z10, Z0, Z3
-	VPMAXUD Z3, Z14, Z14
-	VPORD Z11, Z3, Z4
-	VPSUBD Z4, Z13, Z5
-	VPANDD Z5, Z4, Z5
-	VCVTDQ2PS Z5, Z5
-	VPSRLD $23, Z5, Z5
-	VPSRLD $23, Z3, Z6
-	VPADDD Z5, Z6, Z6
-	VPSUBD Z12, Z3, Z7
-	VPADDD Z11, Z3, Z8
-	VPORD Z7, Z8, Z7
-	VPSRLD $31, Z7, Z7
-	VPSLLD $10, Z7, Z7
-	VPADDD Z7, Z6, Z6
-	VPMINUD Z6, Z15, Z15
+	TOPKEY
 	ADDQ $64, SI
 	ADDQ $128, DI
 	SUBQ $16, CX
@@ -64,22 +71,7 @@ tailc:
 	VCVTPS2PD Y2, Z2
 	VMOVUPD Z1, K1, (DI)
 	VMOVUPD Z2, K2, 64(DI)
-	VPANDD Z10, Z0, Z3
-	VPMAXUD Z3, Z14, Z14
-	VPORD Z11, Z3, Z4
-	VPSUBD Z4, Z13, Z5
-	VPANDD Z5, Z4, Z5
-	VCVTDQ2PS Z5, Z5
-	VPSRLD $23, Z5, Z5
-	VPSRLD $23, Z3, Z6
-	VPADDD Z5, Z6, Z6
-	VPSUBD Z12, Z3, Z7
-	VPADDD Z11, Z3, Z8
-	VPORD Z7, Z8, Z7
-	VPSRLD $31, Z7, Z7
-	VPSLLD $10, Z7, Z7
-	VPADDD Z7, Z6, Z6
-	VPMINUD Z6, Z15, Z15
+	TOPKEY
 reducec:
 	VEXTRACTI64X4 $1, Z14, Y0
 	VPMAXUD Y0, Y14, Y0
@@ -104,6 +96,28 @@ reducec:
 	VZEROUPPER
 	RET
 
+// The loop and tail bodies of combineRowAVX512, on the 8 values in Z0
+// (zeros in masked-off lanes): TOODD sets Y3 to them rounded to odd in
+// float32, with the cut mask and its complement in Z11 and Z10; EXPS
+// folds their biased exponents into emin (Z14, nonzero values only) and
+// emax (Z15), with the magnitude mask in Z12. They clobber Z1, Z2, Z4
+// and K1.
+#define TOODD \
+	VPANDQ Z10, Z0, Z1; \
+	VPANDQ Z11, Z0, Z2; \
+	VPADDQ Z11, Z2, Z2; \
+	VPSRLQ $29, Z2, Z2; \
+	VCVTPD2PS Z1, Y3; \
+	VPMOVQD Z2, Y2; \
+	VPOR Y2, Y3, Y3
+
+#define EXPS \
+	VPANDQ Z12, Z0, Z4; \
+	VPTESTMQ Z4, Z4, K1; \
+	VPSRLQ $52, Z4, Z4; \
+	VPMINUQ Z4, Z14, K1, Z14; \
+	VPMAXUQ Z4, Z15, Z15
+
 // func combineRowAVX512(dst *float32, src *float64, n int) (emin, emax uint64)
 // The row loop of combineOne (quire_kernel.go): dst[j] = src[j] rounded to
 // odd in float32 (significand cut to 24 bits, the last bit set if anything
@@ -124,19 +138,9 @@ TEXT ·combineRowAVX512(SB), NOSPLIT, $0-40
 	JLT tailo
 loopo:
 	VMOVUPD (SI), Z0
-	VPANDQ Z10, Z0, Z1
-	VPANDQ Z11, Z0, Z2
-	VPADDQ Z11, Z2, Z2
-	VPSRLQ $29, Z2, Z2
-	VCVTPD2PS Z1, Y3
-	VPMOVQD Z2, Y2
-	VPOR Y2, Y3, Y3
+	TOODD
 	VMOVUPS Y3, (DI)
-	VPANDQ Z12, Z0, Z4
-	VPTESTMQ Z4, Z4, K1
-	VPSRLQ $52, Z4, Z4
-	VPMINUQ Z4, Z14, K1, Z14
-	VPMAXUQ Z4, Z15, Z15
+	EXPS
 	ADDQ $64, SI
 	ADDQ $32, DI
 	SUBQ $8, CX
@@ -150,19 +154,9 @@ tailo:
 	DECL AX
 	KMOVW AX, K2
 	VMOVUPD.Z (SI), K2, Z0
-	VPANDQ Z10, Z0, Z1
-	VPANDQ Z11, Z0, Z2
-	VPADDQ Z11, Z2, Z2
-	VPSRLQ $29, Z2, Z2
-	VCVTPD2PS Z1, Y3
-	VPMOVQD Z2, Y2
-	VPOR Y2, Y3, Y3
+	TOODD
 	VMOVUPS Z3, K2, (DI)
-	VPANDQ Z12, Z0, Z4
-	VPTESTMQ Z4, Z4, K1
-	VPSRLQ $52, Z4, Z4
-	VPMINUQ Z4, Z14, K1, Z14
-	VPMAXUQ Z4, Z15, Z15
+	EXPS
 reduceo:
 	VEXTRACTI64X4 $1, Z14, Y0
 	VPMINUQ Z0, Z14, Z14
