@@ -306,26 +306,36 @@ func (cm *comparer) histograms(m32 *Model) error {
 		cm.weights[l.Name] = t.Values()
 		cm.wh[l.Name] = scaling.Log2Histogram(cm.weights[l.Name])
 	}
-	z, labels := gan.EvalNoise(cm.spec, cm.o.Seed, cm.o.SearchN)
-	zs := cm.spec.ZSize()
-	for i := 0; i < cm.o.SearchN; i += 100 {
-		k := min(100, cm.o.SearchN-i)
-		var lab []int
-		if labels != nil {
-			lab = labels[i : i+k]
-		}
-		_, err := m32.forward(z[i*zs:(i+k)*zs], lab, func(taps []nn.Tap) {
+	_, err := cm.evalBatches(cm.o.SearchN, func(z []float32, labels []int) error {
+		_, err := m32.forward(z, labels, func(taps []nn.Tap) {
 			for _, tp := range taps {
 				h := cm.ah[tp.Layer]
 				h.Add(tp.In.Value().Data().([]float32))
 				cm.ah[tp.Layer] = h
 			}
 		})
-		if err != nil {
-			return err
+		return err
+	})
+	return err
+}
+
+// evalBatches calls f on the evaluation noise (gan.EvalNoise, the
+// comparison's seed) of n images, 100 images at a time, and returns the
+// labels of all n (nil for an unconditional generator).
+func (cm *comparer) evalBatches(n int, f func(z []float32, labels []int) error) ([]int, error) {
+	z, labels := gan.EvalNoise(cm.spec, cm.o.Seed, n)
+	zs := cm.spec.ZSize()
+	for i := 0; i < n; i += 100 {
+		k := min(100, n-i)
+		var lab []int
+		if labels != nil {
+			lab = labels[i : i+k]
+		}
+		if err := f(z[i*zs:(i+k)*zs], lab); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return labels, nil
 }
 
 // policy returns the deployment policy with dot-product operands in f
@@ -395,20 +405,14 @@ func (cm *comparer) measure(p *quant.Policy, n int, grid bool) (fid float64, not
 	if m, err = Export(cm.c, p); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
-	z, labels := gan.EvalNoise(cm.spec, cm.o.Seed, n)
-	zs, size := cm.spec.ZSize(), cm.spec.Image.Size()
-	pix = make([]float32, 0, n*size)
-	for i := 0; i < n; i += 100 {
-		k := min(100, n-i)
-		var lab []int
-		if labels != nil {
-			lab = labels[i : i+k]
-		}
-		out, err := m.Generate(z[i*zs:(i+k)*zs], lab)
-		if err != nil {
-			return 0, "", nil, nil, nil, err
-		}
+	pix = make([]float32, 0, n*cm.spec.Image.Size())
+	labels, err := cm.evalBatches(n, func(z []float32, labels []int) error {
+		out, err := m.Generate(z, labels)
 		pix = append(pix, out...)
+		return err
+	})
+	if err != nil {
+		return 0, "", nil, nil, nil, err
 	}
 	if grid {
 		gz, gl := gan.FixedNoise(cm.spec, cm.o.Seed, cm.out.grid.rows, cm.out.grid.cols)
