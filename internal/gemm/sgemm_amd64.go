@@ -44,14 +44,8 @@ func transpose4d(dst *float64, ldd int, src *float64, lds int, n int)
 func transpose8d(dst *float64, ldd int, src *float64, lds int, n int)
 
 func init() {
-	switch {
-	case cpu.X86.HasAVX512F:
-		sgemmDriver.kernelInfo = kernelInfo[float32]{"avx512", sgemmKernelAVX512, mrAVX512, nrAVX512}
-		dgemmDriver.kernelInfo = kernelInfo[float64]{"avx512", dgemmKernelAVX512, mrAVX512d, nrAVX512d}
-	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
-		sgemmDriver.kernelInfo = kernelInfo[float32]{"avx2", sgemmKernelAVX2, mrAVX2, nrAVX2}
-		dgemmDriver.kernelInfo = kernelInfo[float64]{"avx2", dgemmKernelAVX2, mrAVX2d, nrAVX2d}
-	}
+	s, d := kernels[float32](), kernels[float64]()
+	sgemmDriver.kernelInfo, dgemmDriver.kernelInfo = s[len(s)-1], d[len(d)-1]
 	if cpu.X86.HasAVX {
 		sgemmDriver.transpose, sgemmDriver.tw = transpose8, 8
 		dgemmDriver.transpose, dgemmDriver.tw = transpose4d, 4
@@ -61,7 +55,8 @@ func init() {
 	}
 }
 
-// kernels lists the micro-kernels of T this machine can run, for tests.
+// kernels lists the micro-kernels of T this machine can run, the driver's
+// (the widest) last; the tests run each.
 func kernels[T Float]() []kernelInfo[T] {
 	s := []kernelInfo[float32]{{"go", kernelGo[float32], mrGo, nrGo}}
 	d := []kernelInfo[float64]{{"go", kernelGo[float64], mrGo, nrGo}}
