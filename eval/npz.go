@@ -110,11 +110,22 @@ func EncodeStats(w io.Writer, s Stats) error {
 	d := s.Dim()
 	sigma := mat.NewDense(d, d, nil)
 	sigma.Copy(s.Sigma)
+	type member struct {
+		name  string
+		write func(io.Writer) error
+	}
+	members := []member{
+		{"mu.npy", func(w io.Writer) error { return npy.Write(w, s.Mu) }},
+		{"sigma.npy", func(w io.Writer) error { return npy.Write(w, sigma) }},
+	}
+	if s.Features != "" {
+		members = append(members, member{"features.npy", func(w io.Writer) error {
+			_, err := w.Write(npyString(s.Features))
+			return err
+		}})
+	}
 	z := zip.NewWriter(w)
-	for _, m := range []struct {
-		name string
-		v    any
-	}{{"mu.npy", s.Mu}, {"sigma.npy", sigma}} {
+	for _, m := range members {
 		// npz.Writer leaves the members' date zero, which is no valid
 		// MS-DOS date (month 0): zip tools warn. A fixed date keeps the
 		// file's bytes a function of the statistics alone.
@@ -122,17 +133,8 @@ func EncodeStats(w io.Writer, s Stats) error {
 		if err != nil {
 			return fmt.Errorf("eval: %s: %w", m.name, err)
 		}
-		if err := npy.Write(f, m.v); err != nil {
+		if err := m.write(f); err != nil {
 			return fmt.Errorf("eval: %s: %w", m.name, err)
-		}
-	}
-	if s.Features != "" {
-		f, err := z.CreateHeader(&zip.FileHeader{Name: "features.npy", Method: zip.Deflate, Modified: npzDate})
-		if err != nil {
-			return fmt.Errorf("eval: features.npy: %w", err)
-		}
-		if _, err := f.Write(npyString(s.Features)); err != nil {
-			return fmt.Errorf("eval: features.npy: %w", err)
 		}
 	}
 	if err := z.Close(); err != nil {
