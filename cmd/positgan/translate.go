@@ -78,17 +78,6 @@ type translateOptions struct {
 	seed                    uint64
 }
 
-// translateGroup returns the generator group of a direction.
-func translateGroup(direction string) (string, error) {
-	switch strings.ToLower(direction) {
-	case "atob", "a2b", "ab":
-		return models.GroupGAB, nil
-	case "btoa", "b2a", "ba":
-		return models.GroupGBA, nil
-	}
-	return "", usagef("--direction %q: want AtoB or BtoA", direction)
-}
-
 func runTranslate(o translateOptions, io stdio) error {
 	switch {
 	case o.checkpoint == "":
@@ -98,9 +87,9 @@ func runTranslate(o translateOptions, io stdio) error {
 	case o.batch <= 0:
 		return usagef("--batch %d: must be positive", o.batch)
 	}
-	group, err := translateGroup(o.direction)
+	_, group, err := experiment.ParseDirection(o.direction)
 	if err != nil {
-		return err
+		return usagef("--direction %q: want AtoB or BtoA", o.direction)
 	}
 	var pol *quant.Policy
 	if o.policy != "" {
@@ -301,8 +290,10 @@ func runTranslateFID(o translateOptions, io stdio) error {
 			return usagef("--checkpoint %s does not say what it was trained on: give --dataset", o.checkpoint)
 		}
 	}
-	if o.features == "" && dataset != datasets.MNISTFashion {
-		return usagef("--dataset %s: no default feature network; give --features (%s)", dataset, featnet.Specs)
+	if o.features == "" {
+		if _, err := experiment.TranslationFeatures(dataset, dirs[0]); err != nil {
+			return usagef("--dataset %s: no default feature network; give --features (%s)", dataset, featnet.Specs)
+		}
 	}
 	for _, d := range dirs {
 		fid, metric, err := experiment.TranslationFID{Dataset: dataset, Direction: d, Features: o.features,
