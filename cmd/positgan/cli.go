@@ -135,6 +135,16 @@ func (c *command) runLeaf(path string, args []string, io stdio) error {
 	return nil
 }
 
+// givenFlags returns the names of the flags given on the command line.
+func givenFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool { return givenFlags(fs)[name] }
+
 // parseInterspersed parses flags that may come before, between or after
 // positional arguments (the flag package stops at the first positional
 // one). An argument "--" ends flag parsing.

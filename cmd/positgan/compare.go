@@ -87,8 +87,7 @@ func compareCmd() *command {
 			fs.StringVar(&f.claim, "claim", "positgan-out", "--emit kubernetes: PersistentVolumeClaim mounted at the plan's output root")
 			fs.StringVar(&f.jobName, "job-name", "positgan-compare", "--emit: the job's name")
 			return func(args []string, io stdio) error {
-				f.set = map[string]bool{}
-				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+				f.set = givenFlags(fs)
 				if spec, err := models.Lookup(f.model); err == nil && spec.Domains == 2 && !f.set["dataset"] {
 					f.dataset = datasets.MNISTFashion
 				}

@@ -47,13 +47,6 @@ func sampleCmd() *command {
 		}}
 }
 
-// flagSet reports whether the flag name was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
 // runSample writes n images of a checkpoint's generator as a grid (out,
 // unless "") and as image files in outDir (unless "").
 func runSample(io stdio, path string, n int, out, outDir string, seed uint64, policy string, class int, o gan.SampleOptions) error {

@@ -77,8 +77,7 @@ func trainCmd() *command {
 			fs.IntVar(&f.features, "features", 0, "width unit F of the networks (0: the model's default)")
 			fs.Var(&f.options, "option", optionHelp())
 			return func(args []string, io stdio) error {
-				f.set = map[string]bool{}
-				fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+				f.set = givenFlags(fs)
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (train takes only flags)", args[0])
 				}
