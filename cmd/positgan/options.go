@@ -15,14 +15,20 @@ import (
 type modelOptions map[string]string
 
 func (o *modelOptions) String() string {
-	if o == nil || len(*o) == 0 {
+	if o == nil {
 		return ""
 	}
-	var parts []string
+	return strings.Join(o.Strings(), ",")
+}
+
+// Strings returns the options as key=value, sorted: run.toml holds them
+// as an array, which --config sets one by one (multiValue).
+func (o *modelOptions) Strings() []string {
+	var s []string
 	for _, k := range slices.Sorted(maps.Keys(*o)) {
-		parts = append(parts, k+"="+(*o)[k])
+		s = append(s, k+"="+(*o)[k])
 	}
-	return strings.Join(parts, ",")
+	return s
 }
 
 func (o *modelOptions) Set(s string) error {

@@ -159,13 +159,3 @@ func applyRunConfig(fs *flag.FlagSet, path string, given map[string]bool) error 
 	}
 	return nil
 }
-
-// Strings returns the options as key=value, sorted: run.toml holds them
-// as an array, which --config sets one by one (multiValue).
-func (o *modelOptions) Strings() []string {
-	var s []string
-	for _, k := range slices.Sorted(maps.Keys(*o)) {
-		s = append(s, k+"="+(*o)[k])
-	}
-	return s
-}
