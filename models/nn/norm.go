@@ -141,9 +141,9 @@ type normState struct {
 	xhat        []float64 // the normalised input, for the backward pass
 	invstd      []float64 // per group
 	batchStats  bool      // the last forward run normalised by batch statistics
-	// Batch norm's backward ops all need Σdy and Σdy·x̂ per channel:
-	// the first to run after a forward run computes them (normSums), the
-	// others reuse them.
+	// The affine gradients (and batch norm's dx) need Σdy and Σdy·x̂
+	// per channel over the batch: the first backward op to run after a
+	// forward run computes them (normSums), the others reuse them.
 	gen, sumsGen    int           // forward runs; that of the sums
 	sumsDy          *tensor.Dense // the gradient summed
 	sumDy, sumDyHat []float64     // per channel

@@ -85,26 +85,8 @@ func sqDev4[T gemm.Float](x []T, st *normState, ch [4]int, b0, b1 int, mean [4]f
 	return [4]float64{s0, s1, s2, s3}
 }
 
-// dotXhat4 returns Σ dy·x̂ over samples [b0, b1) of each of the channels ch.
-func dotXhat4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0, b1 int) [4]float64 {
-	var s0, s1, s2, s3 float64
-	for b := b0; b < b1; b++ {
-		d0, d1, d2, d3 := planes4(dy, st, b, ch)
-		h0, h1, h2, h3 := planes4(xhat, st, b, ch)
-		d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)]
-		h0, h1, h2, h3 = h0[:len(d0)], h1[:len(d0)], h2[:len(d0)], h3[:len(d0)]
-		for i, v := range d0 {
-			s0 += float64(v) * h0[i]
-			s1 += float64(d1[i]) * h1[i]
-			s2 += float64(d2[i]) * h2[i]
-			s3 += float64(d3[i]) * h3[i]
-		}
-	}
-	return [4]float64{s0, s1, s2, s3}
-}
-
 // sumDot4 returns Σ dy and Σ dy·x̂ over samples [b0, b1) of each of the
-// channels ch: sum4 and dotXhat4 in one pass.
+// channels ch, in one pass.
 func sumDot4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0, b1 int) (s, sx [4]float64) {
 	var s0, s1, s2, s3, t0, t1, t2, t3 float64
 	for b := b0; b < b1; b++ {
@@ -127,8 +109,9 @@ func sumDot4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0,
 	return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
 }
 
-// normSums returns batch norm's Σdy and Σdy·x̂ per channel, over the whole
-// batch, computed once per forward run and gradient dyt.
+// normSums returns Σdy and Σdy·x̂ per channel, over the whole batch
+// (batch norm's dx needs both; the affine gradients of both norms are
+// them), computed once per forward run and gradient dyt.
 func normSums[T gemm.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) {
 	if st.sumsGen == st.gen && st.sumsDy == dyt && len(st.sumDy) == st.c {
 		return st.sumDy, st.sumDyHat
@@ -258,29 +241,12 @@ func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 
 // normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
 func normBackAffine[T gemm.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
-	dy, dst := data[T](dyt), data[T](dstt)
-	if !st.perSample {
-		s, sx := normSums[T](st, dyt)
-		if gamma {
-			s = sx
-		}
-		for c, v := range s {
-			dst[c] = T(v)
-		}
-		return
+	dst := data[T](dstt)
+	s, sx := normSums[T](st, dyt)
+	if gamma {
+		s = sx
 	}
-	// Instance norm: one chain per channel over the whole batch, unlike
-	// normBackX's per sample.
-	for c0 := 0; c0 < st.c; c0 += 4 {
-		ch := quad(c0, st.c)
-		var s [4]float64
-		if gamma {
-			s = dotXhat4(dy, st.xhat, st, ch, 0, st.n)
-		} else {
-			s = sum4(dy, st, ch, 0, st.n)
-		}
-		for k := range min(4, st.c-c0) {
-			dst[c0+k] = T(s[k])
-		}
+	for c, v := range s {
+		dst[c] = T(v)
 	}
 }
