@@ -40,3 +40,12 @@ func Gemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 		panic("gemm: element type must be float32 or float64")
 	}
 }
+
+// grow returns (*s)[:n], reallocating *s if it is too short.
+func grow[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	*s = (*s)[:n]
+	return *s
+}

@@ -100,7 +100,7 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	}
 	// Product table, by the format's multiplication (for the default
 	// one, float32 products are exact in float64 and Round64 rounds once).
-	w.prod = growU8(w.prod, 1<<16)
+	grow(&w.prod, 1<<16)
 	for i, x := range rowVals {
 		for j, y := range colVals {
 			va, vb := float64(x), float64(y)
@@ -132,7 +132,7 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	// Interleave the columns in blocks of eight: block jb holds, for each
 	// l, the indices of columns 8jb..8jb+7 (0 past the last column).
 	nb := (cols + 7) / 8
-	w.cix = growU8(w.cix, nb*k*8)
+	grow(&w.cix, nb*k*8)
 	for j := 0; j < nb*8; j++ {
 		blk := w.cix[(j/8)*k*8:]
 		if j >= cols {
@@ -156,13 +156,6 @@ func (w *PerOpWorkspace) zeroOf(vals []float32) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-func growU8(buf []uint8, n int) []uint8 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]uint8, n)
 }
 
 // idx returns the index of a value of the format; ok is false if v is
@@ -207,7 +200,7 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 		// the index a value anyway so that the tables are total.
 		w.nanIdx = 0
 	}
-	sum := growU8(w.sum, 1<<16)
+	sum := make([]uint8, 1<<16) // w.sum is nil until the table is whole
 	for i, x := range w.vals {
 		for j, y := range w.vals {
 			s, ok := w.idx(w.ar.Add64(float64(x), float64(y)))
@@ -227,8 +220,8 @@ func (w *PerOpWorkspace) pack(tA, tB bool, m, n, k int, a []float32, lda int, b 
 	w.ha.reset()
 	w.hb.reset()
 	w.va, w.vb = w.va[:0], w.vb[:0]
-	w.ai = growU8(w.ai, m*k)
-	w.bi = growU8(w.bi, n*k)
+	grow(&w.ai, m*k)
+	grow(&w.bi, n*k)
 	w.za, w.zb = 0, 0
 	for i := 0; i < m; i++ {
 		for l := 0; l < k; l++ {

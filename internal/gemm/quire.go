@@ -61,8 +61,8 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	// band per operand (the usual case) the conversion is the band's copy
 	// and the full exponent histogram is not needed.
 	sa, sb := copyStride(ac), copyStride(bc)
-	w.a = grow64(w.a, ar*sa)
-	w.b = grow64(w.b, br*sb)
+	grow(&w.a, ar*sa)
+	grow(&w.b, br*sb)
 	ra := convertRange(w.a, sa, a, ar, ac, lda)
 	rb := convertRange(w.b, sb, b, br, bc, ldb)
 	if k == 0 || !ra.finite() || !rb.finite() {
@@ -93,9 +93,9 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		}
 	}
 	na, nb := len(bandsA), len(bandsB)
-	w.a = grow64(w.a, na*ar*sa)
-	w.b = grow64(w.b, nb*br*sb)
-	w.c = grow64(w.c, na*nb*m*n)
+	grow(&w.a, na*ar*sa)
+	grow(&w.b, nb*br*sb)
+	grow(&w.c, na*nb*m*n)
 	if na > 1 {
 		for i, bd := range bandsA {
 			bd.extract(w.a[i*ar*sa:(i+1)*ar*sa], sa, a, ar, ac, lda)
@@ -123,13 +123,6 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 // pieces still fill whole pairs, as the adjacent-line prefetcher fetches.
 func copyStride(cols int) int {
 	return ((cols+15)/16 | 1) * 16
-}
-
-func grow64(buf []float64, n int) []float64 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]float64, n)
 }
 
 // band is a range of exponents [lo, hi].

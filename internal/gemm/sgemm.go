@@ -447,15 +447,6 @@ func (d *driver[T]) transposeInto(dst []T, ldd int, src []T, lds, rows, cols int
 	}
 }
 
-// grow returns (*s)[:n], reallocating *s if it is too short.
-func grow[T any](s *[]T, n int) []T {
-	if cap(*s) < n {
-		*s = make([]T, n)
-	}
-	*s = (*s)[:n]
-	return *s
-}
-
 // useKernel makes k the kernel of T's GEMM and returns the one it
 // replaces.
 func useKernel[T Float](k kernelInfo[T]) kernelInfo[T] {
