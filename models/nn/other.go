@@ -129,20 +129,10 @@ func roundNode(x *gorgonia.Node, name string, q *gemm.Rounder) (*gorgonia.Node, 
 		func(dy, dx *tensor.Dense) { roundDense(q, dx, dy) })
 }
 
-// roundDense sets dst to src rounded by q (float64 data: to nearest).
+// roundDense sets dst to src rounded by q (float64 data: to nearest). A
+// scalar (the loss) is a tensor of one value to the typed accessors, which
+// unlike Dense.Data do not allocate.
 func roundDense(q *gemm.Rounder, dst, src *tensor.Dense) {
-	switch v := src.Data().(type) { // a scalar: the loss
-	case float32:
-		x := []float32{v}
-		q.Round(x, x)
-		dst.Set(0, x[0])
-		return
-	case float64:
-		x := []float64{v}
-		q.Round64(x, x)
-		dst.Set(0, x[0])
-		return
-	}
 	if isF64(src) {
 		q.Round64(data[float64](dst), data[float64](src))
 		return
