@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/positgan/positgan/scaling"
 )
 
 // Training health (issue 15): a run whose state stops being finite must
@@ -83,28 +85,17 @@ func (t *Trainer) StateNonFinite() string {
 	for _, g := range t.nets.Groups {
 		a := t.adam[g.Name]
 		for i, p := range g.Net.Params() {
-			for _, c := range []struct {
+			for _, c := range [...]struct {
 				what string
 				x    []float32
 			}{{"", p.Data()}, {"Adam's first moment of ", a.M[i]}, {"Adam's second moment of ", a.V[i]}} {
-				if n := countNonFinite(c.x); n > 0 {
+				if n := scaling.InspectLimit(c.x, math.Inf(1)).NonFinite; n > 0 {
 					return fmt.Sprintf("%s%s has %d non-finite values", c.what, p.Name, n)
 				}
 			}
 		}
 	}
 	return ""
-}
-
-// countNonFinite returns the number of NaN and ±Inf values in x.
-func countNonFinite(x []float32) int {
-	n := 0
-	for _, v := range x {
-		if v-v != 0 { // NaN or ±Inf
-			n++
-		}
-	}
-	return n
 }
 
 // health follows the alarms over a run's steps.
