@@ -106,13 +106,12 @@ type health struct {
 	collapsed bool
 	real      int // index of d_real among the metrics, -1 if none
 	fake      int
-	status    string
 	warnings  []string
 	raised    map[string]bool
 }
 
 func newHealth(metrics []string) *health {
-	h := &health{real: -1, fake: -1, status: StatusOK, raised: map[string]bool{}}
+	h := &health{real: -1, fake: -1, raised: map[string]bool{}}
 	for i, m := range metrics {
 		switch m {
 		case "d_real":
@@ -174,15 +173,13 @@ func (h *health) observe(st StepStats, updates []string) (status string, warning
 func (h *health) current() string {
 	switch {
 	case h.skipping:
-		h.status = StatusSkipping
+		return StatusSkipping
 	case h.saturated >= saturatedSteps:
-		h.status = StatusSaturated
+		return StatusSaturated
 	case h.collapsed:
-		h.status = StatusCollapsed
-	default:
-		h.status = StatusOK
+		return StatusCollapsed
 	}
-	return h.status
+	return StatusOK
 }
 
 // sampled takes the n images of a sample grid drawn after step (each
