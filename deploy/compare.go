@@ -195,8 +195,7 @@ type comparer struct {
 	wh, ah  map[string]scaling.Histogram
 	spec    gan.GeneratorSpec
 	out     *Comparison
-	maxes   map[string]float64 // largest finite magnitude by format name
-	pix32   []float32          // the FP32 row's N images
+	pix32   []float32 // the FP32 row's N images
 }
 
 // Compare measures the deployment table of checkpoint c (trained in
@@ -254,7 +253,7 @@ func Compare(ctx context.Context, c *ckpt.Checkpoint, o CompareOptions) (*Compar
 	}
 	rows, cols := gan.GridShape(spec, 64)
 	cmp := &comparer{ctx: ctx, o: o, c: c, ext: ext, ref: ref, spec: spec, weights: map[string][]float32{},
-		wh: map[string]scaling.Histogram{}, ah: map[string]scaling.Histogram{}, maxes: map[string]float64{},
+		wh: map[string]scaling.Histogram{}, ah: map[string]scaling.Histogram{},
 		out: &Comparison{Arch: m32.Meta.Model.Arch, Metric: featnet.MetricName(ext), N: o.N, SearchN: o.SearchN, Seed: o.Seed,
 			grid: gridSpec{spec: spec, rows: rows, cols: cols}}}
 	if err := cmp.histograms(m32); err != nil {
@@ -492,12 +491,7 @@ func (cm *comparer) weightFractions(p *quant.Policy) (zero, sat float64) {
 		if f == nil {
 			continue
 		}
-		key := f.String()
-		lim, ok := cm.maxes[key]
-		if !ok {
-			lim = scaling.MaxFinite(f)
-			cm.maxes[key] = lim
-		}
+		lim := scaling.MaxFinite(f)
 		for _, w := range cm.weights[l] {
 			n++
 			if w != 0 {
