@@ -179,9 +179,12 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		}
 		return &DivergedError{Step: t.step, Reason: reason, LastGood: sum.LastHealthy}
 	}
+	checked := -1 // the step after which the state was last found finite
 	saveHealthy := func() error {
-		if reason := t.StateNonFinite(); reason != "" {
-			return diverged(reason)
+		if checked != t.step {
+			if reason := t.StateNonFinite(); reason != "" {
+				return diverged(reason)
+			}
 		}
 		if status != StatusOK {
 			sum.Unhealthy = filepath.Join(ro.Dir, "checkpoint_unhealthy.safetensors")
@@ -205,7 +208,9 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		}
 		saveDue := ro.CheckpointEvery > 0 && t.step%ro.CheckpointEvery == 0 || t.step >= ro.Steps
 		if reason == "" && saveDue {
-			reason = t.StateNonFinite()
+			if reason = t.StateNonFinite(); reason == "" {
+				checked = t.step // saveHealthy need not look again
+			}
 		}
 		dt := time.Since(t0)
 		el := time.Since(start)
