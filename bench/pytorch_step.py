@@ -114,12 +114,14 @@ def make_step(name):
         zshape = (BATCH, 100)
         gen = lambda z: g(z, y1h)
         disc = lambda x: d(x, y1h).view(-1)
-    else:
+    elif name in ("dcgan64", "dcgan28"):
         g, d = dcgan(gf=128 if name == "dcgan28" else 64)
         real = torch.rand(BATCH, 1, 28, 28) * 2 - 1
         zshape = (BATCH, 100, 1, 1)
         gen = g
         disc = lambda x: d(x).view(-1)
+    else:
+        raise SystemExit(f"pytorch_step.py: unknown model {name!r}: want cgan, dcgan64 or dcgan28")
     og = torch.optim.Adam(g.parameters(), lr=2e-4, betas=(0.5, 0.999))
     od = torch.optim.Adam(d.parameters(), lr=2e-4, betas=(0.5, 0.999))
     ones, zeros = torch.ones(BATCH), torch.zeros(BATCH)
