@@ -102,6 +102,20 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 
 	hl := newHealth(sum.Metrics)
 	status := StatusOK
+	warn := func(msgs ...string) {
+		if ro.Warn != nil {
+			for _, m := range msgs {
+				ro.Warn(m)
+			}
+		}
+	}
+	// alarms takes the status and the new warnings health gives after a
+	// step or a sample grid.
+	alarms := func(s string, msgs []string) {
+		status = s
+		warn(msgs...)
+		sum.Status, sum.Warnings = status, hl.warnings
+	}
 	var grid func(path string) error
 	if gm, ok := t.model.(Generator); ok {
 		sum.Samples = filepath.Join(ro.Dir, "samples.png")
@@ -128,14 +142,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 			if err := sampler.Generate(imgs, z, labels); err != nil {
 				return err
 			}
-			var warnings []string
-			status, warnings = hl.sampled(t.step, imgs, rows*cols)
-			for _, w := range warnings {
-				if ro.Warn != nil {
-					ro.Warn(w)
-				}
-			}
-			sum.Status, sum.Warnings = status, hl.warnings
+			alarms(hl.sampled(t.step, imgs, rows*cols))
 			return WriteGrid(path, imgs, spec.Image, rows, cols)
 		}
 	} else if vm, ok := t.model.(Visualizer); ok {
@@ -171,9 +178,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		sum.Status, sum.LastStep, sum.Elapsed = StatusDiverged, t.step, time.Since(start)
 		msg := fmt.Sprintf("step %d: %s: the run has diverged and stops", t.step, reason)
 		sum.Warnings = append(hl.warnings, msg)
-		if ro.Warn != nil {
-			ro.Warn(msg)
-		}
+		warn(msg)
 		if err := WriteLossPlot(sum.LossPlot, sum.Log); err != nil {
 			return err
 		}
@@ -221,14 +226,7 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 			w.Flush()
 			return sum, diverged(reason)
 		}
-		var warnings []string
-		status, warnings = hl.observe(st, sum.Updates)
-		for _, w := range warnings {
-			if ro.Warn != nil {
-				ro.Warn(w)
-			}
-		}
-		sum.Status, sum.Warnings = status, hl.warnings
+		alarms(hl.observe(st, sum.Updates))
 		writeLogLine(w, st, status, dt, before+el) // elapsed over every invocation
 		if err := w.Flush(); err != nil {
 			return sum, fmt.Errorf("gan: writing %s: %w", sum.Log, err)
