@@ -26,14 +26,7 @@ func TestMasterWeightsStoredInFormat(t *testing.T) {
 		{"p8-paper", true},
 	} {
 		t.Run(c.policy, func(t *testing.T) {
-			fields := strings.Fields(c.policy)
-			pol := mustPolicy(t, fields[0])
-			for _, s := range fields[1:] {
-				if err := pol.Apply(s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			tr := newTrainer(t, tinyCGAN(), toyData(t, 32, 8, 1), gan.Options{Policy: pol, Batch: 16, Seed: 4})
+			tr := newTrainer(t, tinyCGAN(), toyData(t, 32, 8, 1), gan.Options{Policy: policyWith(t, c.policy), Batch: 16, Seed: 4})
 			applied := 0
 			for range 4 {
 				st, err := tr.TrainStep()
