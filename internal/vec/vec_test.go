@@ -137,8 +137,8 @@ func fill(rng *rand.Rand, kind string, n, pad int) []float32 {
 }
 
 // lengths returns the lengths to test: every one up to 70, odd ones to
-// 1000, and a few larger ones; short is the count of the first group.
-func lengths(t *testing.T) []int {
+// 1000, and a few larger ones (the largest two not with -short).
+func lengths() []int {
 	var ns []int
 	for n := 0; n <= 70; n++ {
 		ns = append(ns, n)
@@ -181,7 +181,7 @@ func sameBitsOrNaN(got, want []float32) (int, bool) {
 // forCases calls f for every length, offset (0..15 elements, fewer for
 // large lengths) and kind, with a fresh random source.
 func forCases(t *testing.T, f func(t *testing.T, rng *rand.Rand, n, off int, kind string)) {
-	for _, n := range lengths(t) {
+	for _, n := range lengths() {
 		offs := 16
 		if n > 5000 {
 			offs = 3
