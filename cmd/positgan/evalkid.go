@@ -13,8 +13,8 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/models"
 )
 
 // evalKIDCmd is eval kid: KID needs the features themselves, so its
@@ -69,14 +69,11 @@ func runEvalKID(args []string, o featureFlags, opt eval.KIDOptions, io stdio) er
 
 // evalLoadFeatures returns the features of the images of path (an image
 // set datasets.Load reads, --n of them if given) or of --n images (10000
-// for 0) a checkpoint's generator makes, one row per image.
+// for 0) a checkpoint's generator makes (experiment.GeneratorFeatures, the
+// images evalCheckpointStats measures), one row per image.
 func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io.Writer) (*mat.Dense, error) {
 	if strings.EqualFold(filepath.Ext(path), ".safetensors") {
 		c, err := ckpt.Load(path)
-		if err != nil {
-			return nil, err
-		}
-		m, _, err := models.Load(c, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -84,11 +81,11 @@ func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io
 		if n == 0 {
 			n = 10000
 		}
-		g, err := gan.GenerateSet(m, n, *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
+		f, err := experiment.GeneratorFeatures(c, ext, n, *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return featnet.FeaturesOf(ext, g, 100)
+		return f, nil
 	}
 	f, note, err := evalFolderFeatures(path, ext, o)
 	if err == nil && note != "" {

@@ -38,3 +38,23 @@ func TestEvalKID(t *testing.T) {
 		t.Errorf("a statistics file: exit %d, want 2", code)
 	}
 }
+
+// eval kid of a checkpoint measures --n images its generator makes
+// (experiment.GeneratorFeatures), here against a folder.
+func TestEvalKIDCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	mustRun(t, "train", "--dataset", writeIDX(t, dir, 16), "--policy", "fp32", "--steps", "1", "--batch", "4", "--features", "2",
+		"--sample-every", "0", "--out", run)
+	imgs := filepath.Join(dir, "imgs")
+	if err := os.MkdirAll(imgs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 4 {
+		writePNG(t, filepath.Join(imgs, string(rune('a'+k))+".png"), 28, 28, true)
+	}
+	out, stderr, code := runCLI(t, "", "eval", "kid", filepath.Join(run, "checkpoint.safetensors"), imgs, "--n", "6", "--subsets", "2")
+	if f := strings.Split(strings.TrimSuffix(out, "\n"), "\t"); code != 0 || len(f) != 3 || f[2] != "KID (LeNet-MNIST)" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}

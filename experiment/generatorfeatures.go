@@ -1,0 +1,30 @@
+package experiment
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/models"
+)
+
+// GeneratorFeatures returns ext's features of the n images GeneratorStats
+// measures (the generator of checkpoint c, noise drawn with seed, batch
+// images at a time, batch <= 0 meaning 100), one row per image: for the
+// measures that need the features themselves, such as eval.KID (positgan
+// eval kid of a checkpoint).
+func GeneratorFeatures(c *ckpt.Checkpoint, ext featnet.Extractor, n int, seed uint64, batch int, o gan.SampleOptions) (*mat.Dense, error) {
+	if batch <= 0 {
+		batch = 100
+	}
+	m, _, err := models.Load(c, nil)
+	if err != nil {
+		return nil, err
+	}
+	g, err := gan.GenerateSet(m, n, seed, batch, o)
+	if err != nil {
+		return nil, err
+	}
+	return featnet.FeaturesOf(ext, g, 100)
+}
