@@ -24,7 +24,9 @@ func TestForEach(t *testing.T) {
 // the cores allow (at most 4 here), or in one call.
 func TestForRange(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	for _, c := range []struct{ n, minLen int }{{0, 1}, {1, 1}, {7, 1}, {7, 100}, {1000, 10}, {1001, 250}, {5, 0}} {
+	for _, c := range []struct{ n, minLen, ranges int }{
+		{0, 1, 0}, {1, 1, 1}, {7, 1, 4}, {7, 100, 1}, {1000, 10, 4}, {1001, 250, 4}, {999, 250, 3}, {5, 0, 4},
+	} {
 		var mu sync.Mutex
 		hits, calls, shortest := make([]int, c.n), 0, c.n
 		ForRange(c.n, c.minLen, func(lo, hi int) {
@@ -44,8 +46,8 @@ func TestForRange(t *testing.T) {
 				t.Errorf("n %d, minLen %d: index %d covered %d times", c.n, c.minLen, i, h)
 			}
 		}
-		if want := min(4, max(1, c.n/max(c.minLen, 1))); c.n > 0 && calls != want {
-			t.Errorf("n %d, minLen %d: %d ranges, want %d", c.n, c.minLen, calls, want)
+		if calls != c.ranges {
+			t.Errorf("n %d, minLen %d: %d ranges, want %d", c.n, c.minLen, calls, c.ranges)
 		}
 	}
 }
