@@ -146,6 +146,18 @@ func roleField(lf *LayerFormats, k int) *RoleFormat {
 // isRoundingKey reports whether key k sets a whole-step role's rounding.
 func isRoundingKey(k int) bool { return k >= keyOtherRounding && k <= keyMoment2Rounding }
 
+// roundingField returns the address of the rounding key k sets (that of
+// the dot-product formats or of a whole-step role), or nil.
+func roundingField(lf *LayerFormats, k int) *Rounding {
+	if k == keyRounding {
+		return &lf.Rounding
+	}
+	if isRoundingKey(k) {
+		return &roleField(lf, k).Rounding
+	}
+	return nil
+}
+
 // formatField returns the address of format field k of lf, or nil for the
 // keys that are not formats (accum, rounding).
 func formatField(lf *LayerFormats, k int) *Format {
@@ -186,31 +198,27 @@ func blockField(lf *LayerFormats, k int) *BlockFormat {
 
 // setField copies field k of src to dst.
 func setField(dst *LayerFormats, k int, src *LayerFormats) {
-	switch k {
-	case keyAccum:
+	if r := roundingField(dst, k); r != nil {
+		*r = *roundingField(src, k)
+		return
+	}
+	if k == keyAccum {
 		dst.Accum = src.Accum
-	case keyRounding:
-		dst.Rounding = src.Rounding
-	case keyOtherRounding, keyMasterRounding, keyGradRounding, keyMoment1Rounding, keyMoment2Rounding:
-		roleField(dst, k).Rounding = roleField(src, k).Rounding
-	default:
-		*formatField(dst, k) = *formatField(src, k)
-		if b := blockField(dst, k); b != nil {
-			*b = *blockField(src, k)
-		}
+		return
+	}
+	*formatField(dst, k) = *formatField(src, k)
+	if b := blockField(dst, k); b != nil {
+		*b = *blockField(src, k)
 	}
 }
 
 // fieldString returns field k of lf as it appears in a setting.
 func fieldString(lf *LayerFormats, k int) string {
-	switch k {
-	case keyAccum:
+	if k == keyAccum {
 		return lf.Accum.String()
-	case keyRounding:
-		return lf.Rounding.String()
 	}
-	if isRoundingKey(k) {
-		return roleField(lf, k).Rounding.String()
+	if r := roundingField(lf, k); r != nil {
+		return r.String()
 	}
 	if b := blockField(lf, k); b != nil && !b.IsZero() {
 		return b.String()
@@ -224,16 +232,12 @@ func fieldString(lf *LayerFormats, k int) string {
 // parseField parses value as field k into lf.
 func parseField(lf *LayerFormats, k int, value string) error {
 	var err error
-	switch k {
-	case keyAccum:
+	if k == keyAccum {
 		lf.Accum, err = ParseAccumulation(value)
 		return err
-	case keyRounding:
-		lf.Rounding, err = ParseRounding(value)
-		return err
 	}
-	if isRoundingKey(k) {
-		roleField(lf, k).Rounding, err = ParseRounding(value)
+	if r := roundingField(lf, k); r != nil {
+		*r, err = ParseRounding(value)
 		return err
 	}
 	var f Format
