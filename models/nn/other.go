@@ -103,16 +103,6 @@ func (o *otherLayer) Share(g *gorgonia.ExprGraph) Module {
 }
 func (o *otherLayer) String() string { return fmt.Sprintf("%v rounded to %v", o.m, o.q.Format()) }
 
-// OtherName returns the policy name of m's Other rounding ("G/relu",
-// "G/bn1") and whether m has one.
-func OtherName(m Module) (string, bool) {
-	o, ok := m.(*otherLayer)
-	if !ok {
-		return "", false
-	}
-	return o.name, true
-}
-
 // unwrapOther returns the module an Other rounding wraps, or m.
 func unwrapOther(m Module) Module {
 	if o, ok := m.(*otherLayer); ok {
