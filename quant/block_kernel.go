@@ -465,13 +465,6 @@ func (k *blockKernel) fromElemCols(d, f []float32) {
 	}
 }
 
-// fromElemColsGo is the portable form of fromElemCols for block posits.
-func (k *blockKernel) fromElemColsGo(d, f []float32) {
-	for i, v := range d {
-		d[i] = positOut(v, v*f[i])
-	}
-}
-
 // positOut returns r = v·2^x, a rounded posit element v back at its
 // block's scale, as Posit.Round resolves values beyond float32: a nonzero
 // value that underflows gives the smallest float32 of its sign, one that

@@ -148,7 +148,7 @@ func TestBlockKernelsAgree(t *testing.T) {
 			n = positScaleCols(got, s, f, out)
 			copy(want, s)
 			if out {
-				k.fromElemColsGo(want, f[:len(want)])
+				fromElemColsGo(want, f[:len(want)])
 			} else {
 				for i, v := range s {
 					k.toElem(want[i:i+1], []float32{v}, f[i])
@@ -178,5 +178,13 @@ func TestRoundMatrixAllocs(t *testing.T) {
 				t.Errorf("%s %v: %v allocations per call, want 0", name, axis, n)
 			}
 		}
+	}
+}
+
+// fromElemColsGo is the portable form of fromElemCols for block posits:
+// positScaleCols' reference.
+func fromElemColsGo(d, f []float32) {
+	for i, v := range d {
+		d[i] = positOut(v, v*f[i])
 	}
 }
