@@ -388,6 +388,19 @@ type policyPreset struct {
 	loss      LossScale
 }
 
+// The dot-product settings of posit8+ and fp8-ibm, which the presets
+// built on them (posit8+t, p8+-paper, fp8-ibm-paper) extend.
+var (
+	posit8PlusDot = []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)"}
+	fp8IBMDot     = []string{"dot=fp8-ibm-fwd", "err=fp8-ibm-bwd", "wgrad=fp8-ibm-bwd", "out=float(6,9)", "accum_format=float(6,9)"}
+)
+
+// extend returns the settings base followed by more, in a slice of their
+// own.
+func extend(base []string, more ...string) []string {
+	return append(slices.Clip(base), more...)
+}
+
 // The low-precision training presets start dynamic loss scaling at 2^10,
 // which lifts typical GAN errors (2^-10..2^-15 in the generator) towards
 // the accurate middle of 8-bit formats; the scaling package adapts it
@@ -418,7 +431,7 @@ var policyPresets = []policyPreset{
 			"and outputs (2^-2..2^0) bias 1, which centres each on P(8,1)'s most accurate binades [2^-2, 2^2); errors " +
 			"and weight gradients are unbiased and lifted by dynamic loss scaling from 2^10. These are starting biases: " +
 			"the scaling package re-estimates them from measured histograms.",
-		settings: []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)"},
+		settings: posit8PlusDot,
 		loss:     LossScale{Scale: 1024, Dynamic: true},
 	},
 	{
@@ -426,9 +439,8 @@ var policyPresets = []policyPreset{
 		doc: "posit8+ with the generator's output tanh replaced by the corrected bitwise posit tanh on posit(16,0) " +
 			"(Ho et al.'s \"P8+T\"; tanhapprox): tanh(x) = 2·sigmoid(2x)-1 with the sigmoid read off the posit bits, " +
 			"pulled toward ±1 beyond |R| > 0.7583. Set another with tanh=bitwise-corrected:posit(8,0) or tanh=pwl:3.",
-		settings: []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)",
-			"tanh=bitwise-corrected:posit(16,0)"},
-		loss: LossScale{Scale: 1024, Dynamic: true},
+		settings: extend(posit8PlusDot, "tanh=bitwise-corrected:posit(16,0)"),
+		loss:     LossScale{Scale: 1024, Dynamic: true},
 	},
 	{
 		name: "posit6-deploy",
@@ -453,7 +465,7 @@ var policyPresets = []policyPreset{
 			"weight gradients, and FP(1,6,9) = float(6,9) (Wang et al., NeurIPS 2018) for outputs and as the " +
 			"accumulation format, which fp8-ibm-per-op rounds every partial sum to (plain fp8-ibm sums in float32). " +
 			"Dynamic loss scaling from 2^10.",
-		settings: []string{"dot=fp8-ibm-fwd", "err=fp8-ibm-bwd", "wgrad=fp8-ibm-bwd", "out=float(6,9)", "accum_format=float(6,9)"},
+		settings: fp8IBMDot,
 		loss:     LossScale{Scale: 1024, Dynamic: true},
 	},
 	{
@@ -471,9 +483,8 @@ var policyPresets = []policyPreset{
 			"scaling from 2^10, plus P(16,1) for the inputs and outputs of every other layer (norms, activations, " +
 			"residual adds, the loss) and the gradients they pass back. Stored weights, gradients and Adam's state " +
 			"stay float32, as the sentence names no format for them.",
-		settings: []string{"all=posit(8,1)", "weight=posit(8,1,scale=4)", "act=posit(8,1,scale=1)", "out=posit(8,1,scale=1)",
-			"other=posit(16,1)"},
-		loss: LossScale{Scale: 1024, Dynamic: true},
+		settings: extend(posit8PlusDot, "other=posit(16,1)"),
+		loss:     LossScale{Scale: 1024, Dynamic: true},
 	},
 	{
 		name: "fp8-ibm-paper",
@@ -481,9 +492,8 @@ var policyPresets = []policyPreset{
 			"(1,6,9) other layers\": fp8-ibm's dot-product formats (1-4-3 forward operands, 1-5-2 errors and weight " +
 			"gradients, float(6,9) outputs) and dynamic loss scaling from 2^10, plus float(6,9) for the inputs and " +
 			"outputs of every other layer. Stored weights, gradients and Adam's state stay float32.",
-		settings: []string{"dot=fp8-ibm-fwd", "err=fp8-ibm-bwd", "wgrad=fp8-ibm-bwd", "out=float(6,9)", "accum_format=float(6,9)",
-			"other=float(6,9)"},
-		loss: LossScale{Scale: 1024, Dynamic: true},
+		settings: extend(fp8IBMDot, "other=float(6,9)"),
+		loss:     LossScale{Scale: 1024, Dynamic: true},
 	},
 	{
 		name: "fp16-apex",
