@@ -108,7 +108,7 @@ func evalFolderFeatures(path string, ext featnet.Extractor, o featureFlags) (*ma
 	default:
 		return nil, "", usagef("--split %q: want train or test", *o.split)
 	}
-	opt, note := fidFolderOptions(path, ext)
+	opt, note := featnet.FolderOptions(path, ext)
 	opt.Split = split
 	opt.ExifOrientation = *o.exif
 	var ds datasets.Dataset

@@ -1,4 +1,4 @@
-package main
+package featnet
 
 import (
 	"fmt"
@@ -11,17 +11,19 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/eval/featnet"
 )
 
-// fidFolderOptions looks at the image files of path, if it is an image
-// folder, without decoding them: eval fid brings every image to its
-// feature network's input, silently so far, and a folder of images of
-// several sizes could not be read at all. It returns the options to load
-// path with (the network's input size when the sizes differ, so that each
-// image is fitted to it) and a one-line note when the images are not of
-// the network's input size and channels, naming both.
-func fidFolderOptions(path string, ext featnet.Extractor) (datasets.Options, string) {
+// FolderOptions looks at the image files of path, if it is an image
+// folder, without decoding them, for measuring them with ext (as positgan
+// eval fid, stats and kid do): FeaturesOf brings every image to ext's
+// input, and datasets.Load cannot read a folder of images of several
+// sizes unless told a size. It returns the options to load path with (the
+// network's input size when the sizes differ, so that each image is
+// fitted to it) and a one-line note when the images are not of the
+// network's input size and channels, naming both, to show once the figure
+// is measured. For anything but an image folder, or when a file cannot be
+// read (loading reports it), both are zero.
+func FolderOptions(path string, ext Extractor) (datasets.Options, string) {
 	if ext == nil || !datasets.IsImageFolder(path) {
 		return datasets.Options{}, ""
 	}
@@ -45,8 +47,8 @@ func fidFolderOptions(path string, ext featnet.Extractor) (datasets.Options, str
 	if len(sizes) == 0 {
 		return datasets.Options{}, ""
 	}
-	side, gray := featnet.InceptionSize, false
-	if _, ok := ext.(*featnet.Inception); !ok {
+	side, gray := InceptionSize, false
+	if _, ok := ext.(*Inception); !ok {
 		side, gray = 28, true // the LeNet-5 networks
 	}
 	input := fmt.Sprintf("%dx%d", side, side)
