@@ -1,12 +1,9 @@
 package main
 
 import (
-	"image"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/disintegration/imaging"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/models"
@@ -40,16 +37,7 @@ func TestTrainOption(t *testing.T) {
 		}
 	}
 
-	dir := t.TempDir()
-	for i := range 2 {
-		img := image.NewNRGBA(image.Rect(0, 0, 24, 24))
-		for j := range img.Pix {
-			img.Pix[j] = uint8(j*(i+3) + j/96)
-		}
-		if err := imaging.Save(img, filepath.Join(dir, "p"+string(rune('a'+i))+".png")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writePhotos(t, 24, 24)
 	out := t.TempDir()
 	args := func(scale, pretrain string, more ...string) []string {
 		return append([]string{"train", "--model", "esrgan", "--dataset", dir, "--image-size", "16", "--features", "4",

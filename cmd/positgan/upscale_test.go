@@ -13,16 +13,7 @@ import (
 // upscale --compare writes the crop comparison: one row per image, four
 // panels, the captions holding the Y-PSNR printed in the table.
 func TestUpscaleCompare(t *testing.T) {
-	dir := t.TempDir()
-	for i := range 2 {
-		img := image.NewNRGBA(image.Rect(0, 0, 24, 20))
-		for j := range img.Pix {
-			img.Pix[j] = uint8(j*(i+3) + j/96)
-		}
-		if err := imaging.Save(img, filepath.Join(dir, "p"+string(rune('a'+i))+".png")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writePhotos(t, 24, 20)
 	run := t.TempDir()
 	if _, errOut, code := runCLI(t, "", "train", "--model", "esrgan", "--dataset", dir, "--image-size", "16", "--features", "4",
 		"--batch", "2", "--steps", "2", "--policy", "fp32", "--out", run, "--sample-every", "0",
@@ -56,4 +47,21 @@ func TestUpscaleCompare(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", bad, code)
 		}
 	}
+}
+
+// writePhotos writes two w×h RGB test images, pa.png and pb.png, to a new
+// folder and returns it.
+func writePhotos(t *testing.T, w, h int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range 2 {
+		img := image.NewNRGBA(image.Rect(0, 0, w, h))
+		for j := range img.Pix {
+			img.Pix[j] = uint8(j*(i+3) + j/96)
+		}
+		if err := imaging.Save(img, filepath.Join(dir, "p"+string(rune('a'+i))+".png")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
