@@ -97,7 +97,7 @@ func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io
 // evalFolderFeatures returns the features of the images of path (an image
 // set datasets.Load reads, --n of them if given), one row per image, and
 // the note on how they were brought to ext's input, which the caller
-// prints once its figure is measured.
+// prints once its figure is measured (featnet.ImageSetFeatures).
 func evalFolderFeatures(path string, ext featnet.Extractor, o featureFlags) (*mat.Dense, string, error) {
 	var split datasets.Split
 	switch *o.split {
@@ -108,22 +108,5 @@ func evalFolderFeatures(path string, ext featnet.Extractor, o featureFlags) (*ma
 	default:
 		return nil, "", usagef("--split %q: want train or test", *o.split)
 	}
-	opt, note := featnet.FolderOptions(path, ext)
-	opt.Split = split
-	opt.ExifOrientation = *o.exif
-	var ds datasets.Dataset
-	ds, err := datasets.Load(path, opt)
-	if err != nil {
-		return nil, "", err
-	}
-	if *o.n > 0 {
-		if ds, err = datasets.Sample(ds, *o.n, *o.seed); err != nil {
-			return nil, "", err
-		}
-	}
-	f, err := featnet.FeaturesOf(ext, ds, 100)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	return f, note, nil
+	return featnet.ImageSetFeatures(path, ext, featnet.SetOptions{Split: split, N: *o.n, Seed: *o.seed, ExifOrientation: *o.exif})
 }

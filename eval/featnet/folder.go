@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/positgan/positgan/datasets"
 )
 
@@ -101,4 +103,39 @@ func imageConfig(name string) (image.Config, bool) {
 	defer f.Close()
 	cfg, _, err := image.DecodeConfig(f)
 	return cfg, err == nil
+}
+
+// SetOptions say which images of a set ImageSetFeatures measures.
+type SetOptions struct {
+	Split datasets.Split // of mnist, fashion-mnist and IDX directories
+	N     int            // images drawn (seeded, without replacement); 0: all
+	Seed  uint64         // of the draw
+	// ExifOrientation turns image files upright by their EXIF tag
+	// (datasets.Options.ExifOrientation).
+	ExifOrientation bool
+}
+
+// ImageSetFeatures returns ext's features of the images of path (an image
+// set datasets.Load reads, loaded with FolderOptions), one row per image,
+// and FolderOptions' note: what positgan eval fid, stats and kid measure
+// of an image set.
+func ImageSetFeatures(path string, ext Extractor, o SetOptions) (*mat.Dense, string, error) {
+	opt, note := FolderOptions(path, ext)
+	opt.Split = o.Split
+	opt.ExifOrientation = o.ExifOrientation
+	var ds datasets.Dataset
+	ds, err := datasets.Load(path, opt)
+	if err != nil {
+		return nil, "", err
+	}
+	if o.N > 0 {
+		if ds, err = datasets.Sample(ds, o.N, o.Seed); err != nil {
+			return nil, "", err
+		}
+	}
+	f, err := FeaturesOf(ext, ds, 100)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	return f, note, nil
 }
