@@ -74,6 +74,15 @@ type featureFlags struct {
 	exif            *bool
 }
 
+// generated is the number of images a checkpoint makes to be measured:
+// --n, 10000 for 0.
+func (o featureFlags) generated() int {
+	if *o.n == 0 {
+		return 10000
+	}
+	return *o.n
+}
+
 func addFeatureFlags(fs *flag.FlagSet) featureFlags {
 	return featureFlags{
 		features: fs.String("features", "lenet-mnist", "feature network: "+featnet.Specs),
@@ -328,11 +337,7 @@ func evalCheckpointStats(path string, ext featnet.Extractor, o featureFlags) (ev
 	if err != nil {
 		return eval.Stats{}, err
 	}
-	n := *o.n
-	if n == 0 {
-		n = 10000
-	}
-	st, err := experiment.GeneratorStats(c, ext, n, *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
+	st, err := experiment.GeneratorStats(c, ext, o.generated(), *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
 	if err != nil {
 		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -77,11 +77,7 @@ func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io
 		if err != nil {
 			return nil, err
 		}
-		n := *o.n
-		if n == 0 {
-			n = 10000
-		}
-		f, err := experiment.GeneratorFeatures(c, ext, n, *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
+		f, err := experiment.GeneratorFeatures(c, ext, o.generated(), *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
