@@ -253,18 +253,7 @@ func isDLoss(name string) bool {
 // the same batch. It is what Compare measures, and what positgan eval fid
 // measures of a checkpoint (with batch 100).
 func GeneratorStats(c *ckpt.Checkpoint, ext featnet.Extractor, n int, seed uint64, batch int, o gan.SampleOptions) (eval.Stats, error) {
-	if batch <= 0 {
-		batch = 100
-	}
-	m, _, err := models.Load(c, nil)
-	if err != nil {
-		return eval.Stats{}, err
-	}
-	g, err := gan.GenerateSet(m, n, seed, batch, o)
-	if err != nil {
-		return eval.Stats{}, err
-	}
-	f, err := featnet.FeaturesOf(ext, g, 100)
+	f, err := GeneratorFeatures(c, ext, n, seed, batch, o)
 	if err != nil {
 		return eval.Stats{}, err
 	}
