@@ -10,6 +10,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/graphop"
 	"github.com/positgan/positgan/models/nn"
 )
 
@@ -142,12 +143,4 @@ func (a *Applier) Apply(dst, x []float32) error {
 }
 
 // valuesOf returns the float32 values of n, a scalar as one value.
-func valuesOf(n *gorgonia.Node) []float32 {
-	switch d := n.Value().Data().(type) {
-	case []float32:
-		return d
-	case float32:
-		return []float32{d}
-	}
-	panic(fmt.Sprintf("gan: node %s does not hold float32 values", n.Name()))
-}
+func valuesOf(n *gorgonia.Node) []float32 { return graphop.Float32s(n.Value()) }

@@ -93,6 +93,14 @@ type Graph struct {
 	seed      uint64
 	metrics   []metric
 	outputs   []output // see Output (hooks.go)
+	shares    []share
+}
+
+// share is a node whose value fills an input before the step's updates
+// run (see Share).
+type share struct {
+	name string
+	node *gorgonia.Node
 }
 
 type metric struct {
@@ -146,6 +154,36 @@ func (u *Graph) Forward(net string, x, cond *gorgonia.Node) (*gorgonia.Node, err
 		return nil, err
 	}
 	return nn.RoundOther(y, u.lossOther, seedFor(u.seed, fmt.Sprintf("loss input %d", len(u.passes))))
+}
+
+// Share has n, a node of this update's graph, computed before the step's
+// first update runs, and its value copied into the step's input called
+// name, which every update of the step then reads with Input as data,
+// without a gradient. Model.Inputs declares that input and Feed leaves it
+// alone.
+//
+// It lets an earlier update reuse a forward pass a later one makes anyway:
+// noiseGAN's D update judges the fake batch that the G update's graph
+// makes and differentiates (as PyTorch's DCGAN example judges
+// fake.detach()), so G runs forward once a step, not twice. n must not
+// depend on the parameters of a group that an earlier update of the step
+// trains (they change before this update runs); a Phased model must keep
+// the sharing update active whenever an update reading it is.
+func (u *Graph) Share(name string, n *gorgonia.Node) error {
+	t, ok := u.data[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("gan: update %s shares %q, which the model does not declare as an input", u.update.Name, name)
+	case !t.Shape().Eq(n.Shape()) || n.Dtype() != tensor.Float32:
+		return fmt.Errorf("gan: update %s shares a %v %v node as input %q of shape %v", u.update.Name, n.Dtype(), n.Shape(), name, t.Shape())
+	}
+	for _, s := range u.shares {
+		if s.name == name {
+			return fmt.Errorf("gan: update %s shares input %q twice", u.update.Name, name)
+		}
+	}
+	u.shares = append(u.shares, share{name, n})
+	return nil
 }
 
 // LossScale returns the loss scale of this update, read at every run:

@@ -10,6 +10,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/graphexec"
+	"github.com/positgan/positgan/internal/graphop"
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
@@ -285,15 +287,30 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 	t.model.Feed(gr.inputs, batches, noise)
 	relay, _ := t.model.(Relay)
 	phased, _ := t.model.(Phased)
+	active := func(u *updateGraph) bool { return phased == nil || phased.Active(u.update) }
 	for i, u := range gr.updates {
-		s := t.scalers[u.update.Name]
-		*u.scale = s.Scale
-		st.Scales[i] = s.Scale
-		if phased != nil && !phased.Active(u.update) {
+		// An update's scale changes only when it is applied, so each is
+		// known before any runs.
+		*u.scale = t.scalers[u.update.Name].Scale
+		st.Scales[i] = *u.scale
+	}
+	for _, u := range gr.updates {
+		if u.early == nil || !active(u) {
+			continue
+		}
+		if err := u.early.Run(); err != nil {
+			return st, fmt.Errorf("gan: step %d: update %s, shared inputs: %w", st.Step, u.update.Name, err)
+		}
+		for _, sh := range u.shares {
+			copy(gr.inputs[sh.name], valuesOf(sh.node))
+		}
+	}
+	for i, u := range gr.updates {
+		if !active(u) {
 			continue
 		}
 		u.errs = scaling.GradStats{}
-		if err := u.vm.RunAll(); err != nil {
+		if err := u.prog.Run(); err != nil {
 			return st, fmt.Errorf("gan: step %d: update %s: %w", st.Step, u.update.Name, err)
 		}
 		st.Losses[i] = scalarOf(u.loss)
@@ -308,7 +325,6 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 			relay.AfterUpdate(u.update, out, gr.inputs, noise)
 		}
 		st.Skipped[i] = !t.update(u)
-		u.vm.Reset()
 	}
 	t.step++
 	st.Epoch = t.Epoch()
@@ -342,7 +358,7 @@ func (t *Trainer) update(u *updateGraph) bool {
 	stats := u.errs
 	gd := make([][]float32, len(u.params))
 	for i, p := range u.params {
-		gd[i] = u.grads[i].Value().Data().([]float32)
+		gd[i] = graphop.Float32s(u.grads[i].Value())
 		limit := math.Inf(1)
 		if p.Quantized {
 			limit = t.gr.limits[p.Layer].wgrad
@@ -449,7 +465,9 @@ type updateGraph struct {
 	update  Update
 	scale   *float64
 	errs    scaling.GradStats // saturation of the errors in the last run
-	vm      gorgonia.VM
+	prog    *graphexec.Program
+	early   *graphexec.Program // computes shares before the step's updates run
+	shares  []share
 	loss    *gorgonia.Node
 	params  []nn.Param
 	grads   []*gorgonia.Node
@@ -461,6 +479,27 @@ type updateGraph struct {
 type indexedMetric struct {
 	metric
 	index int
+}
+
+// checkShares reports an error if the nodes update u shares (computed by
+// early, before the step's updates run) depend on parameters that an
+// update before it trains.
+func checkShares(u *Graph, early *graphexec.Program, before []*updateGraph) error {
+	for _, b := range before {
+		for _, g := range b.update.Groups {
+			m, ok := u.shared[g]
+			if !ok {
+				continue
+			}
+			for _, p := range m.Params() {
+				if early.Reads(p.Node) {
+					return fmt.Errorf("gan: update %s shares a node that depends on %s's parameters, which update %s trains before it runs",
+						u.update.Name, g, b.update.Name)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // newInputs makes the input tensors m declares for batch.
@@ -546,7 +585,23 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 		}
 		roots = append(roots, ug.grads...)
 		ug.taps = u.taps()
-		ug.vm = gorgonia.NewTapeMachine(u.g.SubgraphRoots(roots...))
+		for _, sh := range u.shares {
+			roots = append(roots, sh.node)
+		}
+		if ug.prog, err = graphexec.Compile(roots...); err != nil {
+			return nil, fmt.Errorf("gan: update %s: %w", up.Name, err)
+		}
+		if len(u.shares) > 0 {
+			nodes := make(gorgonia.Nodes, len(u.shares))
+			for i, sh := range u.shares {
+				nodes[i] = sh.node
+			}
+			ug.early, ug.prog = ug.prog.Split(nodes...)
+			ug.shares = u.shares
+			if err := checkShares(u, ug.early, gr.updates); err != nil {
+				return nil, err
+			}
+		}
 		gr.updates = append(gr.updates, ug)
 	}
 	return gr, nil

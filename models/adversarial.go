@@ -34,10 +34,14 @@ func (m *noiseGAN) Generator() gan.GeneratorSpec {
 		Image: datasets.Shape{C: m.cfg.Channels, H: m.cfg.Height, W: m.cfg.Width}}
 }
 
+// Inputs declares, besides the data and noise Feed fills, "fake": G's
+// batch, which the G update's graph makes and shares (gan.Graph.Share)
+// for the D update to judge.
 func (m *noiseGAN) Inputs(batch int) []gan.Input {
 	in := []gan.Input{
 		{Name: "x", Shape: append(tensor.Shape{batch}, m.xShape...)},
 		{Name: "z", Shape: append(tensor.Shape{batch}, m.zShape...)},
+		{Name: "fake", Shape: append(tensor.Shape{batch}, m.xShape...)},
 	}
 	if m.cfg.Classes > 0 {
 		in = append(in, gan.Input{Name: "y", Shape: tensor.Shape{batch, m.cfg.Classes}},
@@ -88,15 +92,13 @@ func (m *noiseGAN) inputs(u *gan.Graph, names ...string) ([]*gorgonia.Node, erro
 
 func (m *noiseGAN) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 	if u.Update().Name == "D" {
-		in, err := m.inputs(u, "x", "z", "y", "y_fake")
+		// The fake batch is the one the G update's graph makes (shared
+		// there): same z, labels and G, so the same values.
+		in, err := m.inputs(u, "x", "fake", "y", "y_fake")
 		if err != nil {
 			return nil, err
 		}
-		x, z, y, yFake := in[0], in[1], in[2], in[3]
-		fake, err := u.Forward("G", z, yFake)
-		if err != nil {
-			return nil, err
-		}
+		x, fake, y, yFake := in[0], in[1], in[2], in[3]
 		real, err := u.Forward("D", x, y)
 		if err != nil {
 			return nil, err
@@ -115,6 +117,9 @@ func (m *noiseGAN) Loss(u *gan.Graph) (*gorgonia.Node, error) {
 	}
 	fake, err := u.Forward("G", in[0], in[1])
 	if err != nil {
+		return nil, err
+	}
+	if err := u.Share("fake", fake); err != nil {
 		return nil, err
 	}
 	out, err := u.Forward("D", fake, in[1])

@@ -25,6 +25,8 @@ type Func struct {
 	In   []tensor.Shape
 	Out  tensor.Shape
 	Fn   func(in []*tensor.Dense) (*tensor.Dense, error)
+
+	ins []*tensor.Dense // Do's, reused
 }
 
 func (o *Func) Arity() int            { return len(o.In) }
@@ -67,7 +69,12 @@ func (o *Func) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	if len(vals) != len(o.In) {
 		return nil, fmt.Errorf("%s: %d inputs, want %d", o.Name, len(vals), len(o.In))
 	}
-	ins := make([]*tensor.Dense, len(vals))
+	// The inputs' slice is kept for the next run: an op runs once at a
+	// time, and Fn must not keep it.
+	if len(o.ins) != len(vals) {
+		o.ins = make([]*tensor.Dense, len(vals))
+	}
+	ins := o.ins
 	for i, v := range vals {
 		switch s := v.(type) {
 		case *gorgonia.F32:
@@ -123,4 +130,19 @@ func (o *OutBuf) Get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 		*p = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
 	}
 	return *p
+}
+
+// Float32s returns the backing slice of a float32 value: a tensor's
+// values, or a scalar's one. Value.Data would box a tensor's slice through
+// reflection, an allocation per call.
+func Float32s(v gorgonia.Value) []float32 {
+	switch d := v.(type) {
+	case *tensor.Dense:
+		if d.Dtype() == tensor.Float32 {
+			return d.Float32s()
+		}
+	case *gorgonia.F32:
+		return []float32{float32(*d)}
+	}
+	panic(fmt.Sprintf("graphop: a %v %T where float32 values are wanted", v.Dtype(), v))
 }

@@ -5,6 +5,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/internal/graphop"
 )
 
 // A Module is a network or a part of one: a layer, an activation, or a
@@ -40,7 +42,7 @@ type Param struct {
 }
 
 // Data returns the parameter's float32 values (its backing slice).
-func (p Param) Data() []float32 { return p.Node.Value().Data().([]float32) }
+func (p Param) Data() []float32 { return graphop.Float32s(p.Node.Value()) }
 
 // Buffer is a tensor of a module's state that is not learnt.
 type Buffer struct {
@@ -49,7 +51,7 @@ type Buffer struct {
 }
 
 // Data returns the buffer's float32 values (its backing slice).
-func (b Buffer) Data() []float32 { return b.Tensor.Data().([]float32) }
+func (b Buffer) Data() []float32 { return graphop.Float32s(b.Tensor) }
 
 // Layers returns the names of m's quantized layers, in order: the names
 // policies address ("G/fc1", "G_AB/res3/conv1").

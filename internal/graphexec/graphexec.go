@@ -1,0 +1,171 @@
+// Package graphexec runs Gorgonia expression graphs without Gorgonia's
+// virtual machines: the op nodes a set of roots needs, in Gorgonia's own
+// topological order, each by its op's Do, with each result bound to its
+// node so that Node.Value reads it as after a TapeMachine run.
+//
+// A Program can also be split in two (Split), so that the part of a graph
+// some nodes depend on runs early and the rest later: the trainer runs a
+// generator's forward pass before the discriminator's update that reads
+// it, and the rest of the generator's update after it. A TapeMachine runs
+// all of its program or nothing, and allocates for every instruction of
+// every run; a Program run allocates only what the ops themselves do.
+package graphexec
+
+import (
+	"fmt"
+
+	"gorgonia.org/gorgonia"
+)
+
+// A Program runs the op nodes of a graph in a fixed order.
+type Program struct {
+	steps []step
+}
+
+// step computes one op node from its arguments.
+type step struct {
+	node *gorgonia.Node
+	args gorgonia.Nodes
+	vals []gorgonia.Value // the arguments' values, reused by every run
+}
+
+// Compile returns the program computing roots (nodes of one graph) and
+// every op node they depend on. Input nodes (variables and constants)
+// are read as they are bound at run time.
+func Compile(roots ...*gorgonia.Node) (*Program, error) {
+	if len(roots) == 0 {
+		return &Program{}, nil
+	}
+	g := roots[0].Graph()
+	for _, r := range roots[1:] {
+		if r.Graph() != g {
+			return nil, fmt.Errorf("graphexec: roots %v and %v are in different graphs", roots[0], r)
+		}
+	}
+	sorted, err := gorgonia.Sort(g.SubgraphRoots(roots...))
+	if err != nil {
+		return nil, fmt.Errorf("graphexec: %w", err)
+	}
+	// Sort puts the roots first; run the leaves first, in reverse, as a
+	// TapeMachine does.
+	p := &Program{}
+	for i := len(sorted) - 1; i >= 0; i-- {
+		n := sorted[i]
+		if n.Op() == nil {
+			continue // an input
+		}
+		if _, ok := n.Op().(constant); ok {
+			continue
+		}
+		var args gorgonia.Nodes
+		for it := g.From(n.ID()); it.Next(); {
+			args = append(args, it.Node().(*gorgonia.Node))
+		}
+		p.steps = append(p.steps, step{node: n, args: args, vals: make([]gorgonia.Value, len(args))})
+	}
+	return p, nil
+}
+
+// constant is the interface of Gorgonia's constant ops, whose nodes have
+// a value without being run.
+type constant interface {
+	gorgonia.Op
+	Value() gorgonia.Value
+}
+
+// Len returns the number of op nodes the program runs.
+func (p *Program) Len() int { return len(p.steps) }
+
+// Split returns the program computing early (and every op node they
+// depend on) and the program of the rest of p, each in p's order.
+// Running first and then rest computes what p computes, provided nothing
+// first reads changes in between.
+func (p *Program) Split(early ...*gorgonia.Node) (first, rest *Program) {
+	need := map[*gorgonia.Node]bool{}
+	for _, n := range early {
+		need[n] = true
+	}
+	in := make([]bool, len(p.steps))
+	for i := len(p.steps) - 1; i >= 0; i-- {
+		s := &p.steps[i]
+		if need[s.node] {
+			in[i] = true
+			for _, a := range s.args {
+				need[a] = true
+			}
+		}
+	}
+	first, rest = &Program{}, &Program{}
+	for i, s := range p.steps {
+		if in[i] {
+			first.steps = append(first.steps, s)
+		} else {
+			rest.steps = append(rest.steps, s)
+		}
+	}
+	return first, rest
+}
+
+// Reads reports whether a step of the program reads node n.
+func (p *Program) Reads(n *gorgonia.Node) bool {
+	for _, s := range p.steps {
+		for _, a := range s.args {
+			if a == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Run computes every op node of the program once, in order.
+func (p *Program) Run() error {
+	for i := range p.steps {
+		s := &p.steps[i]
+		for j, a := range s.args {
+			v := a.Value()
+			if v == nil {
+				return fmt.Errorf("graphexec: %v: argument %d (%v) has no value", s.node.Op(), j, a)
+			}
+			s.vals[j] = v
+		}
+		var v gorgonia.Value
+		var err error
+		// Gorgonia's own ops (the adds that sum a gradient's paths) make
+		// a new tensor on every Do; given their last result, they reuse it,
+		// unless it shares memory with an argument (an op that returned
+		// one of its inputs, or a view of one).
+		if pre, ok := s.node.Op().(gorgonia.UsePreallocDoer); ok && reusable(s.node.Value(), s.vals) {
+			v, err = pre.UsePreallocDo(s.node.Value(), s.vals...)
+		} else {
+			v, err = s.node.Op().Do(s.vals...)
+		}
+		if err != nil {
+			return fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
+		}
+		// Our ops hand back the same output tensor every run, which stays
+		// bound; binding checks shapes and costs an allocation.
+		if s.node.Value() != v {
+			if err := gorgonia.UnsafeLet(s.node, v); err != nil {
+				return fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// reusable reports whether prev, a node's last value, can receive its new
+// value: it is a tensor and shares no memory with the arguments.
+func reusable(prev gorgonia.Value, args []gorgonia.Value) bool {
+	if prev == nil || prev.Shape().IsScalar() {
+		return false
+	}
+	lo, hi := prev.Uintptr(), prev.Uintptr()+prev.MemSize()
+	for _, a := range args {
+		alo := a.Uintptr()
+		if alo < hi && lo < alo+a.MemSize() {
+			return false
+		}
+	}
+	return true
+}
