@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
@@ -160,7 +161,7 @@ type runner struct {
 	z, y []float32
 	out  *gorgonia.Node
 	taps []nn.Tap
-	vm   gorgonia.VM
+	vm   *graphexec.Program
 }
 
 func newRunner(net nn.Module, spec gan.GeneratorSpec, n int) (r *runner, err error) {
@@ -187,7 +188,9 @@ func newRunner(net nn.Module, spec gan.GeneratorSpec, n int) (r *runner, err err
 		return nil, fmt.Errorf("deploy: %w", err)
 	}
 	r.taps = p.Taps
-	r.vm = gorgonia.NewTapeMachine(g)
+	if r.vm, err = graphexec.Compile(r.out); err != nil {
+		return nil, fmt.Errorf("deploy: %w", err)
+	}
 	return r, nil
 }
 
@@ -248,8 +251,7 @@ func (m *Model) forward(z []float32, labels []int, taps func([]nn.Tap)) ([]float
 	}
 	copy(r.z, z)
 	gan.OneHot(r.y, labels, spec.Classes)
-	defer r.vm.Reset()
-	if err := r.vm.RunAll(); err != nil {
+	if err := r.vm.Run(); err != nil {
 		return nil, fmt.Errorf("deploy: generating: %w", err)
 	}
 	if taps != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/internal/graphop"
 	"github.com/positgan/positgan/models/nn"
 )
@@ -97,7 +98,7 @@ type Visualizer interface {
 type Applier struct {
 	in, out []float32
 	node    *gorgonia.Node
-	m       gorgonia.VM
+	m       *graphexec.Program
 }
 
 // NewApplier returns an applier of the network of group net to inputs of
@@ -120,7 +121,9 @@ func NewApplier(nets *Nets, net string, shape []int) (a *Applier, err error) {
 	if a.node, err = m.Forward(&nn.Pass{FreezeStats: true}, x); err != nil {
 		return nil, fmt.Errorf("gan: %s: %w", net, err)
 	}
-	a.m = gorgonia.NewTapeMachine(g)
+	if a.m, err = graphexec.Compile(a.node); err != nil {
+		return nil, fmt.Errorf("gan: %s: %w", net, err)
+	}
 	return a, nil
 }
 
@@ -134,8 +137,7 @@ func (a *Applier) Apply(dst, x []float32) error {
 		panic("gan: Apply: slice lengths do not match the applier")
 	}
 	copy(a.in, x)
-	defer a.m.Reset()
-	if err := a.m.RunAll(); err != nil {
+	if err := a.m.Run(); err != nil {
 		return fmt.Errorf("gan: applying the network: %w", err)
 	}
 	copy(dst, a.node.Value().Data().([]float32))

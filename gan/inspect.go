@@ -8,6 +8,7 @@ import (
 
 	"gorgonia.org/gorgonia"
 
+	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/scaling"
 )
@@ -68,9 +69,11 @@ func Histograms(nets *Nets, n int, seed uint64) (hs []TensorHist, err error) {
 	if _, err := gorgonia.Grad(loss, params...); err != nil {
 		return nil, fmt.Errorf("gan: inspection gradients: %w", err)
 	}
-	vm := gorgonia.NewTapeMachine(u.g)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
+	prog, err := graphexec.Compile(u.g.Roots()...)
+	if err != nil {
+		return nil, fmt.Errorf("gan: inspection graph: %w", err)
+	}
+	if err := prog.Run(); err != nil {
 		return nil, fmt.Errorf("gan: inspection run: %w", err)
 	}
 	taps := u.taps()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/models/nn"
 )
 
@@ -58,7 +59,7 @@ type Sampler struct {
 	n    int
 	z, y []float32
 	out  *gorgonia.Node
-	m    gorgonia.VM
+	m    *graphexec.Program
 }
 
 // NewSampler returns a sampler of n images at a time from the generator
@@ -90,7 +91,9 @@ func NewSampler(nets *Nets, n int, o SampleOptions) (s *Sampler, err error) {
 	if s.out, err = gen.Forward(&nn.Pass{Cond: y, FreezeStats: true}, z); err != nil {
 		return nil, err
 	}
-	s.m = gorgonia.NewTapeMachine(g)
+	if s.m, err = graphexec.Compile(s.out); err != nil {
+		return nil, fmt.Errorf("gan: sampler: %w", err)
+	}
 	return s, nil
 }
 
@@ -108,8 +111,7 @@ func (s *Sampler) Generate(dst, z []float32, labels []int) error {
 	}
 	copy(s.z, z)
 	OneHot(s.y, labels, s.spec.Classes)
-	defer s.m.Reset()
-	if err := s.m.RunAll(); err != nil {
+	if err := s.m.Run(); err != nil {
 		return fmt.Errorf("gan: generating: %w", err)
 	}
 	copy(dst, s.out.Value().Data().([]float32))

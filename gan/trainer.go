@@ -515,7 +515,7 @@ func newInputs(m Model, batch int) (Inputs, map[string]*tensor.Dense) {
 
 func newGraphs(t *Trainer) (gr *graphs, err error) {
 	defer func() {
-		// NewTapeMachine panics on compile errors (see the notes on Gorgonia).
+		// Gorgonia panics on some graph-building errors (see the notes on Gorgonia).
 		if r := recover(); r != nil {
 			err = fmt.Errorf("gan: building the training graphs: %v", r)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
@@ -133,7 +134,7 @@ type lenetGraph struct {
 	batch        int
 	x            []float32 // input values, written before each run
 	feat, logits *gorgonia.Node
-	vm           gorgonia.VM
+	vm           *graphexec.Program
 }
 
 // build returns the inference graph for batches of the given size.
@@ -149,36 +150,18 @@ func (l *LeNet) build(batch int) (lg *lenetGraph, err error) {
 	if lg.logits, err = l.net.head.Share(g).Forward(nil, lg.feat); err != nil {
 		return nil, fmt.Errorf("featnet: lenet: %w", err)
 	}
-	if lg.vm, err = newMachine(g); err != nil {
-		return nil, err
+	if lg.vm, err = graphexec.Compile(lg.logits); err != nil {
+		return nil, fmt.Errorf("featnet: lenet: %w", err)
 	}
 	return lg, nil
 }
 
-// newMachine returns a TapeMachine for g; NewTapeMachine panics on
-// compile errors instead of returning them.
-func newMachine(g *gorgonia.ExprGraph) (vm gorgonia.VM, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("featnet: compiling the graph: %v", r)
-		}
-	}()
-	return gorgonia.NewTapeMachine(g), nil
-}
-
 // run runs the graph once on the values in lg.x.
 func (lg *lenetGraph) run() error {
-	defer lg.vm.Reset()
-	if err := lg.vm.RunAll(); err != nil {
+	if err := lg.vm.Run(); err != nil {
 		return fmt.Errorf("featnet: lenet: %w", err)
 	}
 	return nil
-}
-
-func (lg *lenetGraph) close() {
-	if lg != nil && lg.vm != nil {
-		lg.vm.Close()
-	}
 }
 
 func (l *LeNet) checkData(ds datasets.Dataset) error { return checkLeNetData(ds, l.Classes) }

@@ -81,7 +81,6 @@ func (l *LeNet) Train(ds datasets.Dataset, opt TrainOptions) error {
 	// l takes the trainer's network: the trained weights, in layers
 	// whose formats carry the biases chosen in training.
 	l.net = tr.Nets().Net(lenetGroup).(*lenetNet)
-	l.eval.close()
 	l.eval = nil
 	return nil
 }
