@@ -6,8 +6,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -124,4 +127,53 @@ func readGolden(t *testing.T) map[string]string {
 		}
 	}
 	return m
+}
+
+// TestStepBitsAnyCores trains the full-size default CGAN and a 28×28
+// DCGAN (batch 64, whose products, element-wise passes and Adam are split
+// across goroutines when there are several processors) with one
+// processor and with several, and wants the same bits: splitting work
+// must never change a result.
+func TestStepBitsAnyCores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains full-size models")
+	}
+	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcgan, err := models.DefaultConfig(models.DCGAN, imageShape(1, 28, 28), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := toyData(t, 128, 28, 1)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range []struct {
+		name   string
+		cfg    models.Config
+		policy string
+	}{{"cgan", cgan, "fp32"}, {"cgan", cgan, "posit8+"}, {"dcgan", dcgan, "fp32"}} {
+		hash := map[int]string{}
+		for _, procs := range []int{1, 2, 4} {
+			runtime.GOMAXPROCS(procs)
+			tr := newTrainer(t, c.cfg, ds, gan.Options{Policy: mustPolicy(t, c.policy), Batch: 64, Seed: 5})
+			for i := 0; i < 2; i++ {
+				if _, err := tr.TrainStep(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h := sha256.New()
+			tensors := goldenTensors(tr)
+			names := slices.Sorted(maps.Keys(tensors))
+			for _, n := range names {
+				for _, v := range tensors[n] {
+					binary.Write(h, binary.LittleEndian, math.Float32bits(v))
+				}
+			}
+			hash[procs] = hex.EncodeToString(h.Sum(nil))
+		}
+		if hash[1] != hash[2] || hash[1] != hash[4] {
+			t.Errorf("%s %s: bits depend on GOMAXPROCS: %v", c.name, c.policy, hash)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package gemm
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // ForEach calls f(i) for i in [0, n), spread over up to GOMAXPROCS
@@ -42,16 +44,125 @@ func ForRange(n, minLen int, f func(lo, hi int)) {
 }
 
 // fanOut calls f on p > 1 contiguous ranges of [0, n), the first on this
-// goroutine and each other on its own, and waits for them all.
+// goroutine and each other on a worker, and waits for them all.
 func fanOut(n, p int, f func(lo, hi int)) {
-	var wg sync.WaitGroup
+	st, ok := fans.Get().(*fanState)
+	if !ok {
+		st = new(fanState)
+	}
+	p = min(p, len(st.parts))
+	st.wg.Add(p - 1)
 	for k := 1; k < p; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(k*n/p, (k+1)*n/p)
-		}()
+		st.parts[k] = rangeTask{f: f, lo: k * n / p, hi: (k + 1) * n / p, wg: &st.wg}
+		submit(&st.parts[k])
 	}
 	f(0, n/p)
-	wg.Wait()
+	help()
+	st.wg.Wait()
+	for k := range st.parts[:p] {
+		st.parts[k] = rangeTask{}
+	}
+	fans.Put(st)
+}
+
+// rangeTask is one range of a fanOut call.
+type rangeTask struct {
+	f      func(lo, hi int)
+	lo, hi int
+	wg     *sync.WaitGroup
+}
+
+func (t *rangeTask) work() {
+	t.f(t.lo, t.hi)
+	t.wg.Done()
+}
+
+// fanState is the reusable memory of one fanOut call.
+type fanState struct {
+	parts [64]rangeTask
+	wg    sync.WaitGroup
+}
+
+var fans sync.Pool // *fanState
+
+// A task is a share of a split call, run by a worker.
+type task interface{ work() }
+
+// The workers run the shares of split calls. A worker polls for tasks
+// for spinFor after its last one before it sleeps: on the 2-core VM, a
+// goroutine handed to a sleeping thread while the caller computed its own
+// share started 0.1–3 ms later (longer than most of a CGAN step's
+// products take), so a call split in two took as long as one unsplit.
+// Polling keeps the second core awake between the products of a step;
+// it yields the processor at every turn, and at most GOMAXPROCS-1 workers
+// poll, so it delays no other goroutine. A caller whose shares no worker
+// has taken yet runs them itself (help), so a split call never waits for
+// a thread to wake.
+var (
+	queue       chan task     // tasks; nobody blocks receiving from it
+	wake        chan struct{} // sleeping workers wait here
+	workersOnce sync.Once
+	spinning    atomic.Int32 // workers polling queue
+)
+
+const spinFor = time.Millisecond
+
+// submit queues t for a worker, waking one if none is polling.
+func submit(t task) {
+	workersOnce.Do(startWorkers)
+	queue <- t
+	if spinning.Load() == 0 {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// help runs queued tasks until there are none.
+func help() {
+	for {
+		select {
+		case t := <-queue:
+			t.work()
+		default:
+			return
+		}
+	}
+}
+
+func startWorkers() {
+	n := runtime.NumCPU()
+	queue = make(chan task, 64*n)
+	wake = make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		go worker()
+	}
+}
+
+func worker() {
+	for range wake {
+		if int(spinning.Add(1)) > runtime.GOMAXPROCS(0)-1 {
+			spinning.Add(-1)
+			continue
+		}
+		last := time.Now()
+		for polls := 1; ; polls++ {
+			select {
+			case t := <-queue:
+				t.work()
+				last = time.Now()
+				continue
+			default:
+			}
+			if polls%64 == 0 && time.Since(last) > spinFor {
+				break
+			}
+			runtime.Gosched()
+		}
+		spinning.Add(-1)
+		// A task queued after the last poll, while spinning still
+		// counted this worker, woke nobody: run it.
+		help()
+	}
 }

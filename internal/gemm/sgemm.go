@@ -169,26 +169,6 @@ func checkDims(tA, tB bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
 	}
 }
 
-// task is a share of a call for the worker goroutines.
-type task interface{ work() }
-
-var (
-	workers     chan task
-	workersOnce sync.Once
-)
-
-func startWorkers() {
-	n := runtime.NumCPU()
-	workers = make(chan task, 4*n)
-	for i := 0; i < n; i++ {
-		go func() {
-			for t := range workers {
-				t.work()
-			}
-		}()
-	}
-}
-
 // part is one goroutine's share of a call: rows [i0, i1) or columns
 // [j0, j1) of C.
 type part[T Float] struct {
@@ -235,7 +215,6 @@ func (d *driver[T]) split(s gemmArgs[T]) {
 		p.run()
 		return
 	}
-	workersOnce.Do(startWorkers)
 	st, ok := d.splits.Get().(*splitState[T])
 	if !ok {
 		st = new(splitState[T])
@@ -253,9 +232,10 @@ func (d *driver[T]) split(s gemmArgs[T]) {
 	}
 	st.wg.Add(g - 1)
 	for i := 1; i < g; i++ {
-		workers <- &st.parts[i]
+		submit(&st.parts[i])
 	}
 	st.parts[0].run()
+	help()
 	st.wg.Wait()
 	for i := range st.parts[:g] {
 		st.parts[i] = part[T]{}
