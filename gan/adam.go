@@ -32,6 +32,18 @@ type Adam struct {
 	// hashes a name, too slow to do on every update.
 	seeds   [][4]uint64
 	seedsOf uint64
+	job     adamJob // the float32 update of one tensor, split across cores
+}
+
+// adamJob is Adam's float32 update of one tensor, a gemm.Ranger: kept in
+// the Adam, it splits across cores without allocating.
+type adamJob struct {
+	p, g, m, v                []float32
+	inv, b1, b2, lr, sc2, eps float32
+}
+
+func (j *adamJob) Range(lo, hi int) {
+	adamKernel(j.p[lo:hi], j.g[lo:hi], j.m[lo:hi], j.v[lo:hi], j.inv, j.b1, j.b2, j.lr, j.sc2, j.eps)
 }
 
 // ParamFormats are the formats of the optimiser's side of one parameter
@@ -84,9 +96,9 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 			panic(fmt.Sprintf("gan: adam: tensor %d has %d values, gradient %d, state %d", i, len(p), len(g), len(m)))
 		}
 		if a.Formats == nil || a.Formats[i] == (ParamFormats{}) {
-			gemm.ForRange(len(p), adamParallelMin, func(lo, hi int) {
-				adamKernel(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], inv, b1, b2, lr, sc2, eps)
-			})
+			a.job = adamJob{p, g, m, v, inv, b1, b2, lr, sc2, eps}
+			gemm.ForRanges(len(p), adamParallelMin, &a.job)
+			a.job = adamJob{} // keep no tensors alive
 			continue
 		}
 		// The same arithmetic in three passes, with each role rounded

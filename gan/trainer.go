@@ -90,7 +90,10 @@ type Trainer struct {
 	opt     Options
 	data    []datasets.Dataset
 	loaders []*datasets.Loader
-	rng     *rand.PCG // noise
+	rng     *rand.PCG  // noise
+	noise   *rand.Rand // over noiseOf, which Resume may replace by a new rng
+	noiseOf *rand.PCG
+	batches []Batch // the step's batches, one per loader
 	step    int
 	biases  Biases
 	adam    map[string]*Adam               // by group
@@ -279,11 +282,17 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 	n := len(gr.updates)
 	st := StepStats{Step: t.step + 1, Losses: make([]float64, n), Scales: make([]float64, n), Skipped: make([]bool, n),
 		Metrics: make([]float64, len(t.model.Metrics()))}
-	batches := make([]Batch, len(t.loaders))
+	if len(t.batches) != len(t.loaders) {
+		t.batches = make([]Batch, len(t.loaders))
+	}
+	batches := t.batches
 	for i, l := range t.loaders {
 		batches[i].X, batches[i].Labels = l.Next()
 	}
-	noise := rand.New(t.rng)
+	if t.noiseOf != t.rng {
+		t.noise, t.noiseOf = rand.New(t.rng), t.rng
+	}
+	noise := t.noise
 	t.model.Feed(gr.inputs, batches, noise)
 	relay, _ := t.model.(Relay)
 	phased, _ := t.model.(Phased)
@@ -356,7 +365,10 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 // count as overflow however many values the other tensors have.
 func (t *Trainer) update(u *updateGraph) bool {
 	stats := u.errs
-	gd := make([][]float32, len(u.params))
+	if len(u.gd) != len(u.params) {
+		u.gd, u.pd = make([][]float32, len(u.params)), make([][]float32, len(u.params))
+	}
+	gd := u.gd
 	for i, p := range u.params {
 		gd[i] = graphop.Float32s(u.grads[i].Value())
 		limit := math.Inf(1)
@@ -378,7 +390,7 @@ func (t *Trainer) update(u *updateGraph) bool {
 			a.LR = sched.LearningRate(g, t.step, t.opt.Steps, t.opt.LR)
 		}
 		k := len(a.M)
-		pd := make([][]float32, k)
+		pd := u.pd[off : off+k]
 		for i := range pd {
 			pd[i] = u.params[off+i].Data()
 		}
@@ -467,6 +479,7 @@ type updateGraph struct {
 	errs    scaling.GradStats // saturation of the errors in the last run
 	prog    *graphexec.Program
 	early   *graphexec.Program // computes shares before the step's updates run
+	gd, pd  [][]float32        // update's gradient and parameter slices, reused
 	shares  []share
 	loss    *gorgonia.Node
 	params  []nn.Param

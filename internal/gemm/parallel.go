@@ -21,31 +21,44 @@ func ForEach(n, work int, f func(i int)) {
 		}
 		return
 	}
-	fanOut(n, p, func(lo, hi int) {
+	fanOut(n, p, rangeFunc(func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			f(i)
 		}
-	})
+	}))
 }
 
 // ForRange splits [0, n) into up to GOMAXPROCS contiguous ranges of at
 // least minLen elements each and calls f on each, concurrently. The calls
 // must write disjoint memory: then the result is the serial call's
 // f(0, n), bit for bit.
-func ForRange(n, minLen int, f func(lo, hi int)) {
+func ForRange(n, minLen int, f func(lo, hi int)) { ForRanges(n, minLen, rangeFunc(f)) }
+
+// A Ranger does work over a range of elements: what ForRanges splits.
+type Ranger interface{ Range(lo, hi int) }
+
+type rangeFunc func(lo, hi int)
+
+func (f rangeFunc) Range(lo, hi int) { f(lo, hi) }
+
+// ForRanges is ForRange over r.Range. A closure passed to ForRange is
+// allocated at every call, since the workers may run it; a Ranger kept
+// by the caller (a pointer to a struct it reuses) is not, so that hot
+// loops split without allocating.
+func ForRanges(n, minLen int, r Ranger) {
 	p := min(runtime.GOMAXPROCS(0), n/max(minLen, 1))
 	if p <= 1 {
 		if n > 0 {
-			f(0, n)
+			r.Range(0, n)
 		}
 		return
 	}
-	fanOut(n, p, f)
+	fanOut(n, p, r)
 }
 
 // fanOut calls f on p > 1 contiguous ranges of [0, n), the first on this
 // goroutine and each other on a worker, and waits for them all.
-func fanOut(n, p int, f func(lo, hi int)) {
+func fanOut(n, p int, r Ranger) {
 	st, ok := fans.Get().(*fanState)
 	if !ok {
 		st = new(fanState)
@@ -53,10 +66,10 @@ func fanOut(n, p int, f func(lo, hi int)) {
 	p = min(p, len(st.parts))
 	st.wg.Add(p - 1)
 	for k := 1; k < p; k++ {
-		st.parts[k] = rangeTask{f: f, lo: k * n / p, hi: (k + 1) * n / p, wg: &st.wg}
+		st.parts[k] = rangeTask{r: r, lo: k * n / p, hi: (k + 1) * n / p, wg: &st.wg}
 		submit(&st.parts[k])
 	}
-	f(0, n/p)
+	r.Range(0, n/p)
 	help()
 	st.wg.Wait()
 	for k := range st.parts[:p] {
@@ -67,13 +80,13 @@ func fanOut(n, p int, f func(lo, hi int)) {
 
 // rangeTask is one range of a fanOut call.
 type rangeTask struct {
-	f      func(lo, hi int)
+	r      Ranger
 	lo, hi int
 	wg     *sync.WaitGroup
 }
 
 func (t *rangeTask) work() {
-	t.f(t.lo, t.hi)
+	t.r.Range(t.lo, t.hi)
 	t.wg.Done()
 }
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 
 	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // A Program runs the op nodes of a graph in a fixed order.
@@ -27,6 +28,8 @@ type step struct {
 	node *gorgonia.Node
 	args gorgonia.Nodes
 	vals []gorgonia.Value // the arguments' values, reused by every run
+	add  bool             // Gorgonia's element-wise add (see isAdd)
+	last gorgonia.Value   // the value last bound to node
 }
 
 // Compile returns the program computing roots (nodes of one graph) and
@@ -61,7 +64,7 @@ func Compile(roots ...*gorgonia.Node) (*Program, error) {
 		for it := g.From(n.ID()); it.Next(); {
 			args = append(args, it.Node().(*gorgonia.Node))
 		}
-		p.steps = append(p.steps, step{node: n, args: args, vals: make([]gorgonia.Value, len(args))})
+		p.steps = append(p.steps, step{node: n, args: args, vals: make([]gorgonia.Value, len(args)), add: isAdd(n.Op())})
 	}
 	return p, nil
 }
@@ -106,6 +109,21 @@ func (p *Program) Split(early ...*gorgonia.Node) (first, rest *Program) {
 	return first, rest
 }
 
+// bind binds v to the step's node. Our ops hand back the same output
+// tensor every run, which stays bound; binding checks shapes and costs an
+// allocation. (A scalar node's Value is not the tensor bound to it, so
+// the step remembers what it bound.)
+func (s *step) bind(v gorgonia.Value) error {
+	if v == s.last && s.node.Value() != nil {
+		return nil
+	}
+	if err := gorgonia.UnsafeLet(s.node, v); err != nil {
+		return fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
+	}
+	s.last = v
+	return nil
+}
+
 // Reads reports whether a step of the program reads node n.
 func (p *Program) Reads(n *gorgonia.Node) bool {
 	for _, s := range p.steps {
@@ -129,6 +147,14 @@ func (p *Program) Run() error {
 			}
 			s.vals[j] = v
 		}
+		if s.add {
+			if v, ok := addInto(s.node.Value(), s.vals); ok {
+				if err := s.bind(v); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		var v gorgonia.Value
 		var err error
 		// Gorgonia's own ops (the adds that sum a gradient's paths) make
@@ -143,12 +169,8 @@ func (p *Program) Run() error {
 		if err != nil {
 			return fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
 		}
-		// Our ops hand back the same output tensor every run, which stays
-		// bound; binding checks shapes and costs an allocation.
-		if s.node.Value() != v {
-			if err := gorgonia.UnsafeLet(s.node, v); err != nil {
-				return fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
-			}
+		if err := s.bind(v); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -168,4 +190,47 @@ func reusable(prev gorgonia.Value, args []gorgonia.Value) bool {
 		}
 	}
 	return true
+}
+
+// isAdd reports whether op is Gorgonia's element-wise add, with which
+// Grad sums the gradients of a node's paths (a dozen a CGAN step). Its
+// UsePreallocDo still allocates three times a call, so Run adds those of
+// two tensors of one shape itself (addInto): an IEEE add, the same bits.
+func isAdd(op gorgonia.Op) bool {
+	b, ok := op.(interface{ IsBinary() bool })
+	return ok && b.IsBinary() && op.String() == "+ false"
+}
+
+// addInto returns a + b for two contiguous float32 or float64 tensors of
+// one shape, written into prev when it can take it (see reusable), and
+// false for any other arguments.
+func addInto(prev gorgonia.Value, args []gorgonia.Value) (gorgonia.Value, bool) {
+	if len(args) != 2 {
+		return nil, false
+	}
+	a, ok1 := args[0].(*tensor.Dense)
+	b, ok2 := args[1].(*tensor.Dense)
+	if !ok1 || !ok2 || !dense(a) || !dense(b) || a.Dtype() != b.Dtype() || !a.Shape().Eq(b.Shape()) || a.Shape().IsScalar() ||
+		(a.Dtype() != tensor.Float32 && a.Dtype() != tensor.Float64) {
+		return nil, false
+	}
+	dst, ok := prev.(*tensor.Dense)
+	if !ok || !reusable(prev, args) || dst.Dtype() != a.Dtype() || !dst.Shape().Eq(a.Shape()) || !dense(dst) {
+		dst = tensor.New(tensor.Of(a.Dtype()), tensor.WithShape(a.Shape().Clone()...))
+	}
+	if a.Dtype() == tensor.Float32 {
+		addSlices(dst.Float32s(), a.Float32s(), b.Float32s())
+	} else {
+		addSlices(dst.Float64s(), a.Float64s(), b.Float64s())
+	}
+	return dst, true
+}
+
+func dense(t *tensor.Dense) bool { return t.IsNativelyAccessible() && !t.RequiresIterator() }
+
+func addSlices[T float32 | float64](dst, a, b []T) {
+	b, dst = b[:len(a)], dst[:len(a)]
+	for i, v := range a {
+		dst[i] = v + b[i]
+	}
 }

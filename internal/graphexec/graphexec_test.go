@@ -118,6 +118,15 @@ func TestRunMatchesTapeMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	adds := 0
+	for _, s := range p.steps {
+		if s.add {
+			adds++
+		}
+	}
+	if adds < 2 { // s + xw, and the sum of dw's two paths
+		t.Fatalf("%d of the program's steps are Gorgonia adds, want at least 2", adds)
+	}
 	vm := gorgonia.NewTapeMachine(theirs.g)
 	defer vm.Close()
 	for run := 0; run < 3; run++ {

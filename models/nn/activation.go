@@ -35,6 +35,7 @@ func LeakyReLU(x *gorgonia.Node, alpha float64) (*gorgonia.Node, error) {
 
 func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, error) {
 	var in saved // the input, for the backward pass
+	fwd, back := &leakyJob{alpha: float32(alpha)}, &leakyJob{alpha: float32(alpha), back: true}
 	return unary(x, fmt.Sprintf("%s[%p]", name, &in), x.Shape(),
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
@@ -43,33 +44,48 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 				leaky(data[float64](y), in.s64, alpha)
 			} else {
 				in.s32 = grow(in.s32, x.Size())
-				xs, ys := data[float32](x), data[float32](y)
-				elementwise(len(xs), func(lo, hi int) {
-					copy(in.s32[lo:hi], xs[lo:hi])
-					leaky(ys[lo:hi], in.s32[lo:hi], float32(alpha))
-				})
+				fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), in.s32
+				elementwise(len(fwd.src), fwd)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
 				leakyBack(data[float64](dx), data[float64](dy), in.s64, alpha)
 			} else {
-				dxs, dys := data[float32](dx), data[float32](dy)
-				elementwise(len(dys), func(lo, hi int) {
-					leakyBack(dxs[lo:hi], dys[lo:hi], in.s32[lo:hi], float32(alpha))
-				})
+				back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), in.s32
+				elementwise(len(back.src), back)
 			}
 		})
 }
 
-// elementwise runs f over [0, n) split across the cores when n is large
-// enough to pay for the goroutines; f must be element-wise, so that the
+// leakyJob is a float32 pass of a leaky ReLU, split by elementwise: the
+// forward pass saves src (x) and writes dst (y); the backward pass reads
+// src (dy) and writes dst (dx). The op keeps one of each, set at every
+// run, so that the split allocates nothing.
+type leakyJob struct {
+	src, dst, saved []float32
+	alpha           float32
+	back            bool
+}
+
+func (j *leakyJob) Range(lo, hi int) {
+	if j.back {
+		leakyBack(j.dst[lo:hi], j.src[lo:hi], j.saved[lo:hi], j.alpha)
+		return
+	}
+	copy(j.saved[lo:hi], j.src[lo:hi])
+	leaky(j.dst[lo:hi], j.saved[lo:hi], j.alpha)
+}
+
+// elementwise runs r over [0, n) split across the cores when n is large
+// enough to pay for the goroutines; r must be element-wise, so that the
 // split does not change the bits.
-func elementwise(n int, f func(lo, hi int)) { gemm.ForRange(n, 1<<15, f) }
+func elementwise(n int, r gemm.Ranger) { gemm.ForRanges(n, 1<<15, r) }
 
 // Tanh returns tanh(x).
 func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 	var out saved // the output, for the backward pass
+	fwd, back := &tanhJob{}, &tanhJob{back: true}
 	return unary(x, fmt.Sprintf("Tanh[%p]", &out), x.Shape(),
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
@@ -78,23 +94,34 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 				copy(data[float64](y), out.s64)
 			} else {
 				out.s32 = grow(out.s32, x.Size())
-				xs, ys := data[float32](x), data[float32](y)
-				elementwise(len(xs), func(lo, hi int) {
-					tanh(out.s32[lo:hi], xs[lo:hi])
-					copy(ys[lo:hi], out.s32[lo:hi])
-				})
+				fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), out.s32
+				elementwise(len(fwd.src), fwd)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
 				tanhBack(data[float64](dx), data[float64](dy), out.s64)
 			} else {
-				dxs, dys := data[float32](dx), data[float32](dy)
-				elementwise(len(dys), func(lo, hi int) {
-					tanhBack(dxs[lo:hi], dys[lo:hi], out.s32[lo:hi])
-				})
+				back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), out.s32
+				elementwise(len(back.src), back)
 			}
 		})
+}
+
+// tanhJob is a float32 pass of tanh, as leakyJob: the forward pass saves
+// the output.
+type tanhJob struct {
+	src, dst, saved []float32
+	back            bool
+}
+
+func (j *tanhJob) Range(lo, hi int) {
+	if j.back {
+		tanhBack(j.dst[lo:hi], j.src[lo:hi], j.saved[lo:hi])
+		return
+	}
+	tanh(j.saved[lo:hi], j.src[lo:hi])
+	copy(j.dst[lo:hi], j.saved[lo:hi])
 }
 
 // Sigmoid returns the logistic function 1/(1+exp(-x)), as PyTorch's

@@ -218,10 +218,11 @@ func (o lossOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 // scalarOut returns v as a scalar of element type dt, in buf.
 func scalarOut(buf *outBuf, dt tensor.Dtype, v float64) *tensor.Dense {
 	y := buf.Get(dt, tensor.ScalarShape())
+	// The typed slices, not Set: Set boxes its value, an allocation.
 	if dt == tensor.Float64 {
-		y.Set(0, v)
+		y.Float64s()[0] = v
 	} else {
-		y.Set(0, float32(v))
+		y.Float32s()[0] = float32(v)
 	}
 	return y
 }
