@@ -168,7 +168,9 @@ func (u *Graph) Forward(net string, x, cond *gorgonia.Node) (*gorgonia.Node, err
 // fake.detach()), so G runs forward once a step, not twice. n must not
 // depend on the parameters of a group that an earlier update of the step
 // trains (they change before this update runs); a Phased model must keep
-// the sharing update active whenever an update reading it is.
+// the sharing update active whenever an update reading it is. What
+// computing n does besides (a training batch norm's running statistics)
+// happens then too, before the step's first update.
 func (u *Graph) Share(name string, n *gorgonia.Node) error {
 	t, ok := u.data[name]
 	switch {

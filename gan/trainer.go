@@ -281,7 +281,7 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 	gr := t.gr
 	n := len(gr.updates)
 	st := StepStats{Step: t.step + 1, Losses: make([]float64, n), Scales: make([]float64, n), Skipped: make([]bool, n),
-		Metrics: make([]float64, len(t.model.Metrics()))}
+		Metrics: make([]float64, gr.nMetrics)}
 	if len(t.batches) != len(t.loaders) {
 		t.batches = make([]Batch, len(t.loaders))
 	}
@@ -460,9 +460,10 @@ func MeanSigmoid(x []float32) float64 {
 // graphs are the graphs of a step's updates over one set of networks,
 // with their machines, and the input tensors they share.
 type graphs struct {
-	inputs  Inputs
-	updates []*updateGraph
-	limits  map[string]roleLimits // by layer
+	inputs   Inputs
+	updates  []*updateGraph
+	limits   map[string]roleLimits // by layer
+	nMetrics int                   // len(Model.Metrics())
 }
 
 // roleLimits are the largest finite magnitudes (scaling.MaxFinite) of a
@@ -556,6 +557,7 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 	for i, name := range m.Metrics() {
 		metricIndex[name] = i
 	}
+	gr.nMetrics = len(m.Metrics())
 	for _, up := range m.Updates() {
 		ug := &updateGraph{update: up, scale: new(float64)}
 		watch := func(layer string, dy []float32) {
