@@ -1,6 +1,9 @@
 package gemm
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Geom is the geometry of a 2-D convolution over one C×H×W image: a KH×KW
 // kernel moved with strides SH, SW over the image padded by PH rows and PW
@@ -59,57 +62,120 @@ func Col2im[T Float](dst []T, src []T, ld int, g Geom) {
 // Im2colBatch writes the column matrices of the n images of src
 // (n×C×H×W) side by side into dst, a Rows() × n·Cols() matrix: image b's
 // in columns [b·Cols(), (b+1)·Cols()). It is Im2col of every image with
-// ld = n·Cols(), spread over goroutines by ForEach.
+// ld = n·Cols(), spread over goroutines by ForEaches.
 func Im2colBatch[T Float](dst, src []T, n int, g Geom) {
-	p, hw, kk := g.Cols(), g.H*g.W, g.KH*g.KW
-	ld := n * p
-	if n < 0 || len(src) < n*g.C*hw || len(dst) < g.Rows()*ld {
+	if n < 0 || len(src) < n*g.C*g.H*g.W || len(dst) < g.Rows()*n*g.Cols() {
 		panic("gemm: im2col: slice too short")
 	}
+	r, b := g.Rows(), getBatch(dst, src, n, g)
 	if wholeImage(g) {
-		r := g.Rows()
-		ForEach((r+tileRows-1)/tileRows, r*n, func(t int) {
-			im2colWhole(dst, src, n, r, t*tileRows, min(r, (t+1)*tileRows))
-		})
-		return
+		ForEaches((r+tileRows-1)/tileRows, r*n, (*im2colTiles[T])(b))
+	} else {
+		// Image by image, channel by channel: src is read in order (its
+		// reads would stall; the scattered writes to dst do not).
+		ForEaches(n*g.C, r*n*g.Cols(), (*im2colChans[T])(b))
 	}
-	var buf [16]span
-	ys, xs := kernelSpans(g, buf[:])
-	// Image by image, channel by channel: src is read in order (its
-	// reads would stall; the scattered writes to dst do not).
-	ForEach(n*g.C, g.Rows()*ld, func(k int) {
-		b, c := k/g.C, k%g.C
-		im2colChan(dst[c*kk*ld+b*p:], ld, src[k*hw:(k+1)*hw], g, ys, xs)
-	})
+	b.put()
 }
 
 // Col2imBatch sets the n images of dst (n×C×H×W) to the adjoint of
 // Im2colBatch applied to src (Rows() × n·Cols()): each pixel is zero plus
 // its terms, in the order Col2im adds them, bit for bit clear(dst)
 // followed by Col2im of every image. It is spread over goroutines by
-// ForEach.
+// ForEaches.
 func Col2imBatch[T Float](dst, src []T, n int, g Geom) {
-	p, hw, kk := g.Cols(), g.H*g.W, g.KH*g.KW
-	ld := n * p
-	if n < 0 || len(dst) < n*g.C*hw || len(src) < g.Rows()*ld {
+	if n < 0 || len(dst) < n*g.C*g.H*g.W || len(src) < g.Rows()*n*g.Cols() {
 		panic("gemm: col2im: slice too short")
 	}
+	r, b := g.Rows(), getBatch(dst, src, n, g)
 	if wholeImage(g) {
-		r := g.Rows()
-		ForEach((r+tileRows-1)/tileRows, r*n, func(t int) {
-			col2imWhole(dst, src, n, r, t*tileRows, min(r, (t+1)*tileRows))
-		})
-		return
+		ForEaches((r+tileRows-1)/tileRows, r*n, (*col2imTiles[T])(b))
+	} else {
+		// Channel by channel, image by image: src is read in order, KH·KW
+		// rows at a time, and each image channel is cleared just before
+		// its terms are added, while it is in cache.
+		ForEaches(g.C*n, r*n*g.Cols(), (*col2imChans[T])(b))
 	}
-	var buf [16]span
-	ys, xs := kernelSpans(g, buf[:])
-	// Channel by channel, image by image: src is read in order, KH·KW
-	// rows at a time, and each image channel is cleared just before its
-	// terms are added, while it is in cache.
-	ForEach(g.C*n, g.Rows()*ld, func(k int) {
-		c, b := k/n, k%n
-		img := dst[(b*g.C+c)*hw : (b*g.C+c+1)*hw]
-		clear(img)
-		col2imChan(img, src[c*kk*ld+b*p:], ld, g, ys, xs)
-	})
+	b.put()
+}
+
+// A batch is the arguments of an Im2colBatch or Col2imBatch call, for
+// their loop bodies below. The workers that run those keep a pointer to
+// it, so that a batch on the stack would be allocated at every call: the
+// calls take them from a pool instead.
+type batch[T Float] struct {
+	dst, src []T
+	n        int
+	g        Geom
+	ys, xs   []span   // kernelSpans of g, unless wholeImage(g)
+	buf      [16]span // ys and xs, for kernels of up to 8×8
+}
+
+// getBatch returns a batch from the pool for the arguments of a call.
+func getBatch[T Float](dst, src []T, n int, g Geom) *batch[T] {
+	b, ok := batchPool[T]().Get().(*batch[T])
+	if !ok {
+		b = new(batch[T])
+	}
+	*b = batch[T]{dst: dst, src: src, n: n, g: g}
+	if !wholeImage(g) {
+		b.ys, b.xs = kernelSpans(g, b.buf[:])
+	}
+	return b
+}
+
+// put returns b to the pool, holding none of the caller's slices.
+func (b *batch[T]) put() {
+	*b = batch[T]{}
+	batchPool[T]().Put(b)
+}
+
+var batches32, batches64 sync.Pool // *batch[float32], *batch[float64]
+
+// batchPool returns the pool of batches of element type T.
+func batchPool[T Float]() *sync.Pool {
+	if _, ok := any(T(0)).(float32); ok {
+		return &batches32
+	}
+	return &batches64
+}
+
+// im2colTiles sets rows [t·tileRows, (t+1)·tileRows) of the column matrix,
+// for wholeImage geometries.
+type im2colTiles[T Float] batch[T]
+
+func (b *im2colTiles[T]) Each(t int) {
+	r := b.g.Rows()
+	im2colWhole(b.dst, b.src, b.n, r, t*tileRows, min(r, (t+1)*tileRows))
+}
+
+// col2imTiles sets pixels [t·tileRows, (t+1)·tileRows) of every image, for
+// wholeImage geometries.
+type col2imTiles[T Float] batch[T]
+
+func (b *col2imTiles[T]) Each(t int) {
+	r := b.g.Rows()
+	col2imWhole(b.dst, b.src, b.n, r, t*tileRows, min(r, (t+1)*tileRows))
+}
+
+// im2colChans writes the column matrix of channel k%C of image k/C.
+type im2colChans[T Float] batch[T]
+
+func (b *im2colChans[T]) Each(k int) {
+	g, p, hw := b.g, b.g.Cols(), b.g.H*b.g.W
+	ld := b.n * p
+	i, c := k/g.C, k%g.C
+	im2colChan(b.dst[c*g.KH*g.KW*ld+i*p:], ld, b.src[k*hw:(k+1)*hw], g, b.ys, b.xs)
+}
+
+// col2imChans sets channel k/n of image k%n.
+type col2imChans[T Float] batch[T]
+
+func (b *col2imChans[T]) Each(k int) {
+	g, p, hw := b.g, b.g.Cols(), b.g.H*b.g.W
+	ld := b.n * p
+	c, i := k/b.n, k%b.n
+	img := b.dst[(i*g.C+c)*hw : (i*g.C+c+1)*hw]
+	clear(img)
+	col2imChan(img, b.src[c*g.KH*g.KW*ld+i*p:], ld, g, b.ys, b.xs)
 }

@@ -12,20 +12,30 @@ import (
 // of all n calls, is large enough to pay for them. The calls must write
 // disjoint memory: then the result does not depend on the split, and is
 // the serial loop's bit for bit.
-func ForEach(n, work int, f func(i int)) {
-	const minWork = 1 << 16 // below this, a goroutine costs more than it saves
+func ForEach(n, work int, f func(i int)) { ForEaches(n, work, eachFunc(f)) }
+
+// An Eacher does work item by item: what ForEaches splits.
+type Eacher interface{ Each(i int) }
+
+type eachFunc func(i int)
+
+func (f eachFunc) Each(i int) { f(i) }
+
+// minWork is the least work ForEach gives each goroutine: below it, a
+// goroutine costs more than it saves.
+const minWork = 1 << 16
+
+// ForEaches is ForEach over e.Each, as ForRanges is ForRange over a
+// Ranger: an Eacher kept by the caller splits without allocating.
+func ForEaches(n, work int, e Eacher) {
 	p := min(runtime.GOMAXPROCS(0), n, work/minWork)
 	if p <= 1 {
 		for i := 0; i < n; i++ {
-			f(i)
+			e.Each(i)
 		}
 		return
 	}
-	fanOut(n, p, rangeFunc(func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			f(i)
-		}
-	}))
+	fanOut(n, p, job{e: e})
 }
 
 // ForRange splits [0, n) into up to GOMAXPROCS contiguous ranges of at
@@ -53,12 +63,30 @@ func ForRanges(n, minLen int, r Ranger) {
 		}
 		return
 	}
-	fanOut(n, p, r)
+	fanOut(n, p, job{r: r})
 }
 
-// fanOut calls f on p > 1 contiguous ranges of [0, n), the first on this
+// A job is what fanOut splits: r.Range over each range or, if r is nil,
+// e.Each of every index in it. (An Eacher wrapped in a Ranger would be
+// allocated at every call.)
+type job struct {
+	r Ranger
+	e Eacher
+}
+
+func (j job) run(lo, hi int) {
+	if j.r != nil {
+		j.r.Range(lo, hi)
+		return
+	}
+	for i := lo; i < hi; i++ {
+		j.e.Each(i)
+	}
+}
+
+// fanOut runs j on p > 1 contiguous ranges of [0, n), the first on this
 // goroutine and each other on a worker, and waits for them all.
-func fanOut(n, p int, r Ranger) {
+func fanOut(n, p int, j job) {
 	st, ok := fans.Get().(*fanState)
 	if !ok {
 		st = new(fanState)
@@ -66,10 +94,10 @@ func fanOut(n, p int, r Ranger) {
 	p = min(p, len(st.parts))
 	st.wg.Add(p - 1)
 	for k := 1; k < p; k++ {
-		st.parts[k] = rangeTask{r: r, lo: k * n / p, hi: (k + 1) * n / p, wg: &st.wg}
+		st.parts[k] = rangeTask{j: j, lo: k * n / p, hi: (k + 1) * n / p, wg: &st.wg}
 		submit(&st.parts[k])
 	}
-	r.Range(0, n/p)
+	j.run(0, n/p)
 	help()
 	st.wg.Wait()
 	for k := range st.parts[:p] {
@@ -80,13 +108,13 @@ func fanOut(n, p int, r Ranger) {
 
 // rangeTask is one range of a fanOut call.
 type rangeTask struct {
-	r      Ranger
+	j      job
 	lo, hi int
 	wg     *sync.WaitGroup
 }
 
 func (t *rangeTask) work() {
-	t.r.Range(t.lo, t.hi)
+	t.j.run(t.lo, t.hi)
 	t.wg.Done()
 }
 

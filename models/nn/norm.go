@@ -144,9 +144,11 @@ type normState struct {
 	// The affine gradients (and batch norm's dx) need Σdy and Σdy·x̂
 	// per channel over the batch: the first backward op to run after a
 	// forward run computes them (normSums), the others reuse them.
-	gen, sumsGen    int           // forward runs; that of the sums
-	sumsDy          *tensor.Dense // the gradient summed
-	sumDy, sumDyHat []float64     // per channel
+	gen, sumsGen    int               // forward runs; that of the sums
+	sumsDy          *tensor.Dense     // the gradient summed
+	sumDy, sumDyHat []float64         // per channel
+	jobs32          normJobs[float32] // the kernels' loop bodies (norm_kernel.go)
+	jobs64          normJobs[float64]
 	y, dx, dg, db   outBuf
 }
 

@@ -109,6 +109,24 @@ func sumDot4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0,
 	return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
 }
 
+// normJobs are the loop bodies of a norm node's kernels for element type
+// T, one call for four channels, which ForEaches splits. The workers that
+// run them keep a pointer to them, so that jobs on the stack would be
+// allocated at every call: the node's normState keeps them instead.
+type normJobs[T gemm.Float] struct {
+	sums  normSumsJob[T]
+	fwd   normForwardJob[T]
+	backX normBackXJob[T]
+}
+
+// normJobsOf returns st's jobs for element type T.
+func normJobsOf[T gemm.Float](st *normState) *normJobs[T] {
+	if j, ok := any(&st.jobs32).(*normJobs[T]); ok {
+		return j
+	}
+	return any(&st.jobs64).(*normJobs[T])
+}
+
 // normSums returns Σdy and Σdy·x̂ per channel, over the whole batch
 // (batch norm's dx needs both; the affine gradients of both norms are
 // them), computed once per forward run and gradient dyt.
@@ -119,14 +137,25 @@ func normSums[T gemm.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) 
 	dy := data[T](dyt)
 	st.sumDy, st.sumDyHat = grow(st.sumDy, st.c), grow(st.sumDyHat, st.c)
 	// Channels are independent: split them across the cores.
-	gemm.ForEach((st.c+3)/4, 4*len(dy), func(q int) {
-		c0 := 4 * q
-		s4, sx4 := sumDot4(dy, st.xhat, st, quad(c0, st.c), 0, st.n)
-		copy(st.sumDy[c0:min(c0+4, st.c)], s4[:])
-		copy(st.sumDyHat[c0:min(c0+4, st.c)], sx4[:])
-	})
+	j := &normJobsOf[T](st).sums
+	*j = normSumsJob[T]{st: st, dy: dy}
+	gemm.ForEaches((st.c+3)/4, 4*len(dy), j)
 	st.sumsGen, st.sumsDy = st.gen, dyt
 	return st.sumDy, st.sumDyHat
+}
+
+// normSumsJob is normSums of channels 4q to 4q+3.
+type normSumsJob[T gemm.Float] struct {
+	st *normState
+	dy []T
+}
+
+func (j *normSumsJob[T]) Each(q int) {
+	st, dy := j.st, j.dy
+	c0 := 4 * q
+	s4, sx4 := sumDot4(dy, st.xhat, st, quad(c0, st.c), 0, st.n)
+	copy(st.sumDy[c0:min(c0+4, st.c)], s4[:])
+	copy(st.sumDyHat[c0:min(c0+4, st.c)], sx4[:])
 }
 
 func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
@@ -141,102 +170,127 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 		rm, rv = data[T](st.bn.RunningMean), data[T](st.bn.RunningVar)
 	}
 	// Channels are independent: split them across the cores.
-	gemm.ForEach((st.c+3)/4, 8*len(x), func(q int) {
-		c0 := 4 * q
-		ch := quad(c0, st.c)
-		for gi := 0; gi < ng; gi++ {
-			b0, b1 := st.samples(gi)
-			m := float64((b1 - b0) * st.inner)
-			var means, vars [4]float64
-			if st.batchStats {
-				means = sum4(x, st, ch, b0, b1)
-				for k := range means {
-					means[k] /= m
-				}
-				vars = sqDev4(x, st, ch, b0, b1, means)
-				for k := range vars {
-					vars[k] /= m
-				}
+	j := &normJobsOf[T](st).fwd
+	*j = normForwardJob[T]{st: st, x: x, gamma: gamma, beta: beta, y: y, rm: rm, rv: rv}
+	gemm.ForEaches((st.c+3)/4, 8*len(x), j)
+}
+
+// normForwardJob is normForward of channels 4q to 4q+3.
+type normForwardJob[T gemm.Float] struct {
+	st                *normState
+	x, gamma, beta, y []T
+	rm, rv            []T // batch norm's running statistics, or nil
+}
+
+func (j *normForwardJob[T]) Each(q int) {
+	st, x, gamma, beta, y, rm, rv := j.st, j.x, j.gamma, j.beta, j.y, j.rm, j.rv
+	ng := st.groups()
+	c0 := 4 * q
+	ch := quad(c0, st.c)
+	for gi := 0; gi < ng; gi++ {
+		b0, b1 := st.samples(gi)
+		m := float64((b1 - b0) * st.inner)
+		var means, vars [4]float64
+		if st.batchStats {
+			means = sum4(x, st, ch, b0, b1)
+			for k := range means {
+				means[k] /= m
 			}
-			for k := range min(4, st.c-c0) {
-				c := c0 + k
-				mean, variance := means[k], vars[k]
-				if !st.batchStats {
-					mean, variance = float64(rm[c]), float64(rv[c])
-				} else if st.bn != nil && !st.frozen {
-					mo := st.bn.Momentum
-					unbiased := variance
-					if m > 1 {
-						unbiased = variance * m / (m - 1)
-					}
-					rm[c] = T((1-mo)*float64(rm[c]) + mo*mean)
-					rv[c] = T((1-mo)*float64(rv[c]) + mo*unbiased)
+			vars = sqDev4(x, st, ch, b0, b1, means)
+			for k := range vars {
+				vars[k] /= m
+			}
+		}
+		for k := range min(4, st.c-c0) {
+			c := c0 + k
+			mean, variance := means[k], vars[k]
+			if !st.batchStats {
+				mean, variance = float64(rm[c]), float64(rv[c])
+			} else if st.bn != nil && !st.frozen {
+				mo := st.bn.Momentum
+				unbiased := variance
+				if m > 1 {
+					unbiased = variance * m / (m - 1)
 				}
-				inv := 1 / math.Sqrt(variance+st.eps)
-				st.invstd[c*ng+gi] = inv
-				g, be := float64(gamma[c]), float64(beta[c])
-				for b := b0; b < b1; b++ {
-					xs, xh, ys := plane(x, st, b, c), plane(st.xhat, st, b, c), plane(y, st, b, c)
-					xh, ys = xh[:len(xs)], ys[:len(xs)]
-					for i, v := range xs {
-						h := (float64(v) - mean) * inv
-						xh[i] = h
-						ys[i] = T(g*h + be)
-					}
+				rm[c] = T((1-mo)*float64(rm[c]) + mo*mean)
+				rv[c] = T((1-mo)*float64(rv[c]) + mo*unbiased)
+			}
+			inv := 1 / math.Sqrt(variance+st.eps)
+			st.invstd[c*ng+gi] = inv
+			g, be := float64(gamma[c]), float64(beta[c])
+			for b := b0; b < b1; b++ {
+				xs, xh, ys := plane(x, st, b, c), plane(st.xhat, st, b, c), plane(y, st, b, c)
+				xh, ys = xh[:len(xs)], ys[:len(xs)]
+				for i, v := range xs {
+					h := (float64(v) - mean) * inv
+					xh[i] = h
+					ys[i] = T(g*h + be)
 				}
 			}
 		}
-	})
+	}
 }
 
 func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	dy, gamma, dx := data[T](dyt), data[T](gt), data[T](dxt)
-	ng := st.groups()
 	var bs, bsx []float64
 	if st.batchStats && !st.perSample {
 		bs, bsx = normSums[T](st, dyt)
 	}
 	// Channels are independent: split them across the cores.
-	gemm.ForEach((st.c+3)/4, 8*len(dy), func(q int) {
-		c0 := 4 * q
-		ch := quad(c0, st.c)
-		for gi := 0; gi < ng; gi++ {
-			b0, b1 := st.samples(gi)
-			// dx = γ·inv/m · (m·dy − Σdy − x̂·Σdy·x̂): sums and x̂ in float64.
-			m := float64((b1 - b0) * st.inner)
-			var s, sx [4]float64
-			switch {
-			case bs != nil:
-				copy(s[:], bs[c0:])
-				copy(sx[:], bsx[c0:])
-			case st.batchStats:
-				s, sx = sumDot4(dy, st.xhat, st, ch, b0, b1)
-			}
-			for k := range min(4, st.c-c0) {
-				c := c0 + k
-				g, inv := float64(gamma[c]), st.invstd[c*ng+gi]
-				if !st.batchStats {
-					for b := b0; b < b1; b++ {
-						d, o := plane(dy, st, b, c), plane(dx, st, b, c)
-						o = o[:len(d)]
-						for i, v := range d {
-							o[i] = T(float64(v) * g * inv)
-						}
-					}
-					continue
-				}
-				sk, sxk := s[k], sx[k]
-				f := g * inv / m
+	j := &normJobsOf[T](st).backX
+	*j = normBackXJob[T]{st: st, dy: dy, gamma: gamma, dx: dx, bs: bs, bsx: bsx}
+	gemm.ForEaches((st.c+3)/4, 8*len(dy), j)
+}
+
+// normBackXJob is normBackX of channels 4q to 4q+3.
+type normBackXJob[T gemm.Float] struct {
+	st            *normState
+	dy, gamma, dx []T
+	bs, bsx       []float64 // batch norm's sums over the batch, or nil
+}
+
+func (j *normBackXJob[T]) Each(q int) {
+	st, dy, gamma, dx, bs, bsx := j.st, j.dy, j.gamma, j.dx, j.bs, j.bsx
+	ng := st.groups()
+	c0 := 4 * q
+	ch := quad(c0, st.c)
+	for gi := 0; gi < ng; gi++ {
+		b0, b1 := st.samples(gi)
+		// dx = γ·inv/m · (m·dy − Σdy − x̂·Σdy·x̂): sums and x̂ in float64.
+		m := float64((b1 - b0) * st.inner)
+		var s, sx [4]float64
+		switch {
+		case bs != nil:
+			copy(s[:], bs[c0:])
+			copy(sx[:], bsx[c0:])
+		case st.batchStats:
+			s, sx = sumDot4(dy, st.xhat, st, ch, b0, b1)
+		}
+		for k := range min(4, st.c-c0) {
+			c := c0 + k
+			g, inv := float64(gamma[c]), st.invstd[c*ng+gi]
+			if !st.batchStats {
 				for b := b0; b < b1; b++ {
-					d, xh, o := plane(dy, st, b, c), plane(st.xhat, st, b, c), plane(dx, st, b, c)
-					xh, o = xh[:len(d)], o[:len(d)]
+					d, o := plane(dy, st, b, c), plane(dx, st, b, c)
+					o = o[:len(d)]
 					for i, v := range d {
-						o[i] = T(f * (m*float64(v) - sk - xh[i]*sxk))
+						o[i] = T(float64(v) * g * inv)
 					}
+				}
+				continue
+			}
+			sk, sxk := s[k], sx[k]
+			f := g * inv / m
+			for b := b0; b < b1; b++ {
+				d, xh, o := plane(dy, st, b, c), plane(st.xhat, st, b, c), plane(dx, st, b, c)
+				xh, o = xh[:len(d)], o[:len(d)]
+				for i, v := range d {
+					o[i] = T(f * (m*float64(v) - sk - xh[i]*sxk))
 				}
 			}
 		}
-	})
+	}
 }
 
 // normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).

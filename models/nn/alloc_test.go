@@ -1,0 +1,71 @@
+package nn
+
+import (
+	"runtime"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// The norm kernels, scatter and gather allocate nothing once warm, on one
+// core and split across two (their work here is enough to split): they
+// run several times in every training step.
+func TestKernelAllocs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	const n, c, inner = 8, 16, 1024
+	size := n * c * inner
+	shape := []int{n, c, inner}
+	vals := func(k int) []float32 {
+		s := make([]float32, k)
+		for i := range s {
+			s[i] = float32(i%7) - 3
+		}
+		return s
+	}
+	x, dy, y, dx := dense(tensor.Float32, shape, vals(size)), dense(tensor.Float32, shape, vals(size)),
+		dense(tensor.Float32, shape, vals(size)), dense(tensor.Float32, shape, vals(size))
+	gamma, beta := dense(tensor.Float32, []int{c}, vals(c)), dense(tensor.Float32, []int{c}, vals(c))
+	dg := dense(tensor.Float32, []int{c}, vals(c))
+	training := true
+	bn := &BatchNorm{C: c, Momentum: 0.1, mode: &training,
+		RunningMean: dense(tensor.Float32, []int{c}, vals(c)),
+		RunningVar:  dense(tensor.Float32, []int{c}, vals(c))}
+	cols, imgs, bias := vals(size), vals(size), vals(c)
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		for _, st := range []*normState{
+			{name: "batch norm", n: n, c: c, inner: inner, eps: 1e-5, bn: bn},
+			{name: "instance norm", n: n, c: c, inner: inner, eps: 1e-5, perSample: true},
+		} {
+			norm := func() {
+				normForward[float32](st, x, gamma, beta, y)
+				normBackAffine[float32](st, dy, dg, true)
+				normBackX[float32](st, dy, gamma, dx)
+			}
+			if a := allocsPerRun(20, norm); a != 0 {
+				t.Errorf("%d cores, %s: %v allocations a run", procs, st.name, a)
+			}
+		}
+		if a := allocsPerRun(20, func() { scatter(imgs, cols, n, c, inner, bias) }); a != 0 {
+			t.Errorf("%d cores: scatter: %v allocations a call", procs, a)
+		}
+		if a := allocsPerRun(20, func() { gather(cols, imgs, n, c, inner) }); a != 0 {
+			t.Errorf("%d cores: gather: %v allocations a call", procs, a)
+		}
+	}
+}
+
+// allocsPerRun is testing.AllocsPerRun at the current GOMAXPROCS (which
+// AllocsPerRun sets to 1, so that nothing would split): the average
+// number of allocations, by any goroutine, of runs calls of f after a
+// first one.
+func allocsPerRun(runs int, f func()) uint64 {
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.Mallocs - before.Mallocs) / uint64(runs)
+}
