@@ -60,11 +60,12 @@ func (m *noiseGAN) Feed(in gan.Inputs, data []gan.Batch, noise *rand.Rand) {
 		z[i] = float32(noise.NormFloat64())
 	}
 	if k > 0 {
-		labels := make([]int, len(in["y_fake"])/k)
-		for i := range labels {
-			labels[i] = noise.IntN(k)
+		// One-hot rows of labels drawn in order, written as drawn.
+		y := in["y_fake"]
+		clear(y)
+		for i := 0; i < len(y)/k; i++ {
+			y[i*k+noise.IntN(k)] = 1
 		}
-		gan.OneHot(in["y_fake"], labels, k)
 	}
 }
 

@@ -26,7 +26,25 @@ type Func struct {
 	Out  tensor.Shape
 	Fn   func(in []*tensor.Dense) (*tensor.Dense, error)
 
-	ins []*tensor.Dense // Do's, reused
+	ins     []*tensor.Dense // Do's, reused
+	scalars []*tensor.Dense // scalar inputs as tensors, by input, reused
+}
+
+// scalar returns the scalar tensor of element type dt that stands for
+// input i when it is a Gorgonia scalar (the seed of a loss's gradient).
+func (o *Func) scalar(i int, dt tensor.Dtype) *tensor.Dense {
+	if len(o.scalars) != len(o.In) {
+		o.scalars = make([]*tensor.Dense, len(o.In))
+	}
+	if d := o.scalars[i]; d != nil && d.Dtype() == dt {
+		return d
+	}
+	d := tensor.New(tensor.FromScalar(float32(0)))
+	if dt == tensor.Float64 {
+		d = tensor.New(tensor.FromScalar(float64(0)))
+	}
+	o.scalars[i] = d
+	return d
 }
 
 func (o *Func) Arity() int            { return len(o.In) }
@@ -78,9 +96,13 @@ func (o *Func) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	for i, v := range vals {
 		switch s := v.(type) {
 		case *gorgonia.F32:
-			v = tensor.New(tensor.FromScalar(float32(*s)))
+			d := o.scalar(i, tensor.Float32)
+			d.Float32s()[0] = float32(*s)
+			v = d
 		case *gorgonia.F64:
-			v = tensor.New(tensor.FromScalar(float64(*s)))
+			d := o.scalar(i, tensor.Float64)
+			d.Float64s()[0] = float64(*s)
+			v = d
 		}
 		d, ok := v.(*tensor.Dense)
 		if !ok {

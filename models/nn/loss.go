@@ -116,7 +116,7 @@ func pairLoss(kind lossKind, x, y *gorgonia.Node, c float64, gradScale *float64)
 		}
 		return res, nil
 	}
-	return apply(lossOp{op}, ins...)
+	return apply(newLossOp(op), ins...)
 }
 
 // SoftplusMean returns the scalar mean over all elements of
@@ -192,25 +192,37 @@ func SoftplusLoss(gradScale *float64, xs []*gorgonia.Node, signs []float64) (*go
 		}
 		return res, nil
 	}
-	return apply(lossOp{op}, xs...)
+	return apply(newLossOp(op), xs...)
 }
 
 // lossOp is a loss whose value is a Gorgonia scalar (*gorgonia.F32 or
 // *gorgonia.F64) rather than a 0-dimensional tensor: Gorgonia's
 // scalar-scalar ops (gorgonia.Add and Mul of two losses, a loss and a
 // constant) accept only those.
-type lossOp struct{ *diffOp }
+type lossOp struct {
+	*diffOp
+	out *lossOut // the value of the last run, handed out again
+}
+
+type lossOut struct {
+	f32 gorgonia.F32
+	f64 gorgonia.F64
+}
+
+func newLossOp(op *diffOp) lossOp { return lossOp{op, new(lossOut)} }
 
 func (o lossOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	v, err := o.diffOp.Do(vals...)
 	if err != nil {
 		return nil, err
 	}
-	switch x := v.(*tensor.Dense).ScalarValue().(type) {
-	case float64:
-		return gorgonia.NewF64(x), nil
-	case float32:
-		return gorgonia.NewF32(x), nil
+	switch d := v.(*tensor.Dense); d.Dtype() {
+	case tensor.Float64:
+		o.out.f64 = gorgonia.F64(d.Float64s()[0])
+		return &o.out.f64, nil
+	case tensor.Float32:
+		o.out.f32 = gorgonia.F32(d.Float32s()[0])
+		return &o.out.f32, nil
 	}
 	return nil, fmt.Errorf("nn: %v: result %v is not a float scalar", o, v)
 }

@@ -59,5 +59,5 @@ func WeightedSum(ws []float64, losses ...*gorgonia.Node) (*gorgonia.Node, error)
 		}
 		return res, nil
 	}
-	return apply(lossOp{op}, losses...)
+	return apply(newLossOp(op), losses...)
 }

@@ -67,7 +67,7 @@ func RelativisticLoss(real, fake *gorgonia.Node, sign float64, gradScale *float6
 		}
 		return res, nil
 	}
-	return apply(lossOp{op}, real, fake)
+	return apply(newLossOp(op), real, fake)
 }
 
 func meanF[T float32 | float64](x []T) float64 {
@@ -163,5 +163,5 @@ func Gate(x *gorgonia.Node, w *float64) (*gorgonia.Node, error) {
 		}
 		return gorgonia.Nodes{d}, nil
 	}
-	return apply(lossOp{op}, x)
+	return apply(newLossOp(op), x)
 }
