@@ -177,3 +177,26 @@ func TestStepBitsAnyCores(t *testing.T) {
 		}
 	}
 }
+
+// TestStepAllocs: in steady state a training step of the default CGAN
+// allocates only the figures it returns (StepStats' four slices), give or
+// take a pooled buffer refilled after a garbage collection.
+func TestStepAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a full-size model")
+	}
+	cfg, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := newTrainer(t, cfg, toyData(t, 128, 28, 1), gan.Options{Policy: mustPolicy(t, "posit8+"), Batch: 64, Seed: 5})
+	step := func() {
+		if _, err := tr.TrainStep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step()
+	if n := testing.AllocsPerRun(10, step); n > 8 {
+		t.Errorf("%v allocations per step, want at most 8", n)
+	}
+}
