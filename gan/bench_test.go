@@ -52,14 +52,7 @@ type benchModel struct {
 // 128·14·14→1·28·28, D 1→64→128→1).
 func benchModels(b *testing.B, names ...string) []benchModel {
 	b.Helper()
-	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dcgan, err := models.DefaultConfig(models.DCGAN, imageShape(1, 28, 28), 0)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cgan, dcgan := mnistConfig(b, models.CGAN, 2), mnistConfig(b, models.DCGAN, 0)
 	dcgan64 := dcgan
 	dcgan64.Features = 64
 	dcgan28, err := dcgan64.WithOptions(map[string]string{"g_features": "128"})

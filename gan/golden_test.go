@@ -138,14 +138,7 @@ func TestStepBitsAnyCores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains full-size models")
 	}
-	cgan, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dcgan, err := models.DefaultConfig(models.DCGAN, imageShape(1, 28, 28), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cgan, dcgan := mnistConfig(t, models.CGAN, 2), mnistConfig(t, models.DCGAN, 0)
 	ds := toyData(t, 128, 28, 1)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range []struct {
@@ -185,11 +178,7 @@ func TestStepAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a full-size model")
 	}
-	cfg, err := models.DefaultConfig(models.CGAN, imageShape(1, 28, 28), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := newTrainer(t, cfg, toyData(t, 128, 28, 1), gan.Options{Policy: mustPolicy(t, "posit8+"), Batch: 64, Seed: 5})
+	tr := newTrainer(t, mnistConfig(t, models.CGAN, 2), toyData(t, 128, 28, 1), gan.Options{Policy: mustPolicy(t, "posit8+"), Batch: 64, Seed: 5})
 	step := func() {
 		if _, err := tr.TrainStep(); err != nil {
 			t.Fatal(err)

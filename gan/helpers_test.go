@@ -42,6 +42,17 @@ func toyData(t testing.TB, n, side, channels int) *datasets.Set {
 	return s
 }
 
+// mnistConfig returns the default configuration of model arch for 28×28
+// gray images of the given number of classes.
+func mnistConfig(t testing.TB, arch string, classes int) models.Config {
+	t.Helper()
+	cfg, err := models.DefaultConfig(arch, imageShape(1, 28, 28), classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 func tinyCGAN() models.Config {
 	return models.Config{Arch: models.CGAN, ZDim: 8, Classes: 2, Channels: 1, Height: 8, Width: 8, Features: 8}
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/positgan/positgan/internal/allocs"
 )
 
 // Im2colBatch and Col2imBatch allocate nothing once warm, on one core and
@@ -31,27 +33,12 @@ func TestBatchAllocs(t *testing.T) {
 		col := make([]float32, g.Rows()*n*g.Cols())
 		for _, procs := range []int{1, 2} {
 			runtime.GOMAXPROCS(procs)
-			if a := allocsPerRun(20, func() { Im2colBatch(col, x, n, g) }); a != 0 {
+			if a := allocs.PerRun(20, func() { Im2colBatch(col, x, n, g) }); a != 0 {
 				t.Errorf("%s, %d cores: Im2colBatch: %v allocations a call", tc.name, procs, a)
 			}
-			if a := allocsPerRun(20, func() { Col2imBatch(x, col, n, g) }); a != 0 {
+			if a := allocs.PerRun(20, func() { Col2imBatch(x, col, n, g) }); a != 0 {
 				t.Errorf("%s, %d cores: Col2imBatch: %v allocations a call", tc.name, procs, a)
 			}
 		}
 	}
-}
-
-// allocsPerRun is testing.AllocsPerRun at the current GOMAXPROCS (which
-// AllocsPerRun sets to 1, so that nothing would split): the average
-// number of allocations, by any goroutine, of runs calls of f after a
-// first one.
-func allocsPerRun(runs int, f func()) uint64 {
-	f()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range runs {
-		f()
-	}
-	runtime.ReadMemStats(&after)
-	return (after.Mallocs - before.Mallocs) / uint64(runs)
 }

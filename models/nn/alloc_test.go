@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/internal/allocs"
 )
 
 // The norm kernels, scatter and gather allocate nothing once warm, on one
@@ -42,30 +44,15 @@ func TestKernelAllocs(t *testing.T) {
 				normBackAffine[float32](st, dy, dg, true)
 				normBackX[float32](st, dy, gamma, dx)
 			}
-			if a := allocsPerRun(20, norm); a != 0 {
+			if a := allocs.PerRun(20, norm); a != 0 {
 				t.Errorf("%d cores, %s: %v allocations a run", procs, st.name, a)
 			}
 		}
-		if a := allocsPerRun(20, func() { scatter(imgs, cols, n, c, inner, bias) }); a != 0 {
+		if a := allocs.PerRun(20, func() { scatter(imgs, cols, n, c, inner, bias) }); a != 0 {
 			t.Errorf("%d cores: scatter: %v allocations a call", procs, a)
 		}
-		if a := allocsPerRun(20, func() { gather(cols, imgs, n, c, inner) }); a != 0 {
+		if a := allocs.PerRun(20, func() { gather(cols, imgs, n, c, inner) }); a != 0 {
 			t.Errorf("%d cores: gather: %v allocations a call", procs, a)
 		}
 	}
-}
-
-// allocsPerRun is testing.AllocsPerRun at the current GOMAXPROCS (which
-// AllocsPerRun sets to 1, so that nothing would split): the average
-// number of allocations, by any goroutine, of runs calls of f after a
-// first one.
-func allocsPerRun(runs int, f func()) uint64 {
-	f()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range runs {
-		f()
-	}
-	runtime.ReadMemStats(&after)
-	return (after.Mallocs - before.Mallocs) / uint64(runs)
 }
