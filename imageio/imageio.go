@@ -19,6 +19,7 @@
 //
 // Every reader checks the image size in the header against a pixel limit
 // before allocating, and returns errors (never panics) on any input.
+// Save writes an image file through a temporary name, never half-written.
 package imageio
 
 import (

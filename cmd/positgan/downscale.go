@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/disintegration/imaging"
-
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/imageio"
 )
 
 func downscaleCmd() *command {
@@ -45,7 +44,7 @@ func runDownscale(in, out string, k int, io stdio) error {
 			return err
 		}
 		lr := datasets.Downscale(img, k)
-		if err := imaging.Save(lr, out); err != nil {
+		if err := imageio.Save(out, lr); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.out, "%s (%dx%d) -> %s (%dx%d)\n", in, img.Bounds().Dx(), img.Bounds().Dy(), out, lr.Rect.Dx(), lr.Rect.Dy())
@@ -67,7 +66,7 @@ func runDownscale(in, out string, k int, io stdio) error {
 			return err
 		}
 		name := strings.TrimSuffix(n, filepath.Ext(n)) + ".png"
-		if err := imaging.Save(datasets.Downscale(img, k), filepath.Join(out, name)); err != nil {
+		if err := imageio.Save(filepath.Join(out, name), datasets.Downscale(img, k)); err != nil {
 			return err
 		}
 	}

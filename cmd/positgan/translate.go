@@ -9,13 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/disintegration/imaging"
-
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
@@ -122,7 +121,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	}
 	for i, name := range names {
 		img := toImage(got[i*sh.Size():(i+1)*sh.Size()], sh)
-		if err := imaging.Save(img, filepath.Join(o.out, name)); err != nil {
+		if err := imageio.Save(filepath.Join(o.out, name), img); err != nil {
 			return fmt.Errorf("translate: %w", err)
 		}
 	}

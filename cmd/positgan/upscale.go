@@ -10,11 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/disintegration/imaging"
-
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
@@ -154,7 +153,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			if err != nil {
 				return err
 			}
-			if err := imaging.Save(sr, filepath.Join(o.out, base+"_sr.png")); err != nil {
+			if err := imageio.Save(filepath.Join(o.out, base+"_sr.png"), sr); err != nil {
 				return err
 			}
 			continue
@@ -166,7 +165,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			return err
 		}
 		for name, m := range map[string]image.Image{"_sr.png": sr, "_bicubic.png": bic, "_lr.png": lr} {
-			if err := imaging.Save(m, filepath.Join(o.out, base+name)); err != nil {
+			if err := imageio.Save(filepath.Join(o.out, base+name), m); err != nil {
 				return err
 			}
 		}
