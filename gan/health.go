@@ -69,9 +69,9 @@ func (t *Trainer) StepNonFinite(st StepStats) string {
 			return fmt.Sprintf("loss of update %s is %v", t.gr.updates[i].update.Name, l)
 		}
 	}
-	for _, u := range t.model.Updates() {
-		if s := t.scalers[u.Name].Scale; math.IsNaN(s) || math.IsInf(s, 0) || s <= 0 {
-			return fmt.Sprintf("loss scale of update %s is %v", u.Name, s)
+	for _, u := range t.gr.updates {
+		if s := t.scalers[u.update.Name].Scale; math.IsNaN(s) || math.IsInf(s, 0) || s <= 0 {
+			return fmt.Sprintf("loss scale of update %s is %v", u.update.Name, s)
 		}
 	}
 	return ""
@@ -100,7 +100,7 @@ func (t *Trainer) StateNonFinite() string {
 
 // health follows the alarms over a run's steps.
 type health struct {
-	skipped   [][]bool // per update, the last healthWindow steps
+	skipped   []window // per update, the last healthWindow steps
 	saturated int      // consecutive saturated steps
 	skipping  bool     // the alarms that are on
 	collapsed bool
@@ -127,29 +127,21 @@ func newHealth(metrics []string) *health {
 // and the warnings of the alarms this step raised.
 func (h *health) observe(st StepStats, updates []string) (status string, warnings []string) {
 	if h.skipped == nil {
-		h.skipped = make([][]bool, len(st.Skipped))
+		h.skipped = make([]window, len(st.Skipped))
 	}
 	h.skipping = false
 	var msgs []string
 	for i, sk := range st.Skipped {
-		w := append(h.skipped[i], sk)
-		if len(w) > healthWindow {
-			w = w[1:]
-		}
-		h.skipped[i] = w
-		n := 0
-		for _, s := range w {
-			if s {
-				n++
-			}
-		}
-		if len(w) >= minHealthSteps && float64(n) >= skipFraction*float64(len(w)) {
+		w := &h.skipped[i]
+		w.add(sk)
+		n := w.count
+		if w.len >= minHealthSteps && float64(n) >= skipFraction*float64(w.len) {
 			h.skipping = true
 			key := "skipping " + updates[i]
 			if !h.raised[key] {
 				h.raised[key] = true
 				msgs = append(msgs, fmt.Sprintf("step %d: %d of the last %d updates of %s were skipped (gradient overflow or saturation): the run is not learning; try another loss scale or policy",
-					st.Step, n, len(w), updates[i]))
+					st.Step, n, w.len, updates[i]))
 			}
 		}
 	}
@@ -167,6 +159,26 @@ func (h *health) observe(st StepStats, updates []string) (status string, warning
 	}
 	h.warnings = append(h.warnings, msgs...)
 	return h.current(), msgs
+}
+
+// window holds the last healthWindow of a run of flags and how many of
+// them are set.
+type window struct {
+	flags     [healthWindow]bool
+	next, len int // where the next flag goes; flags held
+	count     int // flags set among them
+}
+
+func (w *window) add(f bool) {
+	if w.len == healthWindow && w.flags[w.next] {
+		w.count--
+	}
+	w.len = min(w.len+1, healthWindow)
+	w.flags[w.next] = f
+	if f {
+		w.count++
+	}
+	w.next = (w.next + 1) % healthWindow
 }
 
 // current returns the status the alarms that are on give.

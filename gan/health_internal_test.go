@@ -60,3 +60,25 @@ func TestWithStatus(t *testing.T) {
 		t.Errorf("withStatus(header) = %q", got)
 	}
 }
+
+// TestWindow checks the running count of the last healthWindow flags
+// against counting them again at every step.
+func TestWindow(t *testing.T) {
+	var w window
+	var all []bool
+	for i := 0; i < 3*healthWindow+7; i++ {
+		f := (i*i+3*i)%7 < 3 || (i > healthWindow && i < 2*healthWindow)
+		w.add(f)
+		all = append(all, f)
+		last := all[max(0, len(all)-healthWindow):]
+		n := 0
+		for _, v := range last {
+			if v {
+				n++
+			}
+		}
+		if w.len != len(last) || w.count != n {
+			t.Fatalf("after %d flags: window holds %d with %d set, want %d with %d", i+1, w.len, w.count, len(last), n)
+		}
+	}
+}
