@@ -74,17 +74,43 @@ func (o *CompareOptions) defaults() error {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	return o.check()
+}
+
+// An OptionError is a CompareOptions field Compare cannot take.
+type OptionError struct {
+	Option string // the field, e.g. "N"
+	Err    error
+}
+
+func (e *OptionError) Error() string { return "deploy: compare: " + e.Option + ": " + e.Err.Error() }
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Check reports the first field of o (with its defaults) that Compare
+// would refuse, as an *OptionError, before any work: a command can tell
+// its user which flag is wrong.
+func (o CompareOptions) Check() error {
+	return o.check()
+}
+
+func (o *CompareOptions) check() error {
+	optErr := func(option, format string, a ...any) error {
+		return &OptionError{Option: option, Err: fmt.Errorf(format, a...)}
+	}
 	switch {
-	case o.N < 2, o.SearchN < 2:
-		return fmt.Errorf("deploy: compare: an FID needs at least 2 images (N %d, SearchN %d)", o.N, o.SearchN)
+	case o.N != 0 && o.N < 2:
+		return optErr("N", "an FID needs at least 2 images, have %d", o.N)
+	case o.SearchN != 0 && o.SearchN < 2:
+		return optErr("SearchN", "an FID needs at least 2 images, have %d", o.SearchN)
 	case o.Accum != "":
 		if _, err := quant.ParseAccumulation(o.Accum); err != nil {
-			return fmt.Errorf("deploy: compare: accumulation %q: %w", o.Accum, err)
+			return &OptionError{Option: "Accum", Err: err}
 		}
 	}
 	for _, b := range o.Bits {
 		if b < 3 || b > 7 {
-			return fmt.Errorf("deploy: compare: width %d bits: want 3 to 7 (8 bits are always in the table)", b)
+			return optErr("Bits", "width %d bits: want 3 to 7 (8 bits are always in the table)", b)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/csv"
+	"errors"
 	"image/png"
 	"math"
 	"os"
@@ -293,6 +294,32 @@ func TestCompareOptions(t *testing.T) {
 	} {
 		if _, err := deploy.Compare(context.Background(), c, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error with %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestCompareOptionsCheck: Check names the field Compare would refuse,
+// without loading anything.
+func TestCompareOptionsCheck(t *testing.T) {
+	for _, tc := range []struct {
+		o      deploy.CompareOptions
+		option string // "" for no error
+	}{
+		{deploy.CompareOptions{}, ""},
+		{deploy.CompareOptions{N: 2, SearchN: 2, Bits: []int{3, 7}, Accum: "quire"}, ""},
+		{deploy.CompareOptions{N: 1}, "N"},
+		{deploy.CompareOptions{N: -5}, "N"},
+		{deploy.CompareOptions{SearchN: 1}, "SearchN"},
+		{deploy.CompareOptions{Bits: []int{6, 2}}, "Bits"},
+		{deploy.CompareOptions{Accum: "sideways"}, "Accum"},
+	} {
+		err := tc.o.Check()
+		var oe *deploy.OptionError
+		switch {
+		case tc.option == "" && err != nil:
+			t.Errorf("%+v: %v, want no error", tc.o, err)
+		case tc.option != "" && (!errors.As(err, &oe) || oe.Option != tc.option):
+			t.Errorf("%+v: %v, want an *OptionError for %s", tc.o, err, tc.option)
 		}
 	}
 }

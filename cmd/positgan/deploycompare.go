@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os/signal"
@@ -54,23 +55,27 @@ func runDeployCompare(io stdio, path, out, bits string, o deploy.CompareOptions)
 		return usagef("missing --checkpoint")
 	case out == "":
 		return usagef("missing --out")
-	case o.N < 2:
-		return usagef("--n %d: an FID needs at least 2 images", o.N)
-	case o.SearchN < 2:
-		return usagef("--search-n %d: an FID needs at least 2 images", o.SearchN)
 	}
 	o.Bits = []int{}
 	for _, s := range strings.Split(bits, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || b < 3 || b > 7 {
+		if err != nil {
 			return usagef("--bits %s: want widths from 3 to 7, comma-separated", bits)
 		}
 		o.Bits = append(o.Bits, b)
 	}
-	switch o.Accum {
-	case "", "fp32", "quire", "per-op":
-	default:
-		return usagef("--accum %s: want fp32, quire or per-op", o.Accum)
+	if err := o.Check(); err != nil {
+		var oe *deploy.OptionError
+		if !errors.As(err, &oe) {
+			return err
+		}
+		flag, value := map[string][2]string{
+			"N":       {"--n", strconv.Itoa(o.N)},
+			"SearchN": {"--search-n", strconv.Itoa(o.SearchN)},
+			"Bits":    {"--bits", bits},
+			"Accum":   {"--accum", o.Accum},
+		}[oe.Option], oe.Err
+		return usagef("%s %s: %v", flag[0], flag[1], value)
 	}
 	if err := atomicfile.MkdirWritable(out); err != nil {
 		return err
