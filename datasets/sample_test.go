@@ -38,3 +38,36 @@ func TestSample(t *testing.T) {
 		t.Error("empty sample accepted")
 	}
 }
+
+func TestFirst(t *testing.T) {
+	pix := make([]uint8, 10)
+	labels := make([]int, 10)
+	for i := range pix {
+		pix[i], labels[i] = uint8(i), i%3
+	}
+	ds, err := NewSet("tiny", Shape{1, 1, 1}, pix, labels, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := First(ds, 4)
+	if err != nil || f.Len() != 4 {
+		t.Fatalf("First: len %v, %v; want 4", f.Len(), err)
+	}
+	img, want := make([]float32, 1), make([]float32, 1)
+	for i := range 4 {
+		f.Image(img, i)
+		ds.Image(want, i)
+		if img[0] != want[0] || f.Label(i) != i%3 {
+			t.Errorf("image %d = %v/%d, want %v/%d", i, img[0], f.Label(i), want[0], i%3)
+		}
+	}
+	if f.Shape() != ds.Shape() || f.NumClasses() != 3 {
+		t.Errorf("shape %v, %d classes; want %v, 3", f.Shape(), f.NumClasses(), ds.Shape())
+	}
+	if all, _ := First(ds, 10); all != Dataset(ds) {
+		t.Error("the first 10 of 10 images are not the set itself")
+	}
+	if _, err := First(ds, 0); err == nil {
+		t.Error("no images accepted")
+	}
+}

@@ -42,14 +42,18 @@ func ScoreSR(sr, hr image.Image, shave int) (SRScores, error) {
 	return s, err
 }
 
-// add adds t's figures to s.
-func (s *SRScores) add(t SRScores) {
-	s.YPSNR += t.YPSNR
-	s.PSNR += t.PSNR
-	s.SSIM += t.SSIM
+// MeanSRScores returns the mean of each figure of scores, the figures of
+// several images, as SR papers report a test set; NaN if scores is empty.
+func MeanSRScores(scores []SRScores) SRScores {
+	var sum SRScores
+	for _, s := range scores {
+		sum.YPSNR += s.YPSNR
+		sum.PSNR += s.PSNR
+		sum.SSIM += s.SSIM
+	}
+	n := float64(len(scores))
+	return SRScores{sum.YPSNR / n, sum.PSNR / n, sum.SSIM / n}
 }
-
-func (s SRScores) scaled(f float64) SRScores { return SRScores{s.YPSNR * f, s.PSNR * f, s.SSIM * f} }
 
 // An Upscaler runs the generator of an ESRGAN checkpoint on whole images.
 type Upscaler struct {
@@ -131,15 +135,15 @@ func SRTests(dataset string, k int) ([]SRTest, error) {
 
 // BicubicScores returns the mean figures of the bicubic baseline on ts.
 func BicubicScores(ts []SRTest, k int) (SRScores, error) {
-	var sum SRScores
-	for _, t := range ts {
+	scores := make([]SRScores, len(ts))
+	for i, t := range ts {
 		s, err := ScoreSR(t.Bicubic, t.HR, k)
 		if err != nil {
-			return sum, fmt.Errorf("%s: %w", t.Name, err)
+			return SRScores{}, fmt.Errorf("%s: %w", t.Name, err)
 		}
-		sum.add(s)
+		scores[i] = s
 	}
-	return sum.scaled(1 / float64(len(ts))), nil
+	return MeanSRScores(scores), nil
 }
 
 // srEvaluator is ESRGAN's Evaluator: Y-PSNR, RGB PSNR and SSIM (as
@@ -184,8 +188,8 @@ func (srEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) (
 	if err != nil {
 		return nil, err
 	}
-	var sum SRScores
-	for _, t := range ts {
+	scores := make([]SRScores, len(ts))
+	for i, t := range ts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -193,13 +197,11 @@ func (srEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) (
 		if err != nil {
 			return nil, err
 		}
-		sc, err := ScoreSR(sr, t.HR, k)
-		if err != nil {
+		if scores[i], err = ScoreSR(sr, t.HR, k); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Name, err)
 		}
-		sum.add(sc)
 	}
-	m := sum.scaled(1 / float64(len(ts)))
+	m := MeanSRScores(scores)
 	return []float64{m.YPSNR, m.PSNR, m.SSIM}, nil
 }
 

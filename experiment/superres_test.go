@@ -73,6 +73,17 @@ func TestScoreSR(t *testing.T) {
 	}
 }
 
+// MeanSRScores averages each figure over the images.
+func TestMeanSRScores(t *testing.T) {
+	got := MeanSRScores([]SRScores{{20, 18, 0.5}, {30, 24, 0.75}, {25, 21, 1}})
+	if want := (SRScores{25, 21, 0.75}); got != want {
+		t.Errorf("MeanSRScores = %+v, want %+v", got, want)
+	}
+	if m := MeanSRScores(nil); !math.IsNaN(m.YPSNR) || !math.IsNaN(m.PSNR) || !math.IsNaN(m.SSIM) {
+		t.Errorf("mean of no scores = %+v, want NaN", m)
+	}
+}
+
 // The bicubic baseline on Set5's butterfly is the figure SR papers list
 // (22.10 dB Y-PSNR at x4), when opencv-doc is installed.
 func TestBicubicButterfly(t *testing.T) {

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -186,6 +187,86 @@ func Translate(c *ckpt.Checkpoint, pol *quant.Policy, group string, src datasets
 		}
 	}
 	return out, nil
+}
+
+// An ImageScore is how close one image is to its reference, at 8 bits.
+type ImageScore struct {
+	Name string
+	PSNR float64 // dB, eval.PSNR with peak 255; +Inf if the images are identical
+	SSIM float64 // eval.SSIM with data range 255
+}
+
+// A TranslationComparison is how close translations are to reference
+// translations of the same images (CompareTranslations).
+type TranslationComparison struct {
+	Images []ImageScore
+	// MeanPSNR is the mean PSNR of the images that differ from their
+	// reference; +Inf if none does.
+	MeanPSNR float64
+	MeanSSIM float64 // over every image; NaN if there are none
+	// Identical is the number of images equal to their reference (PSNR
+	// +Inf), which MeanPSNR leaves out.
+	Identical int
+}
+
+// CompareTranslations returns the PSNR and SSIM of each translation in got
+// against the one at the same place in ref, and their means, as the posit
+// CycleGAN deployment study measures a policy against fp32 (positgan
+// translate --policy). got and ref hold len(names) images of shape sh as
+// Translate returns them, (N, C, H, W) values in [-1, 1]; they are compared
+// as the 8-bit images that would be written to files. names[i] names
+// image i.
+func CompareTranslations(got, ref []float32, sh datasets.Shape, names []string) (TranslationComparison, error) {
+	n := len(names)
+	if len(got) != n*sh.Size() || len(ref) != n*sh.Size() {
+		return TranslationComparison{}, fmt.Errorf("experiment: %d and %d values for %d images of %v", len(got), len(ref), n, sh)
+	}
+	cmp := TranslationComparison{Images: make([]ImageScore, n)}
+	var sumPSNR, sumSSIM float64
+	for i, name := range names {
+		a := pixels8(got[i*sh.Size():(i+1)*sh.Size()], sh)
+		b := pixels8(ref[i*sh.Size():(i+1)*sh.Size()], sh)
+		p, err := eval.PSNR(a.Pix, b.Pix, 255)
+		if err != nil {
+			return TranslationComparison{}, err
+		}
+		s, err := eval.SSIM(a, b, 255)
+		if err != nil {
+			return TranslationComparison{}, err
+		}
+		if math.IsInf(p, 1) {
+			cmp.Identical++
+		} else {
+			sumPSNR += p
+		}
+		sumSSIM += s
+		cmp.Images[i] = ImageScore{Name: name, PSNR: p, SSIM: s}
+	}
+	cmp.MeanPSNR = math.Inf(1)
+	if cmp.Identical < n {
+		cmp.MeanPSNR = sumPSNR / float64(n-cmp.Identical)
+	}
+	cmp.MeanSSIM = sumSSIM / float64(n)
+	return cmp, nil
+}
+
+// to8 maps a value in [-1, 1] to the 8-bit scale as the sample grids do.
+func to8(v float32) uint8 {
+	x := math.Round((float64(v) + 1) * 127.5)
+	return uint8(max(0, min(255, x)))
+}
+
+// pixels8 returns a (C, H, W) image in [-1, 1] as 8-bit values with
+// interleaved channels, as eval reads image files.
+func pixels8(v []float32, sh datasets.Shape) eval.Pixels {
+	p := eval.Pixels{Width: sh.W, Height: sh.H, Channels: sh.C, Pix: make([]float32, sh.Size())}
+	plane := sh.H * sh.W
+	for c := range sh.C {
+		for i := range plane {
+			p.Pix[i*sh.C+c] = float32(to8(v[c*plane+i]))
+		}
+	}
+	return p
 }
 
 // translationEvaluator is CycleGAN's Evaluator: the FID of each direction

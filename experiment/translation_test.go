@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/experiment"
 )
 
@@ -103,4 +106,109 @@ func TestTranslationFeatures(t *testing.T) {
 			t.Errorf("ParseDirection(%q) = %q, %v", tc.in, d, err)
 		}
 	}
+}
+
+// CompareTranslations scores each translation against its reference as
+// the 8-bit images written to files. The expected figures come from the
+// definitions: for uniform images p and q, PSNR is 20 log10(255/|p-q|) and
+// SSIM its luminance term alone, (2pq + C1)/(p² + q² + C1) with C1 =
+// (0.01·255)²; for one changed pixel, PSNR from the MSE by hand and SSIM
+// from eval.SSIM of pixels laid out by hand. Identical images (PSNR +Inf)
+// are counted apart and left out of the mean PSNR.
+func TestCompareTranslations(t *testing.T) {
+	gray := datasets.Shape{C: 1, H: 11, W: 12}
+	rgb := datasets.Shape{C: 3, H: 12, W: 11}
+	// fill returns an image of shape sh whose every value is v.
+	fill := func(sh datasets.Shape, v float32) []float32 {
+		x := make([]float32, sh.Size())
+		for i := range x {
+			x[i] = v
+		}
+		return x
+	}
+	// uniform returns an image of shape sh of 8-bit value p, in [-1, 1].
+	uniform := func(sh datasets.Shape, p float64) []float32 { return fill(sh, float32(p/127.5-1)) }
+	c1 := math.Pow(0.01*255, 2)
+	psnr := func(p, q float64) float64 { return 20 * math.Log10(255/math.Abs(p-q)) }
+	ssim := func(p, q float64) float64 { return (2*p*q + c1) / (p*p + q*q + c1) }
+
+	// One RGB image of 8-bit value 50 whose green at (x 1, y 2) is 70.
+	changed := uniform(rgb, 50)
+	changed[1*rgb.H*rgb.W+2*rgb.W+1] = float32(70/127.5 - 1)
+	a := eval.Pixels{Width: rgb.W, Height: rgb.H, Channels: 3, Pix: make([]float32, rgb.Size())}
+	b := eval.Pixels{Width: rgb.W, Height: rgb.H, Channels: 3, Pix: make([]float32, rgb.Size())}
+	for i := range a.Pix {
+		a.Pix[i], b.Pix[i] = 50, 50
+	}
+	a.Pix[(2*rgb.W+1)*3+1] = 70 // interleaved channels, as eval reads files
+	changedSSIM, err := eval.SSIM(a, b, 255)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changedPSNR := 10 * math.Log10(255*255/(20*20/float64(rgb.Size())))
+
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		name      string
+		sh        datasets.Shape
+		got, ref  [][]float32
+		psnr      []float64
+		ssim      []float64
+		meanPSNR  float64
+		meanSSIM  float64
+		identical int
+	}{
+		{"identical", gray, [][]float32{uniform(gray, 100)}, [][]float32{uniform(gray, 100)},
+			[]float64{inf}, []float64{1}, inf, 1, 1},
+		{"uniform", gray, [][]float32{uniform(gray, 100)}, [][]float32{uniform(gray, 110)},
+			[]float64{psnr(100, 110)}, []float64{ssim(100, 110)}, psnr(100, 110), ssim(100, 110), 0},
+		// Values past 1 are 255, and 100.4 rounds to 100.
+		{"8 bits", gray, [][]float32{fill(gray, 1.25), uniform(gray, 100.4)}, [][]float32{fill(gray, 1), uniform(gray, 100)},
+			[]float64{inf, inf}, []float64{1, 1}, inf, 1, 2},
+		{"one pixel", rgb, [][]float32{changed}, [][]float32{uniform(rgb, 50)},
+			[]float64{changedPSNR}, []float64{changedSSIM}, changedPSNR, changedSSIM, 0},
+		{"mixed", rgb, [][]float32{uniform(rgb, 100), uniform(rgb, 30), uniform(rgb, 200)},
+			[][]float32{uniform(rgb, 100), uniform(rgb, 60), uniform(rgb, 190)},
+			[]float64{inf, psnr(30, 60), psnr(200, 190)}, []float64{1, ssim(30, 60), ssim(200, 190)},
+			(psnr(30, 60) + psnr(200, 190)) / 2, (1 + ssim(30, 60) + ssim(200, 190)) / 3, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got, ref []float32
+			names := make([]string, len(c.got))
+			for i := range c.got {
+				got, ref = append(got, c.got[i]...), append(ref, c.ref[i]...)
+				names[i] = fmt.Sprintf("img%d.png", i)
+			}
+			cmp, err := experiment.CompareTranslations(got, ref, c.sh, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cmp.Images) != len(names) {
+				t.Fatalf("%d scores for %d images", len(cmp.Images), len(names))
+			}
+			for i, s := range cmp.Images {
+				if s.Name != names[i] || !near(s.PSNR, c.psnr[i]) || !near(s.SSIM, c.ssim[i]) {
+					t.Errorf("image %d: %s PSNR %v SSIM %v, want %s %v %v", i, s.Name, s.PSNR, s.SSIM, names[i], c.psnr[i], c.ssim[i])
+				}
+			}
+			if !near(cmp.MeanPSNR, c.meanPSNR) || !near(cmp.MeanSSIM, c.meanSSIM) || cmp.Identical != c.identical {
+				t.Errorf("means PSNR %v SSIM %v, %d identical; want %v %v, %d", cmp.MeanPSNR, cmp.MeanSSIM, cmp.Identical, c.meanPSNR, c.meanSSIM, c.identical)
+			}
+		})
+	}
+
+	if _, err := experiment.CompareTranslations(uniform(gray, 1), uniform(gray, 1)[1:], gray, []string{"a"}); err == nil {
+		t.Error("images of different sizes compared")
+	}
+	if _, err := experiment.CompareTranslations(uniform(gray, 1), uniform(gray, 1), gray, []string{"a", "b"}); err == nil {
+		t.Error("one image compared as two")
+	}
+}
+
+// near reports whether got is want to 1e-9 (relative), or both are +Inf.
+func near(got, want float64) bool {
+	if math.IsInf(want, 1) {
+		return math.IsInf(got, 1)
+	}
+	return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))
 }

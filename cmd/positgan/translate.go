@@ -11,7 +11,6 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/imageio"
@@ -137,37 +136,18 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
+	cmp, err := experiment.CompareTranslations(got, ref, sh, names)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(io.out, "translated %d images (%s) in %s into %s; against the fp32 translation:\n", len(names), group, o.policy, o.out)
 	fmt.Fprintf(io.out, "%-24s %10s %8s\n", "image", "PSNR dB", "SSIM")
-	var sp, ss float64
-	inf := 0
-	for i, name := range names {
-		a := pixelsOf(got[i*sh.Size():(i+1)*sh.Size()], sh)
-		b := pixelsOf(ref[i*sh.Size():(i+1)*sh.Size()], sh)
-		p, err := eval.PSNR(a.Pix, b.Pix, 255)
-		if err != nil {
-			return err
-		}
-		s, err := eval.SSIM(a, b, 255)
-		if err != nil {
-			return err
-		}
-		if math.IsInf(p, 1) {
-			inf++
-		} else {
-			sp += p
-		}
-		ss += s
-		fmt.Fprintf(io.out, "%-24s %10s %8.4f\n", name, evalFormatShort(p), s)
+	for _, im := range cmp.Images {
+		fmt.Fprintf(io.out, "%-24s %10s %8.4f\n", im.Name, evalFormatShort(im.PSNR), im.SSIM)
 	}
-	n := float64(len(names))
-	mean := "inf"
-	if inf < len(names) {
-		mean = fmt.Sprintf("%.2f", sp/float64(len(names)-inf))
-	}
-	fmt.Fprintf(io.out, "%-24s %10s %8.4f\n", "mean", mean, ss/n)
-	if inf > 0 {
-		fmt.Fprintf(io.out, "(%d identical images, PSNR inf, left out of the mean PSNR)\n", inf)
+	fmt.Fprintf(io.out, "%-24s %10s %8.4f\n", "mean", evalFormatShort(cmp.MeanPSNR), cmp.MeanSSIM)
+	if cmp.Identical > 0 {
+		fmt.Fprintf(io.out, "(%d identical images, PSNR inf, left out of the mean PSNR)\n", cmp.Identical)
 	}
 	return nil
 }
@@ -198,39 +178,21 @@ func translateSource(o translateOptions, sh datasets.Shape) (datasets.Dataset, [
 	if err != nil {
 		return nil, nil, err
 	}
-	n := min(o.n, ds.Len())
-	names := make([]string, n)
+	first, err := datasets.First(ds, o.n)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, first.Len())
 	for i := range names {
 		names[i] = fmt.Sprintf("test_%05d.png", i)
 	}
-	return firstImages{ds, n}, names, nil
+	return first, names, nil
 }
-
-// firstImages is the first n images of a data set.
-type firstImages struct {
-	datasets.Dataset
-	n int
-}
-
-func (f firstImages) Len() int { return f.n }
 
 // to8 maps a value in [-1, 1] to the 8-bit scale as the sample grids do.
 func to8(v float32) uint8 {
 	x := math.Round((float64(v) + 1) * 127.5)
 	return uint8(max(0, min(255, x)))
-}
-
-// pixelsOf returns a (C, H, W) image in [-1, 1] as 8-bit values with
-// interleaved channels, as eval reads image files.
-func pixelsOf(v []float32, sh datasets.Shape) eval.Pixels {
-	p := eval.Pixels{Width: sh.W, Height: sh.H, Channels: sh.C, Pix: make([]float32, sh.Size())}
-	plane := sh.H * sh.W
-	for c := range sh.C {
-		for i := range plane {
-			p.Pix[i*sh.C+c] = float32(to8(v[c*plane+i]))
-		}
-	}
-	return p
 }
 
 // toImage returns a (C, H, W) image in [-1, 1] as a gray or RGB image.

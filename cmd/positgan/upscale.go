@@ -135,7 +135,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		fmt.Fprintf(io.out, "x%d super-resolution of %d images (Y-PSNR and PSNR in dB with %d pixels shaved; SSIM on RGB)\n", k, len(files), k)
 		fmt.Fprintf(io.out, "%-20s %-8s %8s %8s %8s\n", "image", "method", "Y-PSNR", "PSNR", "SSIM")
 	}
-	var sums [2]experiment.SRScores
+	var scores [2][]experiment.SRScores // bicubic, esrgan
 	var rows []models.CropRow
 	crop := o.crop
 	label := "esrgan"
@@ -176,9 +176,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 				return fmt.Errorf("%s: %w", f, err)
 			}
 			fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", base, []string{"bicubic", "esrgan"}[i], s.YPSNR, s.PSNR, s.SSIM)
-			sums[i].YPSNR += s.YPSNR
-			sums[i].PSNR += s.PSNR
-			sums[i].SSIM += s.SSIM
+			scores[i] = append(scores[i], s)
 			row = append(row, models.CropPanel{Image: m, Label: fmt.Sprintf("%s %.2f dB", []string{"bicubic", label}[i], s.YPSNR)})
 		}
 		rows = append(rows, models.CropRow{Panels: append(row, models.CropPanel{Image: hr, Label: "HR"})})
@@ -189,9 +187,9 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		fmt.Fprintf(io.out, "enlarged %d images by %d into %s\n", len(files), k, o.out)
 		return nil
 	}
-	n := float64(len(files))
-	for i, s := range sums {
-		fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", "mean", []string{"bicubic", "esrgan"}[i], s.YPSNR/n, s.PSNR/n, s.SSIM/n)
+	for i, ss := range scores {
+		m := experiment.MeanSRScores(ss)
+		fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", "mean", []string{"bicubic", "esrgan"}[i], m.YPSNR, m.PSNR, m.SSIM)
 	}
 	if o.compare != "" {
 		crop = crop / k * k
