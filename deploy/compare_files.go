@@ -15,9 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -218,32 +215,24 @@ func (c *Comparison) WriteChart(w io.Writer) error {
 	return err
 }
 
+// grid1 returns row r's sample grid.
 func (c *Comparison) grid1(r Row) image.Image {
 	return gan.Grid(r.Images[0], c.grid.spec.Image, c.grid.rows, c.grid.cols)
 }
 
-// writeGrids writes every row's grid, labelled, four to a line.
+// writeGrids writes every row's grid, labelled with its FID, four to a
+// line.
 func (c *Comparison) writeGrids(w io.Writer) error {
-	const gap, label, perLine = 8, 18, 4
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("deploy: no rows")
 	}
-	first := c.grid1(c.Rows[0]).Bounds()
-	gw, gh := first.Dx(), first.Dy()
-	lines := (len(c.Rows) + perLine - 1) / perLine
-	cols := min(perLine, len(c.Rows))
-	dst := image.NewRGBA(image.Rect(0, 0, gap+cols*(gw+gap), lines*(label+gh+gap)))
-	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	tiles := make([]gan.Tile, len(c.Rows))
 	for i, r := range c.Rows {
-		x := gap + (i%perLine)*(gw+gap)
-		y := (i / perLine) * (label + gh + gap)
-		im := c.grid1(r)
-		draw.Draw(dst, image.Rect(x, y+label, x+gw, y+label+gh), im, im.Bounds().Min, draw.Src)
-		text := r.Label + "  " + fidString(r.FID)
-		d := font.Drawer{Dst: dst, Src: image.Black, Face: basicfont.Face7x13}
-		d.Dot = fixed.P(x+(gw-d.MeasureString(text).Round())/2, y+label-5)
-		d.DrawString(text)
+		tiles[i] = gan.Tile{Image: c.grid1(r), Label: r.Label + "  " + fidString(r.FID)}
 	}
+	m := gan.Montage{Cols: 4, Gap: 8, Band: 18, Baseline: 5}
+	dst := image.NewRGBA(m.Bounds(tiles))
+	m.Draw(dst, tiles)
 	if c.grid.spec.Image.C == 1 {
 		gray := image.NewGray(dst.Bounds())
 		draw.Draw(gray, gray.Bounds(), dst, image.Point{}, draw.Src)

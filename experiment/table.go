@@ -15,9 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/positgan/positgan/eval"
@@ -235,8 +232,7 @@ func (t *Table) writeFiles() error {
 // writes them all side by side, labelled, to grids.png.
 func (t *Table) writeGrids() error {
 	out := t.Sweep.Out
-	var names []string
-	var grids []image.Image
+	var tiles []gan.Tile
 	for i, res := range t.Results {
 		r := t.Runs[i]
 		if res == nil || r.Seed != t.Sweep.FirstSeed {
@@ -257,41 +253,21 @@ func (t *Table) writeGrids() error {
 		if err := atomicfile.WriteFile(filepath.Join(out, "grids", r.Policy+".png"), data); err != nil {
 			return err
 		}
-		names = append(names, r.Policy)
-		grids = append(grids, img)
+		tiles = append(tiles, gan.Tile{Image: img, Label: r.Policy})
 	}
-	if len(grids) == 0 {
+	if len(tiles) == 0 {
 		return nil
 	}
-	var all image.Image = sideBySide(names, grids)
+	m := gan.Montage{Gap: 8, Band: 18, Baseline: 5}
+	rgba := image.NewRGBA(m.Bounds(tiles))
+	m.Draw(rgba, tiles)
+	var all image.Image = rgba
 	if t.channels == 1 || t.channels == 0 && isGray(all) { // a third of the file
 		g := image.NewGray(all.Bounds())
 		draw.Draw(g, g.Bounds(), all, image.Point{}, draw.Src)
 		all = g
 	}
 	return atomicfile.Write(filepath.Join(out, "grids.png"), func(w io.Writer) error { return png.Encode(w, all) })
-}
-
-// sideBySide places the images left to right, each under its name.
-func sideBySide(names []string, imgs []image.Image) image.Image {
-	const gap, label = 8, 18
-	w, h := gap, 0
-	for _, im := range imgs {
-		w += im.Bounds().Dx() + gap
-		h = max(h, im.Bounds().Dy())
-	}
-	dst := image.NewRGBA(image.Rect(0, 0, w, label+h+gap))
-	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
-	x := gap
-	for i, im := range imgs {
-		b := im.Bounds()
-		draw.Draw(dst, image.Rect(x, label, x+b.Dx(), label+b.Dy()), im, b.Min, draw.Src)
-		d := font.Drawer{Dst: dst, Src: image.Black, Face: basicfont.Face7x13}
-		d.Dot = fixed.P(x+(b.Dx()-d.MeasureString(names[i]).Round())/2, label-5)
-		d.DrawString(names[i])
-		x += b.Dx() + gap
-	}
-	return dst
 }
 
 // isGray reports whether every pixel of img is gray, so that writing it

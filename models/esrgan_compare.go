@@ -3,12 +3,8 @@ package models
 import (
 	"fmt"
 	"image"
-	"image/color"
-	"image/draw"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
+	"github.com/positgan/positgan/gan"
 )
 
 // A CropPanel is one column of a crop comparison: an image and its
@@ -37,7 +33,6 @@ type CropRow struct {
 // interpolation, which would hide the differences being compared). The
 // caption is written above each panel. The image is white between panels.
 func CropComparison(rows []CropRow, zoom int) (*image.NRGBA, error) {
-	const gap, label = 6, 16
 	if len(rows) == 0 || len(rows[0].Panels) == 0 {
 		return nil, fmt.Errorf("models: crop comparison: no panels")
 	}
@@ -46,9 +41,7 @@ func CropComparison(rows []CropRow, zoom int) (*image.NRGBA, error) {
 		return nil, fmt.Errorf("models: crop comparison: zoom %d, region %v: want zoom >= 1 and a non-empty region", zoom, rows[0].Region)
 	}
 	cols := len(rows[0].Panels)
-	pw, ph := size.X*zoom, size.Y*zoom
-	dst := image.NewNRGBA(image.Rect(0, 0, gap+cols*(pw+gap), gap+len(rows)*(label+ph+gap)))
-	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	var tiles []gan.Tile
 	for i, row := range rows {
 		r := row.Region
 		switch {
@@ -57,8 +50,7 @@ func CropComparison(rows []CropRow, zoom int) (*image.NRGBA, error) {
 		case r.Size() != size:
 			return nil, fmt.Errorf("models: crop comparison: row %d shows a %v region, row 0 a %v one", i, r.Size(), size)
 		}
-		y0 := gap + i*(label+ph+gap)
-		for j, p := range row.Panels {
+		for _, p := range row.Panels {
 			k := max(p.Scale, 1)
 			b := p.Image.Bounds()
 			if r.Min.X%k != 0 || r.Min.Y%k != 0 || r.Max.X%k != 0 || r.Max.Y%k != 0 {
@@ -67,20 +59,32 @@ func CropComparison(rows []CropRow, zoom int) (*image.NRGBA, error) {
 			if r.Max.X > b.Dx()*k || r.Max.Y > b.Dy()*k || r.Min.X < 0 || r.Min.Y < 0 {
 				return nil, fmt.Errorf("models: crop comparison: region %v outside panel %q (%dx%d at scale %d)", r, p.Label, b.Dx(), b.Dy(), k)
 			}
-			x0 := gap + j*(pw+gap)
-			for y := range ph {
-				sy := b.Min.Y + (r.Min.Y+y/zoom)/k
-				for x := range pw {
-					sx := b.Min.X + (r.Min.X+x/zoom)/k
-					dst.Set(x0+x, y0+label+y, color.NRGBAModel.Convert(p.Image.At(sx, sy)))
-				}
-			}
-			d := font.Drawer{Dst: dst, Src: image.Black, Face: basicfont.Face7x13}
-			d.Dot = fixed.P(x0+max((pw-d.MeasureString(p.Label).Round())/2, 0), y0+label-4)
-			d.DrawString(p.Label)
+			tiles = append(tiles, gan.Tile{Image: enlarge(p.Image, r, k, zoom), Label: p.Label})
 		}
 	}
+	// A caption wider than its panel starts at the panel's left edge: the
+	// first column's would otherwise run off the image.
+	m := gan.Montage{Cols: cols, Gap: 6, Top: 6, Band: 16, Baseline: 4, WideLabelsLeft: true}
+	dst := image.NewNRGBA(m.Bounds(tiles))
+	m.Draw(dst, tiles) // NRGBA to NRGBA: the panels' pixels are copied as they are
 	return dst, nil
+}
+
+// enlarge returns the region r of img enlarged zoom times by pixel
+// repetition, r being in the coordinates of img enlarged k times
+// (relative to its bounds' origin) and on the k-pixel grid.
+func enlarge(img image.Image, r image.Rectangle, k, zoom int) *image.NRGBA {
+	b := img.Bounds()
+	w, h := r.Dx()*zoom, r.Dy()*zoom
+	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		sy := b.Min.Y + (r.Min.Y+y/zoom)/k
+		for x := range w {
+			sx := b.Min.X + (r.Min.X+x/zoom)/k
+			dst.Set(x, y, img.At(sx, sy))
+		}
+	}
+	return dst
 }
 
 // CentreCrop returns the square region of side at most side in the
