@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -80,6 +81,10 @@ type planSweep struct {
 	BatchStats      bool     `json:"batch_stats"`
 	Features        string   `json:"features"`
 	Out             string   `json:"out"`
+	// Options are the model options (Sweep.Options): left out when there
+	// are none, so that a plan without them is written as before they
+	// were, and a plan file written before reads as one without.
+	Options map[string]string `json:"options,omitempty"`
 }
 
 // A PlanError says why a plan file cannot be used.
@@ -112,6 +117,7 @@ func NewPlan(s Sweep, res Resources) (*Plan, error) {
 		return nil, err
 	}
 	s.Log, s.Progress = nil, nil
+	s.Options = maps.Clone(s.Options) // the plan's own
 	p := &Plan{Sweep: s, Resources: res}
 	for i, r := range runs {
 		arg := strings.TrimSpace(s.Policies[i/s.Seeds])
@@ -163,7 +169,7 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 	f := planFile{Version: PlanVersion, Resources: p.Resources, Runs: p.runs, Sweep: planSweep{
 		Model: s.Model, Dataset: s.Dataset, Policies: s.Policies, Seeds: s.Seeds, FirstSeed: s.FirstSeed,
 		Steps: s.Steps, Batch: s.Batch, LR: s.LR, CheckpointEvery: s.CheckpointEvery, N: s.N,
-		EvalSeed: s.EvalSeed, BatchStats: s.BatchStats, Features: s.Features, Out: s.Out}}
+		EvalSeed: s.EvalSeed, BatchStats: s.BatchStats, Features: s.Features, Out: s.Out, Options: s.Options}}
 	return json.MarshalIndent(f, "", "  ")
 }
 
@@ -181,7 +187,7 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 	w := f.Sweep
 	s := Sweep{Model: w.Model, Dataset: w.Dataset, Policies: w.Policies, Seeds: w.Seeds, FirstSeed: w.FirstSeed,
 		Steps: w.Steps, Batch: w.Batch, LR: w.LR, CheckpointEvery: w.CheckpointEvery, N: w.N,
-		EvalSeed: w.EvalSeed, BatchStats: w.BatchStats, Features: w.Features, Out: w.Out}
+		EvalSeed: w.EvalSeed, BatchStats: w.BatchStats, Features: w.Features, Out: w.Out, Options: w.Options}
 	if err := s.check(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,11 +17,12 @@ import (
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
 )
 
 // A Sweep says what Compare trains and measures. Every field but Features,
-// CheckpointEvery, Log and Progress must be set.
+// CheckpointEvery, Options, Log and Progress must be set.
 type Sweep struct {
 	// Model is a registered model that makes images from noise ("cgan",
 	// "dcgan"), measured by the FID of its images, or one with an
@@ -53,6 +55,12 @@ type Sweep struct {
 	// with an Evaluator: its choice).
 	Features string
 	Out      string // the sweep's folder
+	// Options are model options (models.Config.Options, e.g. g_features
+	// 128 for dcgan), set over the model's default configuration for the
+	// data as positgan train --option sets them: an unknown key or a bad
+	// value is a *ConfigError of Options. Nil or empty for none. The run
+	// folders do not depend on them.
+	Options map[string]string
 	// Log, if not nil, receives a line when a run starts, resumes or
 	// ends, and when the reference statistics are computed.
 	Log io.Writer
@@ -130,6 +138,9 @@ func (s *Sweep) check() error {
 	case s.Out == "":
 		return configErrorf("Out", "", "empty folder name")
 	}
+	if err := models.CheckOptions(s.Model, s.Options); err != nil { // the values need the data: withOptions
+		return &ConfigError{Field: "Options", Err: err}
+	}
 	if ev := evaluatorOf(s.Model); ev != nil {
 		if _, err := ev.Metrics(s); err != nil {
 			return &ConfigError{Field: "Features", Value: s.Features, Err: err}
@@ -181,6 +192,34 @@ func (s Sweep) Runs() ([]Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// withOptions returns cfg, the model's default configuration for images
+// of shape sh, with s.Options set over its own, as positgan train
+// --option does; an unknown key or a bad value is a *ConfigError of
+// Options.
+func (s *Sweep) withOptions(cfg models.Config, sh datasets.Shape) (models.Config, error) {
+	if len(s.Options) == 0 {
+		return cfg, nil
+	}
+	c, err := cfg.WithOptions(s.Options)
+	if err != nil {
+		return cfg, configErrorf("Options", "", "%w (data: %v images)", err, sh)
+	}
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, "model options: %s\n", s.optionList())
+	}
+	return c, nil
+}
+
+// optionList returns s.Options as key=value, comma-separated, sorted by
+// key; "" for none.
+func (s *Sweep) optionList() string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(s.Options)) {
+		kv = append(kv, k+"="+s.Options[k])
+	}
+	return strings.Join(kv, ",")
 }
 
 // policyLabel names a policy's run folder: the preset name, or the policy
@@ -245,6 +284,9 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 	}
 	m, err := loadModel(&s)
 	if err != nil {
+		return nil, err
+	}
+	if m.cfg, err = s.withOptions(m.cfg, m.data[0].Shape()); err != nil {
 		return nil, err
 	}
 	if ms.ev == nil {

@@ -55,6 +55,7 @@ func init() {
 		Name:    CycleGAN,
 		Summary: "unpaired image-to-image translation (Zhu et al.): ResNet generators, PatchGAN discriminators",
 		Domains: 2,
+		Dataset: datasets.MNISTFashion, // the unpaired toy: MNIST digits and Fashion-MNIST clothes
 		Default: func(img datasets.Shape, _ int) Config {
 			side := min(img.H, img.W)
 			c := Config{Channels: img.C, Height: img.H, Width: img.W, Features: 64,

@@ -63,6 +63,8 @@ func init() {
 	Register(Spec{
 		Name:    ESRGAN,
 		Summary: "super-resolution GAN (Wang et al.): RRDB generator, VGG-style discriminator, relativistic loss",
+		Dataset: datasets.SRPhotos, // patches of photographs
+		Batch:   8,
 		Default: func(img datasets.Shape, _ int) Config {
 			return Config{Channels: img.C, Height: img.H, Width: img.W, Features: 32,
 				Options: map[string]string{"scale": "4", "blocks": "2", "gc": "16", "pretrain": "500"}}

@@ -35,6 +35,11 @@ type Spec struct {
 	// that a misspelt option given on the command line is an error
 	// instead of being ignored (see CheckOptions).
 	Options map[string]string
+	// Dataset and Batch are the model's training defaults when they
+	// differ from DefaultDataset and DefaultBatch (see TrainDefaultsOf);
+	// "" and 0 keep those.
+	Dataset string
+	Batch   int
 }
 
 // The registry is written by init functions only (as image.RegisterFormat

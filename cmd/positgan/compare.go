@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
@@ -28,6 +27,7 @@ type compareFlags struct {
 	ckptEvery, logEvery                     int
 	lr                                      float64
 	batchStats                              bool
+	options                                 modelOptions // --option key=value, as train's (options.go)
 
 	// plans and shards
 	plan, shard, emit, memory, image, claim, jobName string
@@ -37,6 +37,7 @@ type compareFlags struct {
 }
 
 func compareCmd() *command {
+	sr := models.TrainDefaultsOf(models.ESRGAN)
 	return &command{name: "compare", usage: "[flags]",
 		summary: "train a GAN in several policies over several seeds and tabulate FID\n\n" +
 			"For every policy of --policies and every seed, trains --model on --dataset for --steps steps\n" +
@@ -47,7 +48,9 @@ func compareCmd() *command {
 			"--model cyclegan measures the FID of each direction instead (as translate --fid does):\n" +
 			"translations of --n test images of one domain against --n test images of the other.\n" +
 			"--model esrgan measures x4 super-resolution of the held-out images instead (as upscale does:\n" +
-			"Y-PSNR, PSNR, SSIM) on --dataset sr-photos and batch 8 by default, with a bicubic row.\n" +
+			fmt.Sprintf("Y-PSNR, PSNR, SSIM) on --dataset %s and batch %d by default, with a bicubic row.\n", sr.Dataset, sr.Batch) +
+			"--option key=value sets a model option in every run, as train --option does (e.g. --model dcgan\n" +
+			"--option g_features=128); the plan records it, the run folders do not depend on it.\n" +
 			"Writes --out/results.md and results.csv (mean ± sample std over seeds), runs.csv (one line\n" +
 			"per run), fid.png (bar chart with error bars) and grids/<policy>.png (the first seed's\n" +
 			"sample grid; grids.png has them side by side). The table is rewritten after every run; running the same command again\n" +
@@ -62,7 +65,7 @@ func compareCmd() *command {
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			f := &compareFlags{}
 			fs.StringVar(&f.model, "model", models.CGAN, "registered model: "+strings.Join(models.Names(), ", ")+" (cyclegan: the FID of each direction of translation)")
-			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, or an IDX directory with a test split; cyclegan: mnist-fashion (its default) or an unpaired folder")
+			fs.StringVar(&f.dataset, "dataset", models.DefaultDataset, "mnist, fashion-mnist, or an IDX directory with a test split; cyclegan: mnist-fashion or an unpaired folder"+modelDatasetDefaults())
 			fs.StringVar(&f.policies, "policies", "fp32,fp16,posit8+,posit8,fp8-ibm", "quantization policies, comma-separated: presets or .toml files")
 			fs.StringVar(&f.out, "out", filepath.Join("out", "compare"), "output folder")
 			fs.StringVar(&f.features, "features", "", "feature network of the FID: "+featnet.Specs+" (default: lenet-mnist for mnist, lenet-fashion for fashion-mnist)")
@@ -72,10 +75,11 @@ func compareCmd() *command {
 			fs.IntVar(&f.n, "n", 2000, "images per FID: generated ones, and real ones drawn from the test split")
 			fs.Uint64Var(&f.evalSeed, "eval-seed", 1, "seed of the FID's noise and of the real-image draw (the same for every run)")
 			fs.BoolVar(&f.batchStats, "batch-stats", false, "generate FID images with batch norm normalising each batch of 100 by its own statistics (the reference DCGAN evaluation) instead of the running statistics")
-			fs.IntVar(&f.batch, "batch", 64, "batch size")
+			fs.IntVar(&f.batch, "batch", models.DefaultBatch, "batch size"+modelBatchDefaults())
 			fs.Float64Var(&f.lr, "lr", 2e-4, "Adam learning rate")
 			fs.IntVar(&f.ckptEvery, "checkpoint-every", 250, "rewrite each run's checkpoint every N steps (0: only at the end)")
 			fs.IntVar(&f.logEvery, "log-every", 100, "print a progress line every N steps when not on a terminal")
+			fs.Var(&f.options, "option", optionHelp())
 			fs.StringVar(&f.plan, "plan", "", "plan file: written from the sweep flags if it does not exist (or sweep flags are given), else run")
 			fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the plan: the runs whose index is i mod n")
 			fs.IntVar(&f.shards, "shards", 0, "shard count, the index coming from "+experiment.EnvKubernetesIndex+" or "+experiment.EnvSlurmIndex+"; with --emit, the number of processes")
@@ -88,17 +92,7 @@ func compareCmd() *command {
 			fs.StringVar(&f.jobName, "job-name", "positgan-compare", "--emit: the job's name")
 			return func(args []string, io stdio) error {
 				f.set = givenFlags(fs)
-				if spec, err := models.Lookup(f.model); err == nil && spec.Domains == 2 && !f.set["dataset"] {
-					f.dataset = datasets.MNISTFashion
-				}
-				if f.model == models.ESRGAN { // as positgan train --model esrgan
-					if !f.set["dataset"] {
-						f.dataset = datasets.SRPhotos
-					}
-					if !f.set["batch"] {
-						f.batch = 8
-					}
-				}
+				modelDefaults(f.model, f.set, &f.dataset, &f.batch, false) // as positgan train's (train.go)
 				if f.merge {
 					return runMerge(f, args, io)
 				}
@@ -123,7 +117,7 @@ func compareCmd() *command {
 var compareFlagOf = map[string]string{
 	"Model": "model", "Dataset": "dataset", "Policies": "policies", "Seeds": "seeds", "FirstSeed": "seed",
 	"Steps": "steps", "Batch": "batch", "LR": "lr", "CheckpointEvery": "checkpoint-every", "N": "n",
-	"EvalSeed": "eval-seed", "Features": "features", "Out": "out",
+	"EvalSeed": "eval-seed", "Features": "features", "Out": "out", "Options": "option",
 }
 
 // sweep returns the sweep the flags describe.
@@ -132,7 +126,7 @@ func (f *compareFlags) sweep(io stdio) experiment.Sweep {
 		Model: f.model, Dataset: f.dataset, Policies: splitPolicies(f.policies),
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
-		Log: io.err,
+		Options: f.options, Log: io.err,
 		Progress: func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
 			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery, 0)
 		},
@@ -205,7 +199,7 @@ func compareError(err error) error {
 // planFlags are the flags that describe a sweep: given with --plan, they
 // write the plan rather than run it.
 var planFlags = []string{"model", "dataset", "policies", "features", "steps", "seeds", "seed", "n", "eval-seed",
-	"batch-stats", "batch", "lr", "checkpoint-every", "cpus", "memory"}
+	"batch-stats", "batch", "lr", "checkpoint-every", "cpus", "memory", "option"}
 
 // runPlan writes the plan file, runs it (all of it, or a shard), or emits
 // a launcher for its shards.
@@ -309,7 +303,7 @@ func writePlan(f *compareFlags, io stdio) error {
 		if !old.Equal(p) || old.Sweep.Out != p.Sweep.Out {
 			return usagef("--plan %s: the file holds another plan; remove it or choose another name", f.plan)
 		}
-		fmt.Fprintf(io.out, "%s: up to date, %d runs into %s\n", f.plan, p.Len(), p.Sweep.Out)
+		fmt.Fprintf(io.out, "%s: up to date, %d runs into %s%s\n", f.plan, p.Len(), p.Sweep.Out, optionsNote(p.Sweep.Options))
 		return nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return compareError(err)
@@ -317,8 +311,19 @@ func writePlan(f *compareFlags, io stdio) error {
 	if err := experiment.WritePlan(f.plan, p); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "%s: %d runs into %s; run them with positgan compare --plan %s [--shard i/n]\n", f.plan, p.Len(), p.Sweep.Out, f.plan)
+	fmt.Fprintf(io.out, "%s: %d runs into %s%s; run them with positgan compare --plan %s [--shard i/n]\n",
+		f.plan, p.Len(), p.Sweep.Out, optionsNote(p.Sweep.Options), f.plan)
 	return nil
+}
+
+// optionsNote returns " (model options k=v,...)" for a plan's model
+// options, or "" if it has none.
+func optionsNote(o map[string]string) string {
+	if len(o) == 0 {
+		return ""
+	}
+	m := modelOptions(o)
+	return " (model options " + m.String() + ")"
 }
 
 // parseMiB reads a memory size: a whole number of mebibytes with the

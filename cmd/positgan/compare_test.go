@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/models"
 )
 
 // writeIDXSplits writes toy IDX train and test splits into dir (the test
@@ -480,5 +484,128 @@ func TestComparePlanCycleGAN(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"mnist-fashion"`) || !strings.Contains(string(b), `"cyclegan"`) {
 		t.Errorf("plan:\n%s", b)
+	}
+}
+
+// compare --option: bad keys and values are one-line usage errors, as
+// train's; a good one is recorded in the plan (and said when it is
+// written), and another one is another plan.
+func TestCompareOption(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDXSplits(t, filepath.Join(dir, "data"), 40)
+	base := []string{"compare", "--dataset", data, "--features", "lenet-mnist", "--policies", "fp32", "--seeds", "1",
+		"--steps", "1", "--batch", "8", "--n", "20", "--out", filepath.Join(dir, "cmp")}
+	plan := filepath.Join(dir, "plan.json")
+	for _, tc := range []struct {
+		args []string
+		want string // in the one-line error
+	}{
+		{[]string{"--model", "esrgan", "--option", "bloks=2"}, `--option: models: esrgan has no option "bloks" (its options: blocks, gan_weight, gc, pixel_weight, pretrain, scale)`},
+		{[]string{"--model", "cgan", "--option", "blocks=2"}, "cgan has no options"},
+		{[]string{"--model", "dcgan", "--option", "g_features=0"}, "--option: models: dcgan: g_features 0"},
+		{[]string{"--model", "dcgan", "--option", "g_features=x"}, "not an integer"},
+		{[]string{"--model", "dcgan", "--option", "g_features"}, "want key=value"},
+		{[]string{"--model", "dcgan", "--option", "=8"}, "want key=value"},
+		{[]string{"--model", "dcgan", "--option", "g_features="}, "g_features has no value"},
+		{[]string{"--model", "dcgan", "--option", "g_features=8", "--option", "g_features=9"}, "g_features given twice"},
+		{[]string{"--model", "esrgan", "--option", "bloks=2", "--plan", plan}, `esrgan has no option "bloks"`},
+	} {
+		args := append(append([]string(nil), base...), tc.args...)
+		_, stderr, code := runCLI(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if exists(plan) || exists(filepath.Join(dir, "cmp")) {
+		t.Error("a bad option wrote a plan or made the output folder")
+	}
+
+	for _, tc := range []struct {
+		opts []string
+		want string // stdout
+		code int
+	}{
+		{[]string{"g_features=4"}, "1 runs into " + filepath.Join(dir, "cmp") + " (model options g_features=4); run them", 0},
+		{[]string{" g_features = 4 "}, "up to date, 1 runs into " + filepath.Join(dir, "cmp") + " (model options g_features=4)\n", 0},
+		{[]string{"g_features=8"}, "", 2}, // another plan
+		{nil, "", 2},
+	} {
+		args := append(append([]string(nil), base...), "--model", "dcgan", "--plan", plan)
+		for _, o := range tc.opts {
+			args = append(args, "--option", o)
+		}
+		out, stderr, code := runCLI(t, "", args...)
+		if code != tc.code || !strings.Contains(out, tc.want) || tc.code == 2 && !strings.Contains(stderr, "holds another plan") {
+			t.Errorf("--option %q: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.opts, code, out, stderr, tc.code, tc.want)
+		}
+	}
+	p, err := experiment.ReadPlan(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sweep.Options) != 1 || p.Sweep.Options["g_features"] != "4" || p.Sweep.Model != "dcgan" {
+		t.Errorf("plan sweep %+v", p.Sweep)
+	}
+	// The plan runs with its options: the log says them, the checkpoint
+	// holds them.
+	_, stderr, code := runCLI(t, "", "compare", "--plan", plan)
+	if code != 0 || !strings.Contains(stderr, "model options: g_features=4\n") {
+		t.Fatalf("compare --plan: exit %d, stderr:\n%s", code, stderr)
+	}
+	c, err := ckpt.Load(filepath.Join(dir, "cmp", "fp32", "seed1", "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := models.ConfigOf(c); err != nil || cfg.Options["g_features"] != "4" {
+		t.Errorf("the run's model %v (%v); want g_features 4", cfg, err)
+	}
+}
+
+// train and compare give a model the same default data set and batch
+// (models.TrainDefaultsOf), when not given on the command line.
+func TestModelDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		model     string
+		set       map[string]bool
+		dataset   string // before
+		keepBatch bool
+		wantData  string
+		wantBatch int
+	}{
+		{"cgan", nil, "mnist", false, "mnist", 64},
+		{"dcgan", map[string]bool{"batch": true}, "mnist", false, "mnist", 5},
+		{"cyclegan", nil, "mnist", false, "mnist-fashion", 64},
+		{"cyclegan", map[string]bool{"dataset": true}, "mnist", false, "mnist", 64},
+		{"esrgan", nil, "mnist", false, "sr-photos", 8},
+		{"esrgan", nil, "mnist", true, "sr-photos", 5},     // a resumed run keeps its batch
+		{"esrgan", nil, "my-photos", true, "my-photos", 5}, // and its checkpoint's data set
+		{"esrgan", map[string]bool{"dataset": true, "batch": true}, "mnist", false, "mnist", 5},
+	} {
+		dataset, batch := tc.dataset, 5
+		modelDefaults(tc.model, tc.set, &dataset, &batch, tc.keepBatch)
+		if dataset != tc.wantData || batch != tc.wantBatch {
+			t.Errorf("%s %v from %s (keep batch %v): %s, batch %d; want %s, %d", tc.model, tc.set, tc.dataset, tc.keepBatch,
+				dataset, batch, tc.wantData, tc.wantBatch)
+		}
+	}
+	// train: loadSRTrainSets (upscale.go) still gives esrgan a batch of
+	// its own after modelDefaults; the two must agree. (--channels 1
+	// stops it before it reads any photograph.)
+	f := &trainFlags{model: models.ESRGAN, dataset: models.DefaultDataset, batch: models.DefaultBatch, channels: 1, set: map[string]bool{}}
+	modelDefaults(f.model, f.set, &f.dataset, &f.batch, f.resume)
+	if _, _, err := loadSRTrainSets(f); err == nil || f.dataset != models.TrainDefaultsOf(models.ESRGAN).Dataset || f.batch != models.TrainDefaultsOf(models.ESRGAN).Batch {
+		t.Errorf("train --model esrgan: %s, batch %d (%v); want %+v", f.dataset, f.batch, err, models.TrainDefaultsOf(models.ESRGAN))
+	}
+	// compare's plan.
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	mustRun(t, "compare", "--model", "esrgan", "--policies", "fp32", "--seeds", "1", "--steps", "2", "--plan", plan)
+	p, err := experiment.ReadPlan(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := models.TrainDefaultsOf(models.ESRGAN)
+	if p.Sweep.Dataset != d.Dataset || p.Sweep.Batch != d.Batch {
+		t.Errorf("compare --model esrgan plans %s with batch %d; want %+v", p.Sweep.Dataset, p.Sweep.Batch, d)
 	}
 }

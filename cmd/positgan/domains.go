@@ -8,7 +8,7 @@ import (
 // loadTrainSets loads the training data of --model: one data set (see
 // loadTrainData), or for a model of two domains (CycleGAN) the domains of
 // --dataset, an unpaired folder (trainA, trainB, ...) or
-// datasets.MNISTFashion (the default). It returns the first data set (for
+// datasets.MNISTFashion (the model's default, models.TrainDefaultsOf). It returns the first data set (for
 // sizes and messages; the centre crops of domain A when training on
 // random crops) and all of them.
 func loadTrainSets(f *trainFlags) (*datasets.Set, []datasets.Dataset, error) {
@@ -19,9 +19,6 @@ func loadTrainSets(f *trainFlags) (*datasets.Set, []datasets.Dataset, error) {
 	if spec.Domains < 2 {
 		ds, err := loadTrainData(f)
 		return ds, []datasets.Dataset{ds}, err
-	}
-	if !f.set["dataset"] && f.dataset == "mnist" {
-		f.dataset = datasets.MNISTFashion
 	}
 	a, b, crop, err := loadDomains(f.dataset, datasets.Train, f.imageSize, f.channels)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -57,12 +58,12 @@ func trainCmd() *command {
 			f := &trainFlags{flags: fs}
 			config := fs.String("config", "", "read the settings from a run's "+runConfigFile+" (flags given here override it)")
 			fs.StringVar(&f.model, "model", models.CGAN, "registered model: "+strings.Join(models.Names(), ", "))
-			fs.StringVar(&f.dataset, "dataset", "mnist", "mnist, fashion-mnist, an IDX file or folder, or a folder of images")
+			fs.StringVar(&f.dataset, "dataset", models.DefaultDataset, "mnist, fashion-mnist, an IDX file or folder, or a folder of images"+modelDatasetDefaults())
 			fs.StringVar(&f.policies, "policy", "fp32,posit8+", "quantization policies, comma-separated: presets (fp32, fp16, posit8, posit8+, posit6-deploy, fp8-ibm, ...) or .toml files")
 			fs.StringVar(&f.out, "out", "out", "output folder")
 			fs.IntVar(&f.steps, "steps", defaultTrainSteps, "train up to this many steps (one D and one G update each)")
 			fs.IntVar(&f.epochs, "epochs", 0, "train for this many epochs of the data instead of --steps")
-			fs.IntVar(&f.batch, "batch", 64, "batch size")
+			fs.IntVar(&f.batch, "batch", models.DefaultBatch, "batch size"+modelBatchDefaults())
 			fs.Uint64Var(&f.seed, "seed", 1, "seed of initialisation, noise, data order and stochastic rounding")
 			fs.BoolVar(&f.resume, "resume", false, "continue each run from the checkpoint in its output folder (runs without one start)")
 			fs.BoolVar(&f.overwrite, "overwrite", false, "replace a run already in the output folder")
@@ -191,6 +192,8 @@ func runTrain(f *trainFlags, io stdio) error {
 		}
 	}
 
+	// The model's own data set and batch, when not given (nor resumed).
+	modelDefaults(f.model, f.set, &f.dataset, &f.batch, f.resume)
 	load := loadTrainSets // one data set per domain of the model
 	if f.model == models.ESRGAN {
 		load = loadSRTrainSets // patches of photographs (upscale.go)
@@ -285,6 +288,55 @@ func runTrain(f *trainFlags, io stdio) error {
 		printTrainTable(io.out, runs, sums)
 	}
 	return nil
+}
+
+// modelDefaults gives --dataset and --batch, when not given, the model's
+// training defaults (models.TrainDefaultsOf): train and compare both call
+// it, so that they train a model alike. A data set other than
+// models.DefaultDataset (a resumed checkpoint's) is kept, and so is the
+// batch if keepBatch (a resumed run's).
+func modelDefaults(model string, set map[string]bool, dataset *string, batch *int, keepBatch bool) {
+	d := models.TrainDefaultsOf(model)
+	if !set["dataset"] && *dataset == models.DefaultDataset {
+		*dataset = d.Dataset
+	}
+	if !set["batch"] && !keepBatch {
+		*batch = d.Batch
+	}
+}
+
+// modelDatasetDefaults and modelBatchDefaults describe, for --help, the
+// models whose training defaults differ from the common ones, e.g. " (by
+// default mnist-fashion for cyclegan, sr-photos for esrgan)"; "" if none.
+func modelDatasetDefaults() string {
+	return modelDefaultsHelp(func(d models.TrainDefaults) string {
+		if d.Dataset == models.DefaultDataset {
+			return ""
+		}
+		return d.Dataset
+	})
+}
+
+func modelBatchDefaults() string {
+	return modelDefaultsHelp(func(d models.TrainDefaults) string {
+		if d.Batch == models.DefaultBatch {
+			return ""
+		}
+		return strconv.Itoa(d.Batch)
+	})
+}
+
+func modelDefaultsHelp(value func(models.TrainDefaults) string) string {
+	var parts []string
+	for _, n := range models.Names() {
+		if v := value(models.TrainDefaultsOf(n)); v != "" {
+			parts = append(parts, v+" for "+n)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (by default " + strings.Join(parts, ", ") + ")"
 }
 
 // runLabel names a policy's run folder: the preset name, or the policy

@@ -212,15 +212,10 @@ const srPatchesPerImage = 16
 
 // loadSRTrainSets loads the training data of --model esrgan: random
 // patches of --image-size (default 48) of the photographs of --dataset
-// (default sr-photos), at their own sizes. It returns the patches of the
-// first epoch as a Set (for sizes and messages) and the patches.
+// (models.TrainDefaultsOf gives sr-photos), at their own sizes. It
+// returns the patches of the first epoch as a Set (for sizes and
+// messages) and the patches.
 func loadSRTrainSets(f *trainFlags) (*datasets.Set, []datasets.Dataset, error) {
-	if !f.set["dataset"] && f.dataset == "mnist" {
-		f.dataset = datasets.SRPhotos
-	}
-	if !f.set["batch"] && !f.resume {
-		f.batch = 8
-	}
 	if f.channels != 0 && f.channels != 3 {
 		return nil, nil, usagef("--channels %d: esrgan works on RGB images", f.channels)
 	}
