@@ -212,11 +212,15 @@ type Baseliner interface {
 	Baselines(s *Sweep) ([]eval.Result, error)
 }
 
-// Baselines returns the bicubic row, at the scale of the model's default
-// configuration.
+// Baselines returns the bicubic row, at the scale the sweep's runs
+// enlarge by: the model's default, or the sweep's "scale" option.
 func (srEvaluator) Baselines(s *Sweep) ([]eval.Result, error) {
-	cfg, err := models.DefaultConfig(models.ESRGAN, datasets.Shape{C: 3, H: srPatch, W: srPatch}, 0)
+	sh := datasets.Shape{C: 3, H: srPatch, W: srPatch}
+	cfg, err := models.DefaultConfig(models.ESRGAN, sh, 0)
 	if err != nil {
+		return nil, err
+	}
+	if cfg, err = s.withOptions(cfg, sh); err != nil {
 		return nil, err
 	}
 	k, err := cfg.Int("scale", 4)

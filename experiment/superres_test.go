@@ -3,10 +3,12 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,5 +133,29 @@ func TestCompareESRGAN(t *testing.T) {
 	rs := tab.Summary()
 	if rs[0].Policy != "bicubic x4 (baseline)" || rs[0].Values[0] != b.YPSNR {
 		t.Errorf("first row %+v, want the bicubic Y-PSNR %g", rs[0], b.YPSNR)
+	}
+}
+
+// TestBaselinesScale: the bicubic row enlarges by the sweep's "scale"
+// option, as its runs do.
+func TestBaselinesScale(t *testing.T) {
+	dir := srFolder(t)
+	for _, k := range []int{2, 4} {
+		s := Sweep{Model: "esrgan", Dataset: dir, Options: map[string]string{"scale": strconv.Itoa(k)}}
+		rs, err := srEvaluator{}.Baselines(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := SRTests(dir, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := BicubicScores(ts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("bicubic x%d (baseline)", k); rs[0].Policy != want || rs[0].Values[0] != b.YPSNR {
+			t.Errorf("scale %d: first row %+v, want %q with Y-PSNR %g", k, rs[0], want, b.YPSNR)
+		}
 	}
 }
