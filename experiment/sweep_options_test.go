@@ -167,6 +167,9 @@ func TestSweepOptions(t *testing.T) {
 	if cfg.Arch != "dcgan" || cfg.Options["g_features"] != "4" || cfg.Features != 32 {
 		t.Errorf("the run's model: %v; want dcgan with g_features 4 over features 32", cfg)
 	}
+	if md, err := os.ReadFile(filepath.Join(out, "results.md")); err != nil || !strings.HasPrefix(string(md), "DCGAN (g_features=4) on ") {
+		t.Errorf("results.md starts %.40q (%v); want it to name the model options", md, err)
+	}
 
 	for _, tc := range []struct {
 		name string

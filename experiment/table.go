@@ -121,11 +121,15 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	}
 	s := t.Sweep
 	var md bytes.Buffer
+	model := strings.ToUpper(s.Model)
+	if len(s.Options) > 0 {
+		model += " (" + s.optionList() + ")"
+	}
 	if ev := evaluatorOf(s.Model); ev != nil && t.Columns != nil {
-		fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s\n\n", strings.ToUpper(s.Model), s.Dataset, s.Steps, s.Batch, ev.Describe(&s))
+		fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s\n\n", model, s.Dataset, s.Steps, s.Batch, ev.Describe(&s))
 	} else {
 		fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s of %d generated images against %d test images.\n\n",
-			strings.ToUpper(s.Model), s.Dataset, s.Steps, s.Batch, t.Metric, s.N, s.N)
+			model, s.Dataset, s.Steps, s.Batch, t.Metric, s.N, s.N)
 	}
 	if err := eval.WriteMarkdown(&md, rs); err != nil {
 		return err
