@@ -18,7 +18,8 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// A Program runs the op nodes of a graph in a fixed order.
+// A Program runs the op nodes of a graph in a fixed order. Its runs must
+// not overlap: the graph's nodes hold one value each.
 type Program struct {
 	steps []step
 }
@@ -110,9 +111,8 @@ func (p *Program) Split(early ...*gorgonia.Node) (first, rest *Program) {
 }
 
 // bind binds v to the step's node. Our ops hand back the same output
-// tensor every run, which stays bound; binding checks shapes and costs an
-// allocation. (A scalar node's Value is not the tensor bound to it, so
-// the step remembers what it bound.)
+// every run, which stays bound: binding it again would check shapes, an
+// allocation per node and run.
 func (s *step) bind(v gorgonia.Value) error {
 	if v == s.last && s.node.Value() != nil {
 		return nil
