@@ -9,6 +9,10 @@ import "golang.org/x/sys/cpu"
 // assembly.)
 var hasQuireAVX512 = cpu.X86.HasAVX512F
 
+// convertRowAVX512 is convertRow for n > 0 (quire_amd64.s), with the same
+// top, and the same key plus convertKeyBias wherever either is below
+// keyNone.
+//
 //go:noescape
 func convertRowAVX512(dst *float64, src *float32, n int) (top, key uint32)
 

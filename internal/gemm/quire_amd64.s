@@ -27,8 +27,10 @@
 // func convertRowAVX512(dst *float64, src *float32, n int) (top, key uint32)
 // The row loop of convertRange (quire_kernel.go): dst[j] = src[j] for
 // j < n, top = max b and key = min(b>>23 + 127 + tz(b|2^23) + none) over
-// b = bits(src[j]) &^ sign, none = 2^10 for zeros and non-finite values
-// (the +127 comes from reading tz off a float's exponent).
+// b = bits(src[j]) &^ sign, none = 2^10 for zeros and non-finite values.
+// The +127 is convertKeyBias (quire_kernel.go): tz is read off the biased
+// float32 exponent of the lowest set bit, and the key is returned with
+// the bias in; convertRange takes it off.
 TEXT ·convertRowAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -92,7 +94,7 @@ reducec:
 	VPSHUFD $0xb1, X0, X1
 	VPMINUD X1, X0, X0
 	VMOVD X0, AX
-	MOVL AX, key+28(FP)
+	MOVL AX, key+28(FP) // with convertKeyBias in
 	VZEROUPPER
 	RET
 

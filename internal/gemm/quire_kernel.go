@@ -75,7 +75,7 @@ func convertRange(dst []float64, ldd int, s []float32, rows, cols, ld int) expRa
 		var top, key uint32
 		if hasQuireAVX512 {
 			top, key = convertRowAVX512(&d[0], &row[0], cols)
-			key -= 127
+			key -= convertKeyBias
 		} else {
 			top, key = convertRow(d, row)
 		}
@@ -83,6 +83,12 @@ func convertRange(dst []float64, ldd int, s []float32, rows, cols, ld int) expRa
 	}
 	return r
 }
+
+// convertKeyBias is the offset convertRowAVX512's key carries over
+// convertRow's: the assembly (quire_amd64.s) reads the trailing zeros off
+// a float32's biased exponent and leaves the bias, 127, in; convertRange
+// subtracts it.
+const convertKeyBias = 127
 
 // convertRow sets d to s as float64 and returns the exponent range of s.
 func convertRow(d []float64, s []float32) (top, key uint32) {

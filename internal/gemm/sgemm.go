@@ -48,14 +48,20 @@ type driver[T Float] struct {
 	// transpose4d); nil where there is none.
 	transpose func(dst *T, ldd int, src *T, lds int, n int)
 	tw        int
+	// packAFrom is the number of panels of op(B) in a block from which a
+	// transposed op(A) is packed rather than read in place; 0: never.
+	// Float64 packs from 32: a float64 panel read in place takes a whole
+	// cache line from each of kb rows far apart; when it serves many
+	// tiles, packing it pays (TN 1024×3136×128: 81 → 93 GFLOP/s), and
+	// when few, it does not (TN 6272×64×100: 84 → 64).
+	packAFrom int
 	ws        sync.Pool // *workspace[T]
 	splits    sync.Pool // *splitState[T]
 }
 
 var (
 	sgemmDriver = &driver[float32]{kernelInfo: kernelInfo[float32]{"go", kernelGo[float32], mrGo, nrGo}}
-	dgemmDriver = &driver[float64]{kernelInfo: kernelInfo[float64]{"go", kernelGo[float64], mrGo, nrGo}}
-	useDirect   = true // read panel-shaped operands in place
+	dgemmDriver = &driver[float64]{kernelInfo: kernelInfo[float64]{"go", kernelGo[float64], mrGo, nrGo}, packAFrom: 32}
 	// parallelMin is the flops below which one goroutine does all: on the
 	// 2-core VM, products below about 32 MFLOP (the CGAN's 64×512×514)
 	// took as long or longer split in two (BenchmarkSgemm -cpu 1,2).
@@ -252,8 +258,9 @@ func (p *part[T]) run() {
 	mr, nr, kernel := d.mr, d.nr, d.fn
 	// Operands already laid out as panels (op(B) not transposed, op(A)
 	// transposed) are read in place, with their leading dimension as the
-	// step; only their last, partial panel is packed.
-	directB := !s.tB && useDirect
+	// step; only their last, partial panel is packed. op(A) is packed
+	// after all in blocks of d.packAFrom or more panels of op(B).
+	directB := !s.tB
 	// The block of op(B) stays at blockK×blockN float32s, 1 MB, the L2
 	// cache: float64 takes half the columns (NN 128×3136×1024 in float64:
 	// 64 → 75 GFLOP/s).
@@ -261,11 +268,7 @@ func (p *part[T]) run() {
 	for jc := p.j0; jc < p.j1; jc += bn {
 		nb := min(bn, p.j1-jc)
 		npan := (nb + nr - 1) / nr
-		// A float64 panel read in place takes a whole cache line from each
-		// of kb rows far apart; when it serves many tiles, packing it pays
-		// (TN 1024×3136×128: 81 → 93 GFLOP/s), and when few, it does not
-		// (TN 6272×64×100: 84 → 64).
-		directA := s.tA && useDirect && !(unsafe.Sizeof(T(0)) == 8 && npan >= 32)
+		directA := s.tA && (d.packAFrom == 0 || npan < d.packAFrom)
 		for pc := 0; pc < s.k; pc += blockK {
 			kb := min(blockK, s.k-pc)
 			alpha, beta := T(1), T(0)
