@@ -38,8 +38,37 @@ func ScoreSR(sr, hr image.Image, shave int) (SRScores, error) {
 		return s, err
 	}
 	r := image.Rect(shave, shave, a.Width-shave, a.Height-shave)
+	if plainNRGBA(sr) && plainNRGBA(hr) {
+		// Every image of a sweep (photographs, enlargements): the
+		// crops' pixels are those already converted, so neither crop
+		// is made and converted again.
+		s.SSIM, err = eval.SSIM(cropPixels(a, r), cropPixels(b, r), 255)
+		return s, err
+	}
+	// Other images are measured as the 8-bit NRGBA crops that
+	// imaging.Crop makes, which PixelsOf of the whole image need not
+	// match (gray images have one channel, 16-bit ones keep their
+	// precision).
 	s.SSIM, err = eval.ImageSSIM(imaging.Crop(sr, r), imaging.Crop(hr, r))
 	return s, err
+}
+
+// plainNRGBA reports whether img is an *image.NRGBA at the origin, whose
+// imaging.Crop holds its pixels unchanged, so that eval.PixelsOf of the
+// crop is cropPixels of eval.PixelsOf of img.
+func plainNRGBA(img image.Image) bool {
+	m, ok := img.(*image.NRGBA)
+	return ok && m.Rect.Min == image.Point{}
+}
+
+// cropPixels returns the pixels of p inside r, which p's bounds hold.
+func cropPixels(p eval.Pixels, r image.Rectangle) eval.Pixels {
+	c := eval.Pixels{Width: r.Dx(), Height: r.Dy(), Channels: p.Channels, Pix: make([]float32, 0, r.Dx()*r.Dy()*p.Channels)}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := (y*p.Width + r.Min.X) * p.Channels
+		c.Pix = append(c.Pix, p.Pix[row:row+r.Dx()*p.Channels]...)
+	}
+	return c
 }
 
 // MeanSRScores returns the mean of each figure of scores, the figures of
@@ -114,7 +143,7 @@ type SRTest struct {
 // NewSRTest prepares img for x k super-resolution.
 func NewSRTest(name string, img image.Image, k int) SRTest {
 	hr := datasets.ModCrop(img, k)
-	lr := datasets.Downscale(hr, k)
+	lr := datasets.ResizeImage(hr, 1/float64(k)) // datasets.Downscale, but hr is cropped already
 	return SRTest{Name: name, HR: hr, LR: lr, Bicubic: datasets.ResizeImage(lr, float64(k))}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/disintegration/imaging"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
 )
 
 // srFolder writes a DIV2K-style folder: train/ with two 64x64 images and
@@ -66,6 +67,11 @@ func TestScoreSR(t *testing.T) {
 	wantY := 10 * math.Log10(255*255/(dy*dy/144))
 	if math.Abs(s.PSNR-wantRGB) > 1e-9 || math.Abs(s.YPSNR-wantY) > 1e-9 || !(s.SSIM < 1 && s.SSIM > 0.9) {
 		t.Errorf("ScoreSR = %+v, want Y-PSNR %g, PSNR %g, SSIM just below 1", s, wantY, wantRGB)
+	}
+	// SSIM is that of the crops inside the border.
+	r := image.Rect(2, 2, 14, 14)
+	if want, err := eval.ImageSSIM(imaging.Crop(sr, r), imaging.Crop(hr, r)); err != nil || s.SSIM != want {
+		t.Errorf("SSIM %v, want %v (%v) of the crops", s.SSIM, want, err)
 	}
 	// The same pixel in the shaved border does not count.
 	copy(sr.Pix, hr.Pix)
@@ -157,5 +163,62 @@ func TestBaselinesScale(t *testing.T) {
 		if want := fmt.Sprintf("bicubic x%d (baseline)", k); rs[0].Policy != want || rs[0].Values[0] != b.YPSNR {
 			t.Errorf("scale %d: first row %+v, want %q with Y-PSNR %g", k, rs[0], want, b.YPSNR)
 		}
+	}
+}
+
+// A table makes the bicubic row once, and again when the sweep's data set
+// or options change.
+func TestTableBaselines(t *testing.T) {
+	dir, other := srFolder(t), srFolder(t)
+	c := filepath.Join(other, "test", "c.png")
+	img, err := imaging.Open(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := imaging.Save(imaging.AdjustContrast(img, -50), c); err != nil {
+		t.Fatal(err)
+	}
+	bicubic := func(dataset string, k int) float64 {
+		t.Helper()
+		ts, err := SRTests(dataset, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := BicubicScores(ts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.YPSNR
+	}
+	if bicubic(dir, 4) == bicubic(other, 4) {
+		t.Fatal("the two data sets have the same bicubic figures")
+	}
+	tab := &Table{Sweep: Sweep{Model: "esrgan", Dataset: dir}, Columns: srColumns, Runs: []Run{{Policy: "fp32", Seed: 1}},
+		Results: []*Result{{Figures: map[string]float64{srColumns[0]: 20, srColumns[1]: 19, srColumns[2]: 0.5}}}}
+	var made *baseRows
+	for _, c := range []struct {
+		dataset string
+		options map[string]string
+		k       int
+		again   bool // the rows of the previous call, not made again
+	}{
+		{dir, nil, 4, false},
+		{dir, nil, 4, true},
+		{dir, map[string]string{}, 4, true},
+		{dir, map[string]string{"scale": "2"}, 2, false},
+		{other, map[string]string{"scale": "2"}, 2, false},
+		{other, nil, 4, false},
+	} {
+		tab.Sweep.Dataset, tab.Sweep.Options = c.dataset, c.options
+		rs := tab.Summary()
+		want := bicubic(c.dataset, c.k)
+		if name := fmt.Sprintf("bicubic x%d (baseline)", c.k); rs[0].Policy != name || rs[0].Values[0] != want {
+			t.Errorf("%s %v: first row %+v, want %q with Y-PSNR %g", c.dataset, c.options, rs[0], name, want)
+		}
+		if again := tab.base == made; again != c.again {
+			t.Errorf("%s %v: rows made again %v, want %v", c.dataset, c.options, !again, !c.again)
+		}
+		made = tab.base
+		rs[0].Values[0] = 0 // the caller's: not the next call's
 	}
 }

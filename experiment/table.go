@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot/vg"
 
@@ -34,6 +35,41 @@ type Table struct {
 	Results []*Result // Results[i] is Runs[i]'s; nil if it is not finished
 
 	channels int // of the images: 1 writes grids.png in gray; 0 tells from its pixels
+
+	// base caches the Baseliner rows: every table file shows them, a
+	// sweep rewrites its files after each run, and they cost seconds
+	// (superres.go loads and resizes the test photographs).
+	baseMu sync.Mutex
+	base   *baseRows
+}
+
+// baseRows are the Baseliner rows of the sweep that key describes.
+type baseRows struct {
+	key  string
+	rows []eval.Result
+	err  error
+}
+
+// baselines returns the Baseliner rows of the table's sweep, made once
+// for as long as the fields they depend on keep their values.
+func (t *Table) baselines() ([]eval.Result, error) {
+	s := &t.Sweep
+	// The rows depend only on the model, its options and the data set;
+	// Sweep is a public field, which may be set between calls.
+	key := fmt.Sprintf("%q %q %q", s.Model, s.Dataset, s.Options) // fmt sorts the map
+	t.baseMu.Lock()
+	defer t.baseMu.Unlock()
+	if t.base == nil || t.base.key != key {
+		rows, err := baselines(s)
+		t.base = &baseRows{key: key, rows: rows, err: err}
+	}
+	// Copies: the caller may change what Summary returns.
+	rows := make([]eval.Result, len(t.base.rows))
+	for i, r := range t.base.rows {
+		r.Values = slices.Clone(r.Values)
+		rows[i] = r
+	}
+	return rows, t.base.err
 }
 
 // errNoResults is returned when a table has no finished run to show.
@@ -105,7 +141,7 @@ func (t *Table) Summary() []eval.Result {
 	if len(rs) > 0 {
 		// Rows no run makes (superres.go). They fail only if the test
 		// images do, which the runs' own figures then report.
-		if b, err := baselines(&t.Sweep); err == nil {
+		if b, err := t.baselines(); err == nil {
 			rs = append(b, rs...)
 		}
 	}

@@ -53,13 +53,20 @@ func TranslationFeatures(dataset, direction string) (string, error) {
 // translationExtractor loads the feature network features, or if it is
 // empty TranslationFeatures' choice for the direction of dataset.
 func translationExtractor(dataset, direction, features string) (featnet.Extractor, error) {
-	if features == "" {
-		var err error
-		if features, err = TranslationFeatures(dataset, direction); err != nil {
-			return nil, err
-		}
+	name, err := translationFeatureNet(dataset, direction, features)
+	if err != nil {
+		return nil, err
 	}
-	return featnet.Load(features)
+	return featnet.Load(name)
+}
+
+// translationFeatureNet returns features, or if it is empty
+// TranslationFeatures' choice for the direction of dataset.
+func translationFeatureNet(dataset, direction, features string) (string, error) {
+	if features == "" {
+		return TranslationFeatures(dataset, direction)
+	}
+	return features, nil
 }
 
 // A TranslationFID says how TranslationFID measures one direction of a
@@ -90,28 +97,38 @@ type TranslationFID struct {
 // It is the FID per direction that CycleGAN papers report, here with the
 // feature network named.
 func (o TranslationFID) Measure(c *ckpt.Checkpoint) (fid float64, metric string, err error) {
-	dir, group, err := ParseDirection(o.Direction)
+	return (&translationMeasurer{o: o, c: c}).measure(o.Direction)
+}
+
+// A translationMeasurer measures TranslationFIDs of one checkpoint in
+// either direction, loading the test splits, the generators and each
+// feature network once for all of them: a CycleGAN run is measured both
+// ways.
+type translationMeasurer struct {
+	o    TranslationFID // Direction is measure's
+	c    *ckpt.Checkpoint
+	a, b datasets.Dataset             // the test splits; nil until loaded
+	nets *gan.Nets                    // nil until loaded
+	exts map[string]featnet.Extractor // by name
+}
+
+// measure is Measure in direction.
+func (m *translationMeasurer) measure(direction string) (fid float64, metric string, err error) {
+	o := m.o
+	dir, group, err := ParseDirection(direction)
 	if err != nil {
 		return 0, "", err
 	}
-	ext, err := translationExtractor(o.Dataset, dir, o.Features)
+	ext, err := m.extractor(dir)
 	if err != nil {
 		return 0, "", err
 	}
-	cfg, err := models.ConfigOf(c)
-	if err != nil {
+	if err := m.loadTests(); err != nil {
 		return 0, "", err
 	}
-	if spec, _ := models.Lookup(cfg.Arch); spec.Domains != 2 {
-		return 0, "", fmt.Errorf("experiment: the checkpoint holds a %s model, which does not translate images", cfg.Arch)
-	}
-	a, b, err := datasets.LoadTranslation(o.Dataset, datasets.Options{Split: datasets.Test, Height: cfg.Height, Width: cfg.Width, Channels: cfg.Channels})
-	if err != nil {
-		return 0, "", err
-	}
-	var src, dst datasets.Dataset = a, b
+	src, dst := m.a, m.b
 	if dir == BtoA {
-		src, dst = b, a
+		src, dst = m.b, m.a
 	}
 	n := o.N
 	if n == 0 {
@@ -130,7 +147,12 @@ func (o TranslationFID) Measure(c *ckpt.Checkpoint) (fid float64, metric string,
 	if batch <= 0 {
 		batch = 100
 	}
-	out, err := Translate(c, o.Policy, group, src, batch)
+	if m.nets == nil {
+		if m.nets, _, err = models.Load(m.c, o.Policy); err != nil {
+			return 0, "", err
+		}
+	}
+	out, err := translate(m.nets, group, src, batch)
 	if err != nil {
 		return 0, "", err
 	}
@@ -154,6 +176,49 @@ func (o TranslationFID) Measure(c *ckpt.Checkpoint) (fid float64, metric string,
 	return fid, featnet.MetricName(ext), err
 }
 
+// extractor returns the feature network that judges direction dir
+// (translationExtractor), loaded once per name: both directions have the
+// same one when it is named.
+func (m *translationMeasurer) extractor(dir string) (featnet.Extractor, error) {
+	name, err := translationFeatureNet(m.o.Dataset, dir, m.o.Features)
+	if err != nil {
+		return nil, err
+	}
+	if ext, ok := m.exts[name]; ok {
+		return ext, nil
+	}
+	ext, err := featnet.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	if m.exts == nil {
+		m.exts = map[string]featnet.Extractor{}
+	}
+	m.exts[name] = ext
+	return ext, nil
+}
+
+// loadTests loads both test splits at the size of the checkpoint's
+// images, once: each direction reads both.
+func (m *translationMeasurer) loadTests() error {
+	if m.a != nil {
+		return nil
+	}
+	cfg, err := models.ConfigOf(m.c)
+	if err != nil {
+		return err
+	}
+	if spec, _ := models.Lookup(cfg.Arch); spec.Domains != 2 {
+		return fmt.Errorf("experiment: the checkpoint holds a %s model, which does not translate images", cfg.Arch)
+	}
+	a, b, err := datasets.LoadTranslation(m.o.Dataset, datasets.Options{Split: datasets.Test, Height: cfg.Height, Width: cfg.Width, Channels: cfg.Channels})
+	if err != nil {
+		return err
+	}
+	m.a, m.b = a, b
+	return nil
+}
+
 // Translate returns the translations of every image of src by the
 // generator group (models.GroupGAB or GroupGBA) of checkpoint c, run in
 // policy pol (nil: the checkpoint's, with its exponent biases), batch
@@ -167,11 +232,18 @@ func Translate(c *ckpt.Checkpoint, pol *quant.Policy, group string, src datasets
 	if err != nil {
 		return nil, err
 	}
+	return translate(nets, group, src, batch)
+}
+
+// translate is Translate with the checkpoint's networks loaded, and batch
+// at least 1.
+func translate(nets *gan.Nets, group string, src datasets.Dataset, batch int) ([]float32, error) {
 	sh := src.Shape()
 	n := src.Len()
 	out := make([]float32, n*sh.Size())
 	x := make([]float32, batch*sh.Size())
 	var a *gan.Applier
+	var err error
 	for i := 0; i < n; i += batch {
 		k := min(batch, n-i)
 		if a == nil || a.OutSize() != k*sh.Size() {
@@ -329,11 +401,12 @@ func (translationEvaluator) Describe(s *Sweep) string {
 
 func (translationEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) ([]float64, error) {
 	var figs []float64
+	m := &translationMeasurer{o: TranslationFID{Dataset: s.Dataset, Features: s.Features, N: s.N, Seed: s.EvalSeed}, c: c}
 	for _, dir := range []string{AtoB, BtoA} {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fid, _, err := TranslationFID{Dataset: s.Dataset, Direction: dir, Features: s.Features, N: s.N, Seed: s.EvalSeed}.Measure(c)
+		fid, _, err := m.measure(dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", arrow(dir), err)
 		}

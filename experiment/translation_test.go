@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/experiment"
@@ -66,6 +67,19 @@ func TestCompareCycleGAN(t *testing.T) {
 	js, err := os.ReadFile(filepath.Join(out, "fp32", "seed1", experiment.ResultFile))
 	if err != nil || json.Unmarshal(js, &res) != nil || res.Figures[cols[0]] != tab.Results[0].Figures[cols[0]] {
 		t.Errorf("result.json (%v):\n%s", err, js)
+	}
+	// Evaluate measures both directions with what it loads once; each
+	// figure is still the FID that Measure, loading everything itself,
+	// gives.
+	c, err := ckpt.Load(filepath.Join(out, "posit8+", "seed1", "checkpoint.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, dir := range []string{experiment.AtoB, experiment.BtoA} {
+		fid, _, err := experiment.TranslationFID{Dataset: s.Dataset, Direction: dir, N: s.N, Seed: s.EvalSeed}.Measure(c)
+		if got := tab.Results[1].Figures[cols[i]]; err != nil || got != fid {
+			t.Errorf("%s: table FID %v, Measure %v (%v)", dir, got, fid, err)
+		}
 	}
 	for _, f := range []string{"fid.png", "grids.png", "grids/posit8+.png"} {
 		if !exists(filepath.Join(out, f)) {
