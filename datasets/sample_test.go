@@ -2,7 +2,9 @@ package datasets
 
 import "testing"
 
-func TestSample(t *testing.T) {
+// tinySet returns 10 one-pixel images of values 0 to 9, labelled i mod 3.
+func tinySet(t *testing.T) *Set {
+	t.Helper()
 	pix := make([]uint8, 10)
 	labels := make([]int, 10)
 	for i := range pix {
@@ -12,6 +14,11 @@ func TestSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ds
+}
+
+func TestSample(t *testing.T) {
+	ds := tinySet(t)
 	s, err := Sample(ds, 4, 7)
 	if err != nil || s.Len() != 4 {
 		t.Fatalf("Sample: len %v, %v; want 4", s.Len(), err)
@@ -40,15 +47,7 @@ func TestSample(t *testing.T) {
 }
 
 func TestFirst(t *testing.T) {
-	pix := make([]uint8, 10)
-	labels := make([]int, 10)
-	for i := range pix {
-		pix[i], labels[i] = uint8(i), i%3
-	}
-	ds, err := NewSet("tiny", Shape{1, 1, 1}, pix, labels, []string{"a", "b", "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := tinySet(t)
 	f, err := First(ds, 4)
 	if err != nil || f.Len() != 4 {
 		t.Fatalf("First: len %v, %v; want 4", f.Len(), err)
