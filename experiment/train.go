@@ -1,6 +1,8 @@
 package experiment
 
-// Every call into packages gan and models is in this file.
+// The models a sweep can train, and one run of a sweep: its model and
+// data, its trainer with checkpoints, and the figures read back from its
+// log.
 
 import (
 	"context"
