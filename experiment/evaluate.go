@@ -39,7 +39,7 @@ type Evaluator interface {
 func evaluatorOf(model string) Evaluator {
 	switch model {
 	case models.CycleGAN:
-		return translationEvaluator{}
+		return translationEvaluator{refs: new(translationRefs)} // compare keeps one, and its statistics, per sweep
 	case models.ESRGAN:
 		return srEvaluator{} // superres.go
 	}

@@ -142,22 +142,36 @@ type SRTest struct {
 
 // NewSRTest prepares img for x k super-resolution.
 func NewSRTest(name string, img image.Image, k int) SRTest {
+	t := newSRTestNoBaseline(name, img, k)
+	t.Bicubic = datasets.ResizeImage(t.LR, float64(k))
+	return t
+}
+
+// newSRTestNoBaseline is NewSRTest without Bicubic, for measuring a run:
+// its figures do not use the baseline (Baselines makes the bicubic row),
+// and enlarging every test image to full size is not free.
+func newSRTestNoBaseline(name string, img image.Image, k int) SRTest {
 	hr := datasets.ModCrop(img, k)
 	lr := datasets.ResizeImage(hr, 1/float64(k)) // datasets.Downscale, but hr is cropped already
-	return SRTest{Name: name, HR: hr, LR: lr, Bicubic: datasets.ResizeImage(lr, float64(k))}
+	return SRTest{Name: name, HR: hr, LR: lr}
 }
 
 // SRTests returns the test images of a super-resolution data set
 // (datasets.LoadPhotos: sr-photos' held-out butterfly and baboon, or a
 // folder's test split) prepared for x k.
 func SRTests(dataset string, k int) ([]SRTest, error) {
+	return srTests(dataset, k, NewSRTest)
+}
+
+// srTests is SRTests with each image prepared by prepare.
+func srTests(dataset string, k int, prepare func(name string, img image.Image, k int) SRTest) ([]SRTest, error) {
 	ph, err := datasets.LoadPhotos(dataset, datasets.Test)
 	if err != nil {
 		return nil, err
 	}
 	ts := make([]SRTest, ph.Len())
 	for i := range ts {
-		ts[i] = NewSRTest(ph.Name(i), ph.Image(i), k)
+		ts[i] = prepare(ph.Name(i), ph.Image(i), k)
 	}
 	return ts, nil
 }
@@ -213,7 +227,7 @@ func (srEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) (
 		return nil, err
 	}
 	k := u.Scale()
-	ts, err := SRTests(s.Dataset, k)
+	ts, err := srTests(s.Dataset, k, newSRTestNoBaseline) // the bicubic row is Baselines'
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
@@ -48,16 +49,6 @@ func TranslationFeatures(dataset, direction string) (string, error) {
 		return "lenet-fashion", nil
 	}
 	return "lenet-mnist", nil
-}
-
-// translationExtractor loads the feature network features, or if it is
-// empty TranslationFeatures' choice for the direction of dataset.
-func translationExtractor(dataset, direction, features string) (featnet.Extractor, error) {
-	name, err := translationFeatureNet(dataset, direction, features)
-	if err != nil {
-		return nil, err
-	}
-	return featnet.Load(name)
 }
 
 // translationFeatureNet returns features, or if it is empty
@@ -107,9 +98,11 @@ func (o TranslationFID) Measure(c *ckpt.Checkpoint) (fid float64, metric string,
 type translationMeasurer struct {
 	o    TranslationFID // Direction is measure's
 	c    *ckpt.Checkpoint
+	refs *translationRefs             // nil: the real images' statistics are made anew
 	a, b datasets.Dataset             // the test splits; nil until loaded
+	load datasets.Options             // what a and b were loaded with
 	nets *gan.Nets                    // nil until loaded
-	exts map[string]featnet.Extractor // by name
+	exts map[string]featnet.Extractor // by spec
 }
 
 // measure is Measure in direction.
@@ -119,7 +112,11 @@ func (m *translationMeasurer) measure(direction string) (fid float64, metric str
 	if err != nil {
 		return 0, "", err
 	}
-	ext, err := m.extractor(dir)
+	spec, err := translationFeatureNet(o.Dataset, dir, o.Features)
+	if err != nil {
+		return 0, "", err
+	}
+	ext, err := m.extractor(spec)
 	if err != nil {
 		return 0, "", err
 	}
@@ -140,9 +137,6 @@ func (m *translationMeasurer) measure(direction string) (fid float64, metric str
 	if src, err = datasets.Sample(src, n, o.Seed); err != nil {
 		return 0, "", err
 	}
-	if dst, err = datasets.Sample(dst, n, o.Seed); err != nil {
-		return 0, "", err
-	}
 	batch := o.Batch
 	if batch <= 0 {
 		batch = 100
@@ -160,15 +154,22 @@ func (m *translationMeasurer) measure(direction string) (fid float64, metric str
 	if err != nil {
 		return 0, "", err
 	}
-	real, err := featnet.FeaturesOf(ext, dst, 100)
-	if err != nil {
-		return 0, "", err
-	}
 	sf, err := eval.StatsOf(fake)
 	if err != nil {
 		return 0, "", err
 	}
-	sr, err := eval.StatsOf(real)
+	key := translationRef{dataset: o.Dataset, load: m.load, direction: dir, features: spec, n: n, seed: o.Seed}
+	sr, err := m.refs.stats(key, func() (eval.Stats, error) {
+		real, err := datasets.Sample(dst, n, o.Seed)
+		if err != nil {
+			return eval.Stats{}, err
+		}
+		x, err := featnet.FeaturesOf(ext, real, 100)
+		if err != nil {
+			return eval.Stats{}, err
+		}
+		return eval.StatsOf(x)
+	})
 	if err != nil {
 		return 0, "", err
 	}
@@ -176,26 +177,69 @@ func (m *translationMeasurer) measure(direction string) (fid float64, metric str
 	return fid, featnet.MetricName(ext), err
 }
 
-// extractor returns the feature network that judges direction dir
-// (translationExtractor), loaded once per name: both directions have the
-// same one when it is named.
-func (m *translationMeasurer) extractor(dir string) (featnet.Extractor, error) {
-	name, err := translationFeatureNet(m.o.Dataset, dir, m.o.Features)
-	if err != nil {
-		return nil, err
-	}
-	if ext, ok := m.exts[name]; ok {
+// extractor returns the feature network spec names, loaded once per spec:
+// both directions have the same one when it is named.
+func (m *translationMeasurer) extractor(spec string) (featnet.Extractor, error) {
+	if ext, ok := m.exts[spec]; ok {
 		return ext, nil
 	}
-	ext, err := featnet.Load(name)
+	ext, err := featnet.Load(spec)
 	if err != nil {
 		return nil, err
 	}
 	if m.exts == nil {
 		m.exts = map[string]featnet.Extractor{}
 	}
-	m.exts[name] = ext
+	m.exts[spec] = ext
 	return ext, nil
+}
+
+// translationRefs keeps the feature statistics of the real side of
+// translation FIDs, the sampled test images of the target domain, by what
+// they depend on: they are the same for every run of a sweep, and making
+// them again for each run costs a pass of the feature network over N
+// images per direction.
+type translationRefs struct {
+	mu sync.Mutex
+	m  map[translationRef]eval.Stats
+}
+
+// A translationRef is what the real side of a translation FID depends on.
+// The test splits are loaded at the size of the checkpoint's images, so
+// the load options are part of it; the generator, its policy and its
+// batch are not.
+type translationRef struct {
+	dataset   string
+	load      datasets.Options
+	direction string // the target domain: B for AtoB, A for BtoA
+	features  string // the feature network's spec
+	n         int
+	seed      uint64
+}
+
+// stats returns the statistics of key, made by compute unless r holds them
+// already. A nil r holds nothing.
+func (r *translationRefs) stats(key translationRef, compute func() (eval.Stats, error)) (eval.Stats, error) {
+	if r == nil {
+		return compute()
+	}
+	r.mu.Lock()
+	st, ok := r.m[key]
+	r.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	st, err := compute()
+	if err != nil {
+		return eval.Stats{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[translationRef]eval.Stats{}
+	}
+	r.m[key] = st
+	return st, nil
 }
 
 // loadTests loads both test splits at the size of the checkpoint's
@@ -211,11 +255,12 @@ func (m *translationMeasurer) loadTests() error {
 	if spec, _ := models.Lookup(cfg.Arch); spec.Domains != 2 {
 		return fmt.Errorf("experiment: the checkpoint holds a %s model, which does not translate images", cfg.Arch)
 	}
-	a, b, err := datasets.LoadTranslation(m.o.Dataset, datasets.Options{Split: datasets.Test, Height: cfg.Height, Width: cfg.Width, Channels: cfg.Channels})
+	opt := datasets.Options{Split: datasets.Test, Height: cfg.Height, Width: cfg.Width, Channels: cfg.Channels}
+	a, b, err := datasets.LoadTranslation(m.o.Dataset, opt)
 	if err != nil {
 		return err
 	}
-	m.a, m.b = a, b
+	m.a, m.b, m.load = a, b, opt
 	return nil
 }
 
@@ -344,7 +389,11 @@ func pixels8(v []float32, sh datasets.Shape) eval.Pixels {
 // translationEvaluator is CycleGAN's Evaluator: the FID of each direction
 // (TranslationFID) on the sweep's unpaired data set, N images each,
 // drawn with EvalSeed.
-type translationEvaluator struct{}
+type translationEvaluator struct {
+	// refs, if not nil, keeps the real images' statistics from run to
+	// run: they depend on the sweep, not on the run.
+	refs *translationRefs
+}
 
 // Data loads the training domains as positgan train does: mnist-fashion
 // at 28x28; a folder at 286/256 x 64 (73x73), served as random 64x64
@@ -378,7 +427,13 @@ func (translationEvaluator) Data(s *Sweep) ([]datasets.Dataset, error) {
 func (translationEvaluator) Metrics(s *Sweep) ([]string, error) {
 	var names []string
 	for _, dir := range []string{AtoB, BtoA} {
-		ext, err := translationExtractor(s.Dataset, dir, s.Features)
+		spec, err := translationFeatureNet(s.Dataset, dir, s.Features)
+		if err != nil {
+			return nil, err
+		}
+		// Loaded, not only named: a damaged weight file is then refused
+		// before any run trains.
+		ext, err := featnet.Load(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -399,9 +454,9 @@ func (translationEvaluator) Describe(s *Sweep) string {
 	return fmt.Sprintf("FID per direction: translations of %d test images of the source domain against %d test images of the target domain.", s.N, s.N)
 }
 
-func (translationEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) ([]float64, error) {
+func (e translationEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) ([]float64, error) {
 	var figs []float64
-	m := &translationMeasurer{o: TranslationFID{Dataset: s.Dataset, Features: s.Features, N: s.N, Seed: s.EvalSeed}, c: c}
+	m := &translationMeasurer{o: TranslationFID{Dataset: s.Dataset, Features: s.Features, N: s.N, Seed: s.EvalSeed}, c: c, refs: e.refs}
 	for _, dir := range []string{AtoB, BtoA} {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -9,35 +11,16 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/models"
 )
 
 // A sweep trains CycleGAN on an unpaired folder as positgan train does:
 // random 64x64 crops of the images loaded at 73x73, flipped at random,
 // different from epoch to epoch.
 func TestTranslationData(t *testing.T) {
-	dir := t.TempDir()
-	for _, d := range []string{"trainA", "trainB", "testA", "testB"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			img := image.NewNRGBA(image.Rect(0, 0, 40, 30))
-			for y := range 30 {
-				for x := range 40 {
-					img.Set(x, y, color.NRGBA{uint8(x * 6), uint8(y * 8), uint8(i * 80), 255})
-				}
-			}
-			f, err := os.Create(filepath.Join(dir, d, "img"+string(rune('0'+i))+".png"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := png.Encode(f, img); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-		}
-	}
+	dir := translationFolder(t, 3)
 	data, err := translationEvaluator{}.Data(&Sweep{Dataset: dir, FirstSeed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -65,5 +48,86 @@ func TestTranslationData(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Error("the same crop in four epochs")
+	}
+}
+
+// translationFolder writes an unpaired folder of n 40x30 colour images in
+// each of trainA, trainB, testA and testB.
+func translationFolder(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{"trainA", "trainB", "testA", "testB"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			img := image.NewNRGBA(image.Rect(0, 0, 40, 30))
+			for y := range 30 {
+				for x := range 40 {
+					img.Set(x, y, color.NRGBA{uint8(x * 6), uint8(y * 8), uint8(i * 80), 255})
+				}
+			}
+			f, err := os.Create(filepath.Join(dir, d, fmt.Sprintf("img%d.png", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := png.Encode(f, img); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+	}
+	return dir
+}
+
+// A sweep's evaluator makes the statistics of the real images of each
+// direction once, and makes them again when what they depend on changes
+// between calls (the sweep's N, seed, feature network or data set): every
+// figure is the one measured without them kept.
+func TestTranslationRefs(t *testing.T) {
+	if _, _, err := datasets.LoadTranslation(datasets.MNISTFashion, datasets.Options{Split: datasets.Test}); err != nil {
+		t.Skipf("no %s: %v", datasets.MNISTFashion, err)
+	}
+	ctx := context.Background()
+	s := Sweep{Model: models.CycleGAN, Dataset: datasets.MNISTFashion, Policies: []string{"fp32"}, Seeds: 1, FirstSeed: 1,
+		Steps: 1, Batch: 2, LR: 2e-4, N: 20, EvalSeed: 1, Out: t.TempDir()}
+	if _, err := Compare(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ckpt.Load(filepath.Join(s.Out, "fp32", "seed1", checkpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := translationFolder(t, 4)
+	ev := evaluatorOf(s.Model).(translationEvaluator)
+	for _, tc := range []struct {
+		name   string
+		change func(s *Sweep)
+		made   int // statistics made, not kept from an earlier call
+	}{
+		{"first", func(*Sweep) {}, 2},
+		{"again", func(*Sweep) {}, 0},
+		{"N", func(s *Sweep) { s.N = 30 }, 2},
+		{"seed", func(s *Sweep) { s.EvalSeed = 2 }, 2},
+		// B→A is judged by lenet-mnist already.
+		{"features", func(s *Sweep) { s.Features = "lenet-mnist" }, 1},
+		{"dataset", func(s *Sweep) { s.Dataset, s.N = folder, 4 }, 2},
+	} {
+		tc.change(&s)
+		before := len(ev.refs.m)
+		got, err := ev.Evaluate(ctx, &s, c)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if made := len(ev.refs.m) - before; made != tc.made {
+			t.Errorf("%s: %d statistics made, want %d", tc.name, made, tc.made)
+		}
+		want, err := translationEvaluator{}.Evaluate(ctx, &s, c)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: figures %v, want %v", tc.name, got, want)
+		}
 	}
 }
