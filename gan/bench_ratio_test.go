@@ -8,7 +8,6 @@ import (
 
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/gemm"
-	"github.com/positgan/positgan/quant"
 )
 
 // ratioPolicies are the policies BenchmarkTrainStepRatio compares with
@@ -80,19 +79,6 @@ func BenchmarkWholeStepRatio(b *testing.B) {
 			})
 		}
 	}
-}
-
-// policyWith returns the preset named by the first field of s with the
-// settings that follow applied.
-func policyWith(b testing.TB, s string) *quant.Policy {
-	f := strings.Fields(s)
-	p := mustPolicy(b, f[0])
-	for _, set := range f[1:] {
-		if err := p.Apply(set); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return p
 }
 
 // cpuTime returns the CPU time the process has used, in nanoseconds.

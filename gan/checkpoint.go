@@ -3,7 +3,6 @@ package gan
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -250,7 +249,6 @@ func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, err
 			return nil, fmt.Errorf("gan: checkpoint model state: %w", err)
 		}
 	}
-	t.rng = new(rand.PCG)
 	if err := t.rng.UnmarshalBinary(st.RNG); err != nil {
 		return nil, fmt.Errorf("gan: checkpoint noise generator state: %w", err)
 	}

@@ -6,12 +6,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -65,15 +65,8 @@ func TestGoldenBits(t *testing.T) {
 // order of their names, with the last step's losses.
 func goldenRun(t *testing.T, c goldenCase) (string, string) {
 	t.Helper()
-	name, settings, _ := strings.Cut(c.policy, " ")
-	pol := mustPolicy(t, name)
-	if settings != "" {
-		if err := pol.Apply(settings); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ds := toyData(t, 40, c.cfg.Height, c.cfg.Channels)
-	tr := newTrainer(t, c.cfg, ds, gan.Options{Policy: pol, Batch: 16, Seed: 11, BiasEvery: c.biasEvery})
+	tr := newTrainer(t, c.cfg, ds, gan.Options{Policy: policyWith(t, c.policy), Batch: 16, Seed: 11, BiasEvery: c.biasEvery})
 	var st gan.StepStats
 	var err error
 	for i := 0; i < c.steps; i++ {
@@ -81,23 +74,23 @@ func goldenRun(t *testing.T, c goldenCase) (string, string) {
 			t.Fatal(err)
 		}
 	}
-	tensors := goldenTensors(tr)
-	names := make([]string, 0, len(tensors))
-	for n := range tensors {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	h := sha256.New()
+	hashTensors(h, goldenTensors(tr))
+	fmt.Fprintf(h, "D %x G %x", math.Float64bits(st.Losses[0]), math.Float64bits(st.Losses[1]))
+	return hex.EncodeToString(h.Sum(nil))[:32], fmt.Sprintf("D %.6g G %.6g", st.Losses[0], st.Losses[1])
+}
+
+// hashTensors writes every tensor to h, in the order of their names: the
+// name, the length and the values' bits.
+func hashTensors(h io.Writer, tensors map[string][]float32) {
 	var buf [4]byte
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(tensors)) {
 		fmt.Fprintf(h, "%s:%d;", n, len(tensors[n]))
 		for _, v := range tensors[n] {
 			binary.LittleEndian.PutUint32(buf[:], math.Float32bits(v))
 			h.Write(buf[:])
 		}
 	}
-	fmt.Fprintf(h, "D %x G %x", math.Float64bits(st.Losses[0]), math.Float64bits(st.Losses[1]))
-	return hex.EncodeToString(h.Sum(nil))[:32], fmt.Sprintf("D %.6g G %.6g", st.Losses[0], st.Losses[1])
 }
 
 // goldenTensors returns the parameters and Adam moments of tr by name.
@@ -156,13 +149,7 @@ func TestStepBitsAnyCores(t *testing.T) {
 				}
 			}
 			h := sha256.New()
-			tensors := goldenTensors(tr)
-			names := slices.Sorted(maps.Keys(tensors))
-			for _, n := range names {
-				for _, v := range tensors[n] {
-					binary.Write(h, binary.LittleEndian, math.Float32bits(v))
-				}
-			}
+			hashTensors(h, goldenTensors(tr))
 			hash[procs] = hex.EncodeToString(h.Sum(nil))
 		}
 		if hash[1] != hash[2] || hash[1] != hash[4] {

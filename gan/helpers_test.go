@@ -3,6 +3,7 @@ package gan_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/positgan/positgan/datasets"
@@ -66,6 +67,20 @@ func mustPolicy(t testing.TB, name string) *quant.Policy {
 	p, err := quant.ParsePolicy(name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return p
+}
+
+// policyWith returns the preset named by the first field of s with the
+// settings that follow applied.
+func policyWith(t testing.TB, s string) *quant.Policy {
+	t.Helper()
+	f := strings.Fields(s)
+	p := mustPolicy(t, f[0])
+	for _, set := range f[1:] {
+		if err := p.Apply(set); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return p
 }

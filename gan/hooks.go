@@ -64,7 +64,8 @@ const stateTensor = "model.state/"
 type Relay interface {
 	Model
 	// AfterUpdate gets the values of the outputs update u declared (to
-	// be copied; they are overwritten by the next run), the step's inputs
+	// be copied; they are overwritten by the next run, and out is the
+	// same map at every step), the step's inputs
 	// and its noise source (the one Feed drew from, to draw from in a
 	// fixed order).
 	AfterUpdate(u Update, out map[string][]float32, in Inputs, noise *rand.Rand)

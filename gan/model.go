@@ -101,6 +101,7 @@ type Graph struct {
 type share struct {
 	name string
 	node *gorgonia.Node
+	in   []float32 // the input's values (those of Inputs[name])
 }
 
 type metric struct {
@@ -184,7 +185,7 @@ func (u *Graph) Share(name string, n *gorgonia.Node) error {
 			return fmt.Errorf("gan: update %s shares input %q twice", u.update.Name, name)
 		}
 	}
-	u.shares = append(u.shares, share{name, n})
+	u.shares = append(u.shares, share{name, n, t.Float32s()})
 	return nil
 }
 

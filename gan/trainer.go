@@ -11,7 +11,6 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/graphexec"
-	"github.com/positgan/positgan/internal/graphop"
 	"github.com/positgan/positgan/models/nn"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
@@ -91,9 +90,8 @@ type Trainer struct {
 	data    []datasets.Dataset
 	loaders []*datasets.Loader
 	rng     *rand.PCG  // noise
-	noise   *rand.Rand // over noiseOf, which Resume may replace by a new rng
-	noiseOf *rand.PCG
-	batches []Batch // the step's batches, one per loader
+	noise   *rand.Rand // over rng
+	batches []Batch    // the step's batches, one per loader
 	step    int
 	biases  Biases
 	adam    map[string]*Adam               // by group
@@ -119,7 +117,8 @@ func newTrainer(m Model, data []datasets.Dataset, opt Options, biases Biases) (*
 		return nil, err
 	}
 	t := &Trainer{model: m, opt: opt, data: data, rng: rand.NewPCG(opt.Seed, seedFor(opt.Seed, "noise")), biases: biases,
-		adam: map[string]*Adam{}, scalers: map[string]*scaling.LossScaler{}}
+		adam: map[string]*Adam{}, scalers: map[string]*scaling.LossScaler{}, batches: make([]Batch, len(data))}
+	t.noise = rand.New(t.rng)
 	for i, ds := range data {
 		use := "data"
 		if i > 0 {
@@ -282,17 +281,10 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 	n := len(gr.updates)
 	st := StepStats{Step: t.step + 1, Losses: make([]float64, n), Scales: make([]float64, n), Skipped: make([]bool, n),
 		Metrics: make([]float64, gr.nMetrics)}
-	if len(t.batches) != len(t.loaders) {
-		t.batches = make([]Batch, len(t.loaders))
-	}
-	batches := t.batches
+	batches, noise := t.batches, t.noise
 	for i, l := range t.loaders {
 		batches[i].X, batches[i].Labels = l.Next()
 	}
-	if t.noiseOf != t.rng {
-		t.noise, t.noiseOf = rand.New(t.rng), t.rng
-	}
-	noise := t.noise
 	t.model.Feed(gr.inputs, batches, noise)
 	relay, _ := t.model.(Relay)
 	phased, _ := t.model.(Phased)
@@ -311,7 +303,7 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 			return st, fmt.Errorf("gan: step %d: update %s, shared inputs: %w", st.Step, u.update.Name, err)
 		}
 		for _, sh := range u.shares {
-			copy(gr.inputs[sh.name], valuesOf(sh.node))
+			copy(sh.in, valuesOf(sh.node))
 		}
 	}
 	for i, u := range gr.updates {
@@ -327,11 +319,10 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 			st.Metrics[m.index] = m.reduce(valuesOf(m.node))
 		}
 		if relay != nil {
-			out := map[string][]float32{}
 			for _, o := range u.outputs {
-				out[o.name] = valuesOf(o.node)
+				u.out[o.name] = valuesOf(o.node)
 			}
-			relay.AfterUpdate(u.update, out, gr.inputs, noise)
+			relay.AfterUpdate(u.update, u.out, gr.inputs, noise)
 		}
 		st.Skipped[i] = !t.update(u)
 	}
@@ -365,12 +356,9 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 // count as overflow however many values the other tensors have.
 func (t *Trainer) update(u *updateGraph) bool {
 	stats := u.errs
-	if len(u.gd) != len(u.params) {
-		u.gd, u.pd = make([][]float32, len(u.params)), make([][]float32, len(u.params))
-	}
 	gd := u.gd
 	for i, p := range u.params {
-		gd[i] = graphop.Float32s(u.grads[i].Value())
+		gd[i] = valuesOf(u.grads[i])
 		limit := math.Inf(1)
 		if p.Quantized {
 			limit = t.gr.limits[p.Layer].wgrad
@@ -487,6 +475,7 @@ type updateGraph struct {
 	grads   []*gorgonia.Node
 	metrics []indexedMetric
 	outputs []output
+	out     map[string][]float32 // the outputs' values for Relay.AfterUpdate, reused
 	taps    []nn.Tap
 }
 
@@ -578,6 +567,7 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 		if ug.params, err = u.params(); err != nil {
 			return nil, err
 		}
+		ug.gd, ug.pd = make([][]float32, len(ug.params)), make([][]float32, len(ug.params))
 		nodes := make(gorgonia.Nodes, len(ug.params))
 		for i, p := range ug.params {
 			nodes[i] = p.Node
@@ -594,12 +584,13 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 			ug.metrics = append(ug.metrics, indexedMetric{mt, i})
 			roots = append(roots, mt.node)
 		}
+		ug.outputs, ug.out = u.outputs, make(map[string][]float32, len(u.outputs))
 		for _, o := range u.outputs {
-			ug.outputs = append(ug.outputs, o)
 			roots = append(roots, o.node)
 		}
 		roots = append(roots, ug.grads...)
 		ug.taps = u.taps()
+		shared := len(roots)
 		for _, sh := range u.shares {
 			roots = append(roots, sh.node)
 		}
@@ -607,11 +598,7 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 			return nil, fmt.Errorf("gan: update %s: %w", up.Name, err)
 		}
 		if len(u.shares) > 0 {
-			nodes := make(gorgonia.Nodes, len(u.shares))
-			for i, sh := range u.shares {
-				nodes[i] = sh.node
-			}
-			ug.early, ug.prog = ug.prog.Split(nodes...)
+			ug.early, ug.prog = ug.prog.Split(roots[shared:]...)
 			ug.shares = u.shares
 			if err := checkShares(u, ug.early, gr.updates); err != nil {
 				return nil, err

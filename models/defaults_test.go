@@ -14,7 +14,7 @@ func TestTrainDefaultsOf(t *testing.T) {
 		model string
 		want  models.TrainDefaults
 	}{
-		{models.CGAN, models.TrainDefaults{Dataset: models.DefaultDataset, Batch: models.DefaultBatch}},
+		{models.CGAN, models.TrainDefaults{Dataset: "mnist", Batch: 64}},
 		{models.DCGAN, models.TrainDefaults{Dataset: "mnist", Batch: 64}},
 		{models.CycleGAN, models.TrainDefaults{Dataset: datasets.MNISTFashion, Batch: 64}},
 		{models.ESRGAN, models.TrainDefaults{Dataset: datasets.SRPhotos, Batch: 8}},

@@ -3,6 +3,7 @@ package graphexec
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,18 +112,6 @@ func bits(v gorgonia.Value) []uint32 {
 	return b
 }
 
-func sameBits(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestRunMatchesTapeMachine runs the same graph with a Program and with
 // Gorgonia's TapeMachine, several times with new inputs (so that the
 // second and later runs take the reuse paths), and wants the same bits
@@ -159,7 +148,7 @@ func TestRunMatchesTapeMachine(t *testing.T) {
 			name string
 			a, b *gorgonia.Node
 		}{{"loss", ours.loss, theirs.loss}, {"dw", ours.dw, theirs.dw}} {
-			if got, want := bits(c.a.Value()), bits(c.b.Value()); !sameBits(got, want) {
+			if got, want := bits(c.a.Value()), bits(c.b.Value()); !slices.Equal(got, want) {
 				t.Errorf("run %d: %s = %v, TapeMachine %v", run, c.name, c.a.Value(), c.b.Value())
 			}
 		}
@@ -240,7 +229,7 @@ func TestSplit(t *testing.T) {
 	if err := p.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if !sameBits(bits(split.dw.Value()), bits(whole.dw.Value())) || !sameBits(bits(split.loss.Value()), bits(whole.loss.Value())) {
+	if !slices.Equal(bits(split.dw.Value()), bits(whole.dw.Value())) || !slices.Equal(bits(split.loss.Value()), bits(whole.loss.Value())) {
 		t.Errorf("split run: loss %v dw %v; whole run: loss %v dw %v", split.loss.Value(), split.dw.Value(), whole.loss.Value(), whole.dw.Value())
 	}
 }

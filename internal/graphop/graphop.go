@@ -154,9 +154,9 @@ func (o *OutBuf) Get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 	return *p
 }
 
-// Float32s returns the backing slice of a float32 value: a tensor's
-// values, or a scalar's one. Value.Data would box a tensor's slice through
-// reflection, an allocation per call.
+// Float32s returns the values of a float32 value: a tensor's backing
+// slice, or a scalar's value as a new one-value slice. Value.Data would
+// box a tensor's slice through reflection, an allocation per call.
 func Float32s(v gorgonia.Value) []float32 {
 	switch d := v.(type) {
 	case *tensor.Dense:
