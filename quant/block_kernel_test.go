@@ -147,10 +147,10 @@ func TestBlockKernelsAgree(t *testing.T) {
 			}
 			n = positScaleCols(got, s, f, out)
 			copy(want, s)
-			if out {
-				fromElemColsGo(want, f[:len(want)])
-			} else {
-				for i, v := range s {
+			for i, v := range s {
+				if out {
+					k.fromElem(want[i:i+1], f[i])
+				} else {
 					k.toElem(want[i:i+1], []float32{v}, f[i])
 				}
 			}
@@ -178,13 +178,5 @@ func TestRoundMatrixAllocs(t *testing.T) {
 				t.Errorf("%s %v: %v allocations per call, want 0", name, axis, n)
 			}
 		}
-	}
-}
-
-// fromElemColsGo is the portable form of fromElemCols for block posits:
-// positScaleCols' reference.
-func fromElemColsGo(d, f []float32) {
-	for i, v := range d {
-		d[i] = positOut(v, v*f[i])
 	}
 }

@@ -25,8 +25,8 @@ func (f eachFunc) Each(i int) { f(i) }
 // goroutine costs more than it saves.
 const minWork = 1 << 16
 
-// ForEaches is ForEach over e.Each, as ForRanges is ForRange over a
-// Ranger: an Eacher kept by the caller splits without allocating.
+// ForEaches is ForEach over e.Each: an Eacher kept by the caller splits
+// without allocating, as a Ranger does for ForRanges.
 func ForEaches(n, work int, e Eacher) {
 	p := min(runtime.GOMAXPROCS(0), n, work/minWork)
 	if p <= 1 {
@@ -38,23 +38,15 @@ func ForEaches(n, work int, e Eacher) {
 	fanOut(n, p, job{e: e})
 }
 
-// ForRange splits [0, n) into up to GOMAXPROCS contiguous ranges of at
-// least minLen elements each and calls f on each, concurrently. The calls
-// must write disjoint memory: then the result is the serial call's
-// f(0, n), bit for bit.
-func ForRange(n, minLen int, f func(lo, hi int)) { ForRanges(n, minLen, rangeFunc(f)) }
-
 // A Ranger does work over a range of elements: what ForRanges splits.
 type Ranger interface{ Range(lo, hi int) }
 
-type rangeFunc func(lo, hi int)
-
-func (f rangeFunc) Range(lo, hi int) { f(lo, hi) }
-
-// ForRanges is ForRange over r.Range. A closure passed to ForRange is
-// allocated at every call, since the workers may run it; a Ranger kept
-// by the caller (a pointer to a struct it reuses) is not, so that hot
-// loops split without allocating.
+// ForRanges splits [0, n) into up to GOMAXPROCS contiguous ranges of at
+// least minLen elements each and calls r.Range on each, concurrently. The
+// calls must write disjoint memory: then the result is the serial call's
+// r.Range(0, n), bit for bit. A Ranger kept by the caller (a pointer to
+// a struct it reuses) splits without allocating; a closure, which the
+// workers may run, would be allocated at every call.
 func ForRanges(n, minLen int, r Ranger) {
 	p := min(runtime.GOMAXPROCS(0), n/max(minLen, 1))
 	if p <= 1 {

@@ -20,16 +20,21 @@ func TestForEach(t *testing.T) {
 	}
 }
 
-// ForRange covers [0, n) once, in as many ranges of at least minLen as
+// rangeFunc is a function as a Ranger.
+type rangeFunc func(lo, hi int)
+
+func (f rangeFunc) Range(lo, hi int) { f(lo, hi) }
+
+// ForRanges covers [0, n) once, in as many ranges of at least minLen as
 // the cores allow (at most 4 here), or in one call.
-func TestForRange(t *testing.T) {
+func TestForRanges(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	for _, c := range []struct{ n, minLen, ranges int }{
 		{0, 1, 0}, {1, 1, 1}, {7, 1, 4}, {7, 100, 1}, {1000, 10, 4}, {1001, 250, 4}, {999, 250, 3}, {5, 0, 4},
 	} {
 		var mu sync.Mutex
 		hits, calls, shortest := make([]int, c.n), 0, c.n
-		ForRange(c.n, c.minLen, func(lo, hi int) {
+		ForRanges(c.n, c.minLen, rangeFunc(func(lo, hi int) {
 			mu.Lock()
 			defer mu.Unlock()
 			calls++
@@ -37,7 +42,7 @@ func TestForRange(t *testing.T) {
 			for i := lo; i < hi; i++ {
 				hits[i]++
 			}
-		})
+		}))
 		if calls > 1 && shortest < c.minLen {
 			t.Errorf("n %d, minLen %d: a range of %d values, shorter than minLen", c.n, c.minLen, shortest)
 		}

@@ -32,14 +32,12 @@ type QuireWorkspace struct {
 // before it falls back to the reference kernel.
 const MaxQuireBands = 9
 
-// expHist records, for each binary exponent e of the nonzero entries of a
-// matrix (index e+149), whether it occurs and the lowest exponent of a
-// significant bit among the entries with that exponent.
+// expHist records, for each binary exponent e of the finite nonzero
+// entries of a matrix (index e+149), whether it occurs and the lowest
+// exponent of a significant bit among the entries with that exponent.
 type expHist struct {
-	seen    [277]bool
-	lsb     [277]int16
-	special bool // NaN or ±Inf present
-	any     bool
+	seen [277]bool
+	lsb  [277]int16
 }
 
 // Gemm sets c = op(a)·op(b) with each element the exact dot product

@@ -24,12 +24,8 @@ func (h *expHist) scan(s []float32, rows, cols, ld int) {
 	for r := 0; r < rows; r++ {
 		for _, x := range s[r*ld : r*ld+cols] {
 			b := math.Float32bits(x) &^ (1 << 31)
-			if b == 0 {
-				continue
-			}
-			if b >= 0x7f800000 {
-				h.special = true
-				continue
+			if b == 0 || b >= 0x7f800000 {
+				continue // zero, NaN or ±Inf
 			}
 			hi, lo := expOf(b)
 			i := hi + 149
@@ -37,7 +33,6 @@ func (h *expHist) scan(s []float32, rows, cols, ld int) {
 				h.lsb[i] = int16(lo)
 			}
 			h.seen[i] = true
-			h.any = true
 		}
 	}
 }

@@ -70,7 +70,8 @@ func col2imProduct[T gemm.Float](r *roles, acc *gemm.Rounder, dst, a, b []T, k, 
 // GEMM is one chain of FMAs over the sum, whatever the columns computed
 // with it, so the bits do not change. OpenBLAS makes no such promise; the
 // quire and per-op kernels (with their costs per call) and float64
-// products (gonum's, blocked their own way) take all n at once too.
+// products (gradient checks, whose GEMM blocks half as many columns) take
+// all n at once too.
 func colChunk[T gemm.Float](r *roles, n, p int) int {
 	if _, ok := any(T(0)).(float32); !ok || r.f.Accum != quant.AccumFP32 || gemm.Backend() == "openblas" || n*p <= chunkCols {
 		return max(n, 1)

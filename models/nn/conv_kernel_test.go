@@ -8,9 +8,10 @@ import (
 	"github.com/positgan/positgan/quant"
 )
 
-// col2imProduct gives the same bits whatever the number of images per
-// pass, and colChunk splits dcgan64's batches into equal passes of at
-// most chunkCols columns (with this module's GEMM).
+// col2imProduct gives, whatever the number of images per pass, the bits
+// of the whole product followed by clear and Col2im image by image, and
+// colChunk splits dcgan64's batches into equal passes of at most
+// chunkCols columns (with this module's GEMM).
 func TestCol2imProductChunks(t *testing.T) {
 	if gemm.Backend() == "openblas" {
 		t.Skip("OpenBLAS: no passes (colChunk)")
@@ -33,12 +34,17 @@ func TestCol2imProductChunks(t *testing.T) {
 				s[i] = float32(rng.NormFloat64())
 			}
 		}
-		size := tc.n * g.C * g.H * g.W
+		img := g.C * g.H * g.W
+		p, ld := g.Cols(), tc.n*g.Cols()
+		col := make([]float32, g.Rows()*ld)
+		gemm.Gemm(true, false, g.Rows(), ld, tc.inC, 1, a, g.Rows(), b, ld, 0, col, ld)
+		want := make([]float32, tc.n*img)
+		for i := 0; i < tc.n; i++ {
+			gemm.Col2im(want[i*img:(i+1)*img], col[i*p:], ld, g)
+		}
 		var buf []float32
-		want := make([]float32, size)
-		col2imProduct(r, r.accOut, want, a, b, tc.inC, tc.n, g, tc.n, &buf)
-		for _, chunk := range []int{1, 2, 3, 5} {
-			got := make([]float32, size)
+		for _, chunk := range []int{1, 2, 3, 5, tc.n} {
+			got := make([]float32, tc.n*img)
 			col2imProduct(r, r.accOut, got, a, b, tc.inC, tc.n, g, chunk, &buf)
 			for i := range want {
 				if bitsOf(got[i]) != bitsOf(want[i]) {
