@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"image"
 	"math"
 	"strings"
 	"sync"
@@ -367,10 +368,24 @@ func CompareTranslations(got, ref []float32, sh datasets.Shape, names []string) 
 	return cmp, nil
 }
 
-// to8 maps a value in [-1, 1] to the 8-bit scale as the sample grids do.
-func to8(v float32) uint8 {
-	x := math.Round((float64(v) + 1) * 127.5)
-	return uint8(max(0, min(255, x)))
+// ImageOf returns a (C, H, W) image in [-1, 1] (C 1 or 3) as the 8-bit
+// gray or RGB image written to files (positgan translate and sample),
+// each value mapped as the sample grids map it.
+func ImageOf(v []float32, sh datasets.Shape) image.Image {
+	r := image.Rect(0, 0, sh.W, sh.H)
+	plane := sh.H * sh.W
+	if sh.C == 1 {
+		g := image.NewGray(r)
+		for i := range plane {
+			g.Pix[i] = gan.Pixel8(v[i])
+		}
+		return g
+	}
+	m := image.NewNRGBA(r)
+	for i := range plane {
+		m.Pix[4*i], m.Pix[4*i+1], m.Pix[4*i+2], m.Pix[4*i+3] = gan.Pixel8(v[i]), gan.Pixel8(v[plane+i]), gan.Pixel8(v[2*plane+i]), 255
+	}
+	return m
 }
 
 // pixels8 returns a (C, H, W) image in [-1, 1] as 8-bit values with
@@ -380,7 +395,7 @@ func pixels8(v []float32, sh datasets.Shape) eval.Pixels {
 	plane := sh.H * sh.W
 	for c := range sh.C {
 		for i := range plane {
-			p.Pix[i*sh.C+c] = float32(to8(v[c*plane+i]))
+			p.Pix[i*sh.C+c] = float32(gan.Pixel8(v[c*plane+i]))
 		}
 	}
 	return p

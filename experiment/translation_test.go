@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -225,4 +227,19 @@ func near(got, want float64) bool {
 		return math.IsInf(got, 1)
 	}
 	return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))
+}
+
+// ImageOf writes values in [-1, 1] as 8-bit pixels, -1 as 0, 0 as 128
+// (127.5 rounded away from zero) and 1 as 255, clipping past the range; a
+// (C, H, W) RGB image is read plane by plane.
+func TestImageOf(t *testing.T) {
+	g, ok := experiment.ImageOf([]float32{-1, 0, 1, 1.5, -2, 0.2}, datasets.Shape{C: 1, H: 2, W: 3}).(*image.Gray)
+	if !ok || !slices.Equal(g.Pix, []uint8{0, 128, 255, 255, 0, 153}) || g.Rect != image.Rect(0, 0, 3, 2) {
+		t.Errorf("gray image %+v, want pixels [0 128 255 255 0 153] of 3x2", g)
+	}
+	// Red, green and blue planes of two pixels.
+	c, ok := experiment.ImageOf([]float32{-1, 1, 0, -1, 1, 1}, datasets.Shape{C: 3, H: 1, W: 2}).(*image.NRGBA)
+	if !ok || !slices.Equal(c.Pix, []uint8{0, 128, 255, 255, 255, 0, 255, 255}) {
+		t.Errorf("RGB image %+v, want pixels (0,128,255) and (255,0,255), opaque", c)
+	}
 }

@@ -164,6 +164,13 @@ func writePNG(path string, img image.Image) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
+// Pixel8 returns the 8-bit value of v in [-1, 1], as the sample grids and
+// image files show it: (v+1)·127.5 rounded, clamped to [0, 255].
+func Pixel8(v float32) uint8 {
+	x := math.Round((float64(v) + 1) * 127.5)
+	return uint8(max(0, min(255, x)))
+}
+
 // Grid returns the images as a grid image (see WriteGrid); tiles past the
 // end of images stay black.
 func Grid(images []float32, c datasets.Shape, rows, cols int) image.Image {
@@ -179,10 +186,6 @@ func Grid(images []float32, c datasets.Shape, rows, cols int) image.Image {
 	for p := 3; p < len(img.Pix); p += 4 {
 		img.Pix[p] = 255
 	}
-	pix := func(v float32) uint8 {
-		x := math.Round((float64(v) + 1) * 127.5)
-		return uint8(max(0, min(255, x)))
-	}
 	for k := 0; k < n && k < rows*cols; k++ {
 		im := images[k*size : (k+1)*size]
 		x0, y0 := gap+(k%cols)*(W+gap), gap+(k/cols)*(H+gap)
@@ -190,10 +193,10 @@ func Grid(images []float32, c datasets.Shape, rows, cols int) image.Image {
 			for x := 0; x < W; x++ {
 				var col color.RGBA
 				if C == 1 {
-					v := pix(im[y*W+x])
+					v := Pixel8(im[y*W+x])
 					col = color.RGBA{v, v, v, 255}
 				} else {
-					col = color.RGBA{pix(im[y*W+x]), pix(im[H*W+y*W+x]), pix(im[2*H*W+y*W+x]), 255}
+					col = color.RGBA{Pixel8(im[y*W+x]), Pixel8(im[H*W+y*W+x]), Pixel8(im[2*H*W+y*W+x]), 255}
 				}
 				img.SetRGBA(x0+x, y0+y, col)
 			}

@@ -588,13 +588,14 @@ func TestModelDefaults(t *testing.T) {
 				dataset, batch, tc.wantData, tc.wantBatch)
 		}
 	}
-	// train: loadSRTrainSets (upscale.go) still gives esrgan a batch of
-	// its own after modelDefaults; the two must agree. (--channels 1
-	// stops it before it reads any photograph.)
-	f := &trainFlags{model: models.ESRGAN, dataset: models.DefaultDataset, batch: models.DefaultBatch, channels: 1, set: map[string]bool{}}
-	modelDefaults(f.model, f.set, &f.dataset, &f.batch, f.resume)
-	if _, _, err := loadSRTrainSets(f); err == nil || f.dataset != models.TrainDefaultsOf(models.ESRGAN).Dataset || f.batch != models.TrainDefaultsOf(models.ESRGAN).Batch {
-		t.Errorf("train --model esrgan: %s, batch %d (%v); want %+v", f.dataset, f.batch, err, models.TrainDefaultsOf(models.ESRGAN))
+	// train applies them: an esrgan run given no --batch trains with
+	// batch 8 (its run.toml says so).
+	photos, run := writePhotos(t, 24, 24), t.TempDir()
+	mustRun(t, "train", "--model", "esrgan", "--dataset", photos, "--image-size", "16", "--features", "4", "--steps", "1",
+		"--policy", "fp32", "--out", run, "--sample-every", "0",
+		"--option", "scale=2", "--option", "blocks=1", "--option", "gc=2", "--option", "pretrain=1")
+	if toml, err := os.ReadFile(filepath.Join(run, runConfigFile)); err != nil || !strings.Contains(string(toml), "\nbatch = 8\n") {
+		t.Errorf("train --model esrgan: %s (%v); want batch = 8", toml, err)
 	}
 	// compare's plan.
 	dir := t.TempDir()
@@ -604,8 +605,7 @@ func TestModelDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := models.TrainDefaultsOf(models.ESRGAN)
-	if p.Sweep.Dataset != d.Dataset || p.Sweep.Batch != d.Batch {
-		t.Errorf("compare --model esrgan plans %s with batch %d; want %+v", p.Sweep.Dataset, p.Sweep.Batch, d)
+	if p.Sweep.Dataset != "sr-photos" || p.Sweep.Batch != 8 {
+		t.Errorf("compare --model esrgan plans %s with batch %d; want sr-photos with batch 8", p.Sweep.Dataset, p.Sweep.Batch)
 	}
 }

@@ -55,6 +55,11 @@ func runDeployCompare(io stdio, path, out, bits string, o deploy.CompareOptions)
 		return usagef("missing --checkpoint")
 	case out == "":
 		return usagef("missing --out")
+	// deploy reads 0 as its default; here it can only be a typed 0.
+	case o.N == 0:
+		return usagef("--n 0: an FID needs at least 2 images")
+	case o.SearchN == 0:
+		return usagef("--search-n 0: an FID needs at least 2 images")
 	}
 	o.Bits = []int{}
 	for _, s := range strings.Split(bits, ",") {

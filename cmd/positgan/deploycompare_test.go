@@ -41,6 +41,8 @@ func TestDeployCompareErrors(t *testing.T) {
 		{[]string{"deploy-compare", "--checkpoint", "c", "--out", dir, "--bits", "6,8"}, 2, "--bits 6,8"},
 		{[]string{"deploy-compare", "--checkpoint", "c", "--out", dir, "--bits", "six"}, 2, "--bits six"},
 		{[]string{"deploy-compare", "--checkpoint", "c", "--out", dir, "--n", "1"}, 2, "--n 1"},
+		{[]string{"deploy-compare", "--checkpoint", "c", "--out", dir, "--n", "0"}, 2, "--n 0"},
+		{[]string{"deploy-compare", "--checkpoint", "c", "--out", dir, "--search-n", "0"}, 2, "--search-n 0"},
 		{[]string{"deploy-compare", "--checkpoint", "c", "--out", dir, "--accum", "sideways"}, 2, "--accum sideways"},
 		{[]string{"deploy-compare", "--checkpoint", filepath.Join(dir, "none"), "--out", dir}, 1, "no such file"},
 	} {

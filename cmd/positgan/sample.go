@@ -3,14 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
-	"image/png"
-	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/quant"
@@ -139,9 +139,7 @@ func writeImageFiles(dir string, imgs []float32, labels []int, sh datasets.Shape
 		if labels != nil {
 			name = fmt.Sprintf("%05d_class%d.png", i, labels[i])
 		}
-		img := toImage(imgs[i*sh.Size():(i+1)*sh.Size()], sh)
-		err := atomicfile.Write(filepath.Join(dir, name), func(w io.Writer) error { return png.Encode(w, img) })
-		if err != nil {
+		if err := imageio.Save(filepath.Join(dir, name), experiment.ImageOf(imgs[i*sh.Size():(i+1)*sh.Size()], sh)); err != nil {
 			return err
 		}
 	}

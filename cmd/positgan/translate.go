@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"image"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,7 +118,7 @@ func runTranslate(o translateOptions, io stdio) error {
 		return err
 	}
 	for i, name := range names {
-		img := toImage(got[i*sh.Size():(i+1)*sh.Size()], sh)
+		img := experiment.ImageOf(got[i*sh.Size():(i+1)*sh.Size()], sh)
 		if err := imageio.Save(filepath.Join(o.out, name), img); err != nil {
 			return fmt.Errorf("translate: %w", err)
 		}
@@ -187,30 +186,6 @@ func translateSource(o translateOptions, sh datasets.Shape) (datasets.Dataset, [
 		names[i] = fmt.Sprintf("test_%05d.png", i)
 	}
 	return first, names, nil
-}
-
-// to8 maps a value in [-1, 1] to the 8-bit scale as the sample grids do.
-func to8(v float32) uint8 {
-	x := math.Round((float64(v) + 1) * 127.5)
-	return uint8(max(0, min(255, x)))
-}
-
-// toImage returns a (C, H, W) image in [-1, 1] as a gray or RGB image.
-func toImage(v []float32, sh datasets.Shape) image.Image {
-	r := image.Rect(0, 0, sh.W, sh.H)
-	plane := sh.H * sh.W
-	if sh.C == 1 {
-		g := image.NewGray(r)
-		for i := range plane {
-			g.Pix[i] = to8(v[i])
-		}
-		return g
-	}
-	m := image.NewNRGBA(r)
-	for i := range plane {
-		m.Pix[4*i], m.Pix[4*i+1], m.Pix[4*i+2], m.Pix[4*i+3] = to8(v[i]), to8(v[plane+i]), to8(v[2*plane+i]), 255
-	}
-	return m
 }
 
 // runTranslateFID prints the FID of the checkpoint's translations of test
