@@ -35,7 +35,12 @@ func LeakyReLU(x *gorgonia.Node, alpha float64) (*gorgonia.Node, error) {
 
 func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, error) {
 	var in saved // the input, for the backward pass
-	fwd, back := &leakyJob{alpha: float32(alpha)}, &leakyJob{alpha: float32(alpha), back: true}
+	a := float32(alpha)
+	fwd := &passJob{f: func(dst, src, saved []float32) {
+		copy(saved, src)
+		leaky(dst, saved, a)
+	}}
+	back := &passJob{f: func(dx, dy, saved []float32) { leakyBack(dx, dy, saved, a) }}
 	return unary(x, fmt.Sprintf("%s[%p]", name, &in), x.Shape(),
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
@@ -58,24 +63,16 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 		})
 }
 
-// leakyJob is a float32 pass of a leaky ReLU, split by elementwise: the
-// forward pass saves src (x) and writes dst (y); the backward pass reads
-// src (dy) and writes dst (dx). The op keeps one of each, set at every
-// run, so that the split allocates nothing.
-type leakyJob struct {
+// passJob is a float32 pass of an element-wise op, split by elementwise:
+// f(dst, src, saved) over each range, where saved is what the forward
+// pass keeps for the backward one. The op keeps one job per direction,
+// set at every run, so that the split allocates nothing.
+type passJob struct {
 	src, dst, saved []float32
-	alpha           float32
-	back            bool
+	f               func(dst, src, saved []float32)
 }
 
-func (j *leakyJob) Range(lo, hi int) {
-	if j.back {
-		leakyBack(j.dst[lo:hi], j.src[lo:hi], j.saved[lo:hi], j.alpha)
-		return
-	}
-	copy(j.saved[lo:hi], j.src[lo:hi])
-	leaky(j.dst[lo:hi], j.saved[lo:hi], j.alpha)
-}
+func (j *passJob) Range(lo, hi int) { j.f(j.dst[lo:hi], j.src[lo:hi], j.saved[lo:hi]) }
 
 // elementwise runs r over [0, n) split across the cores when n is large
 // enough to pay for the goroutines; r must be element-wise, so that the
@@ -85,7 +82,11 @@ func elementwise(n int, r gemm.Ranger) { gemm.ForRanges(n, 1<<15, r) }
 // Tanh returns tanh(x).
 func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 	var out saved // the output, for the backward pass
-	fwd, back := &tanhJob{}, &tanhJob{back: true}
+	fwd := &passJob{f: func(y, x, out []float32) {
+		tanh(out, x)
+		copy(y, out)
+	}}
+	back := &passJob{f: tanhBack[float32]}
 	return unary(x, fmt.Sprintf("Tanh[%p]", &out), x.Shape(),
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
@@ -106,22 +107,6 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 				elementwise(len(back.src), back)
 			}
 		})
-}
-
-// tanhJob is a float32 pass of tanh, as leakyJob: the forward pass saves
-// the output.
-type tanhJob struct {
-	src, dst, saved []float32
-	back            bool
-}
-
-func (j *tanhJob) Range(lo, hi int) {
-	if j.back {
-		tanhBack(j.dst[lo:hi], j.src[lo:hi], j.saved[lo:hi])
-		return
-	}
-	tanh(j.saved[lo:hi], j.src[lo:hi])
-	copy(j.dst[lo:hi], j.saved[lo:hi])
 }
 
 // Sigmoid returns the logistic function 1/(1+exp(-x)), as PyTorch's
