@@ -16,7 +16,7 @@ import (
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )

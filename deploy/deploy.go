@@ -13,7 +13,7 @@ import (
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // fold folds each batch norm of the generator into the quantized layer

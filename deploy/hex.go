@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 )
 

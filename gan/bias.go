@@ -127,7 +127,7 @@ func (t *Trainer) policyTakesBias() bool {
 
 // rebuild builds the networks and their graphs again with the current
 // formats and the current parameter values and buffers (the layers of
-// models/nn fix their formats when built). Stochastic rounding restarts
+// nn fix their formats when built). Stochastic rounding restarts
 // from streams seeded by the run's seed and the step.
 func (t *Trainer) rebuild() error {
 	seed := t.opt.Seed

@@ -8,7 +8,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
@@ -86,7 +86,7 @@ func loadScaler(s scalerState) (*scaling.LossScaler, error) {
 // Resume continues from it exactly.
 //
 // With stochastic rounding, whose random streams live inside the layers
-// of models/nn and cannot be saved, taking a checkpoint restarts those
+// of nn and cannot be saved, taking a checkpoint restarts those
 // streams from a seed derived from the run's seed and the step, as Resume
 // does: a run continued after a checkpoint and a run resumed from it take
 // the same steps.

@@ -20,7 +20,7 @@
 // step counts, loss scalers, exponent biases, data loader positions,
 // noise generator), so that N steps, or N/2 steps, a checkpoint and N/2
 // more, give the same bits. Stochastic rounding's random streams live
-// inside the layers of models/nn and cannot be saved; taking a checkpoint
+// inside the layers of nn and cannot be saved; taking a checkpoint
 // restarts them from a seed derived from the step, and so does resuming,
 // which keeps resumed runs exact. A run stopped with Ctrl-C (a checkpoint
 // at an arbitrary step) therefore differs, with stochastic rounding only,

@@ -12,7 +12,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/internal/graphop"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // The optional interfaces below let a model do what some training

@@ -9,7 +9,7 @@ import (
 	"gorgonia.org/gorgonia"
 
 	"github.com/positgan/positgan/internal/graphexec"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/scaling"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/graphexec"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // Generator is a model whose network makes images from latent noise and,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // mlpGAN is a small GAN on flattened toy images whose D update either

@@ -7,7 +7,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // CGAN is the multilayer-perceptron conditional GAN used for MNIST (Mirza

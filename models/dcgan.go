@@ -5,7 +5,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // DCGAN is the deep convolutional GAN of Radford et al. (ICLR 2016): G is

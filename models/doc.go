@@ -1,7 +1,7 @@
 // Package models defines the models positgan trains and keeps the
 // registry that finds them by name: the conditional MLP GAN for MNIST
 // (CGAN) and DCGAN, one file each, built from the layer library
-// models/nn, so that every dot product rounds its operands, output,
+// nn, so that every dot product rounds its operands, output,
 // errors and weight gradients as a quantization policy says for that
 // layer.
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // ESRGAN is single-image super-resolution as Wang et al. define it

@@ -7,7 +7,7 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 )
 

@@ -4,7 +4,7 @@ package models_test
 // a least-squares GAN (Mao et al., ICCV 2017) whose generator has a
 // residual block with reflection padding and instance norm, and whose
 // discriminator has a dense connection. It uses only exported API of
-// models, models/nn and gan, registers itself, and the tests below train
+// models, nn and gan, registers itself, and the tests below train
 // it through the generic trainer, checkpoint it and resume it.
 // docs/adding-a-model.md walks through it.
 
@@ -17,7 +17,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 )
 
 // 1. Register the model: its name, defaults and constructor.

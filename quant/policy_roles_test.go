@@ -121,7 +121,7 @@ other = "none"
 // TestPaperPresetRoles: each paper preset sets exactly the roles its
 // source sentence names (the dot-product roles are in TestPolicyPresets'
 // style below; the layer-by-layer check of the rounded tensors is in
-// models/nn and gan).
+// nn and gan).
 func TestPaperPresetRoles(t *testing.T) {
 	const N = quant.Nearest
 	dyn := func(s float64) quant.LossScale { return quant.LossScale{Scale: s, Dynamic: true} }

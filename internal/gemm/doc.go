@@ -1,4 +1,4 @@
-// Package gemm holds the kernels behind the quantized layers of models/nn:
+// Package gemm holds the kernels behind the quantized layers of nn:
 // matrix multiply (SGEMM/DGEMM), image-to-column packing for convolutions,
 // rounding of the packed operands to a quant.Format, and exact (quire) and
 // per-operation-rounded (per-op) matrix multiplies.

@@ -67,7 +67,7 @@ func randSlice[T Float](rng *rand.Rand, n int) []T {
 }
 
 // layerShapes are the products of a training step at batch 64 (one D and
-// one G update), m×n×k in the layouts models/nn calls: the default MNIST
+// one G update), m×n×k in the layouts nn calls: the default MNIST
 // CGAN with 2 classes (G 100+2→128→256→512→1024→784, D 784+2→512→512→1,
 // labels at every layer) and the 28×28 DCGAN with 64 base features (G
 // 100→128·7·7→64·14·14→1·28·28, D its mirror; Linear x·Wᵀ is NT, its

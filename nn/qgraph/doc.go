@@ -24,7 +24,7 @@
 // it copies the graph, inserting the quantizers around every dot-product
 // node and putting a layer's output quantizer after its bias (see Rewrite
 // for what it recognises). A rewritten network is checked against the
-// fused layers of models/nn: built from plain Mul, BroadcastAdd and Conv2d
+// fused layers of nn: built from plain Mul, BroadcastAdd and Conv2d
 // and rewritten, it gives the same outputs and gradients (of the input and
 // of every weight and bias), bit for bit, as the same network built from
 // nn.Linear and nn.Conv2d with the same weights and policy.For(layer), for
@@ -49,7 +49,7 @@
 // nn.Conv2d does (see Conv2d). Other dot products (matrix-vector,
 // BatchedMatMul, Dot) support fp32 only and return an error otherwise.
 // These reference kernels take nanoseconds per product; the fused layers
-// of models/nn are the fast path.
+// of nn are the fast path.
 //
 // Block formats (mxfp8, posit8-block, ...; quant.LayerFormats.Block):
 // Rewrite blocks each operand of a rewritten layer's matrix multiply along

@@ -13,7 +13,7 @@ import (
 )
 
 // The ops in this file let Rewrite compute a layer in the order of
-// floating-point operations the fused layers of models/nn use, so that
+// floating-point operations the fused layers of nn use, so that
 // with fp32 accumulation a rewritten network and the same network built
 // from nn.Linear and nn.Conv2d give the same bits. Gorgonia's own ops sum
 // in other orders: its matrix multiplies call SGEMM with other operand

@@ -48,7 +48,7 @@ import (
 //     if it was given one, else "dot<k>" for the k-th dot product (from 0)
 //     in node order. WithLayerName replaces this rule.
 //
-// Same bits as models/nn: a rewritten dense or convolutional layer
+// Same bits as nn: a rewritten dense or convolutional layer
 // computes what nn.Linear or nn.Conv2d with the same formats computes, bit
 // for bit, forward and backward (rewrite_fused_test.go checks it for the
 // policy presets). To that end, with fp32 accumulation, a matrix multiply

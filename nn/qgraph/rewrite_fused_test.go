@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/positgan/positgan/models/nn"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
-	"github.com/positgan/positgan/quant/qgraph"
+	"github.com/positgan/positgan/nn/qgraph"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -26,7 +26,7 @@ import (
 //	loss     Σ c⊙y for a fixed c
 //
 // Plain Gorgonia builds the layers with Conv2d, Mul and BroadcastAdd and is
-// then rewritten; the fused network builds them with models/nn and uses the
+// then rewritten; the fused network builds them with nn and uses the
 // same Gorgonia ops in between.
 const (
 	batch, inC, size = 4, 2, 6
@@ -132,7 +132,7 @@ func plainNet(p *params) *net {
 	return n
 }
 
-// fusedNet builds the network from models/nn layers with formats
+// fusedNet builds the network from nn layers with formats
 // pol.For(layer), holding the parameter values of p.
 func fusedNet(t *testing.T, p *params, pol *quant.Policy) *net {
 	g := gorgonia.NewGraph()
@@ -266,7 +266,7 @@ func firstDiff(a, b []float32) (string, bool) {
 
 // TestRewriteMatchesFused checks that a plain-Gorgonia network rewritten
 // under a policy gives the same forward values and gradients, bit for
-// bit, as the same network built from the fused layers of models/nn, for
+// bit, as the same network built from the fused layers of nn, for
 // fp32 accumulation.
 func TestRewriteMatchesFused(t *testing.T) {
 	for _, name := range []string{"fp32", "fp16", "posit8", "posit8+", "posit6-deploy", "fp8-ibm", "mxfp8", "mxfp6", "mxfp4-deploy", "posit8-block"} {

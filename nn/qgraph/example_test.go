@@ -5,7 +5,7 @@ import (
 	"log"
 
 	"github.com/positgan/positgan/quant"
-	"github.com/positgan/positgan/quant/qgraph"
+	"github.com/positgan/positgan/nn/qgraph"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

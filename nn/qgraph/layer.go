@@ -33,7 +33,7 @@ const (
 func Dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node) (*gorgonia.Node, error),
 	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
 	if acc := p.For(layer).Accum; acc != quant.AccumFP32 {
-		return nil, fmt.Errorf("qgraph: layer %s: %v accumulation is not available for this op (only Mul of matrices and Conv2d); use fp32 or the fused layers of models/nn", layer, acc)
+		return nil, fmt.Errorf("qgraph: layer %s: %v accumulation is not available for this op (only Mul of matrices and Conv2d); use fp32 or the fused layers of nn", layer, acc)
 	}
 	return dot(p, layer, func(a, b *gorgonia.Node, _ accumSpec) (*gorgonia.Node, error) {
 		return f(a, b)
@@ -45,7 +45,7 @@ func dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec)
 	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
 	lf := p.For(layer)
 	if !lf.Block.IsZero() {
-		return nil, fmt.Errorf("qgraph: layer %s: block formats are applied by Rewrite (to a graph built with gorgonia.Mul and gorgonia.Conv2d) and by the fused layers of models/nn, not by the layer wrappers", layer)
+		return nil, fmt.Errorf("qgraph: layer %s: block formats are applied by Rewrite (to a graph built with gorgonia.Mul and gorgonia.Conv2d) and by the fused layers of nn, not by the layer wrappers", layer)
 	}
 	c := newConfig(opts)
 	aq, err := operand(&c, lf, layer, "a", a, ra)
@@ -91,9 +91,9 @@ func checkBlocks(lf quant.LayerFormats, layer string) error {
 	case lf.Block.IsZero():
 		return nil
 	case lf.Accum != quant.AccumFP32:
-		return fmt.Errorf("layer %s: block formats with %v accumulation are available in the fused layers of models/nn only", layer, lf.Accum)
+		return fmt.Errorf("layer %s: block formats with %v accumulation are available in the fused layers of nn only", layer, lf.Accum)
 	case lf.Rounding != quant.Nearest:
-		return fmt.Errorf("layer %s: block formats with %v rounding are available in the fused layers of models/nn only", layer, lf.Rounding)
+		return fmt.Errorf("layer %s: block formats with %v rounding are available in the fused layers of nn only", layer, lf.Rounding)
 	}
 	return nil
 }

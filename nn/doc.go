@@ -40,7 +40,7 @@
 // Tanh, Sigmoid, InstanceNorm and BatchNorm (running statistics, with
 // training and evaluation modes per copy), and the losses SoftplusLoss,
 // MSETarget, MSELoss, L1Loss, WeightedSum and the projection AddRowDot.
-// They are not quantized; quantize around them with quant/qgraph where a
+// They are not quantized; quantize around them with nn/qgraph where a
 // policy asks for it.
 //
 // Values are float32 for training and float64 for gradient checks; with
