@@ -17,6 +17,7 @@ import (
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
@@ -129,7 +130,7 @@ type Row struct {
 	// nil where the row has none.
 	WeightBias, ActBias []int
 	Tanh                string // the output tanh approximation, "" exact
-	Policy              *quant.Policy
+	Policy              *policy.Policy
 	FID                 float64 // on N images; +Inf if an image had a non-finite pixel
 	Note                string  // why the FID is not finite, or ""
 	Bytes               int     // .pgmodel file size
@@ -249,7 +250,7 @@ func Compare(ctx context.Context, c *ckpt.Checkpoint, o CompareOptions) (*Compar
 	if err != nil {
 		return nil, fmt.Errorf("deploy: compare: %w", err)
 	}
-	fp32, err := quant.ParsePolicy("fp32")
+	fp32, err := policy.Parse("fp32")
 	if err != nil {
 		return nil, err
 	}
@@ -365,8 +366,8 @@ func (cm *comparer) evalBatches(n int, f func(z []float32, labels []int) error) 
 
 // policy returns the deployment policy with dot-product operands in f
 // (nil: float32 everywhere), per-layer biases (nil: none) and tanh.
-func (cm *comparer) policy(label string, f quant.Format, bias *[2][]int, tanh string) (*quant.Policy, error) {
-	p, err := quant.ParsePolicy("fp32")
+func (cm *comparer) policy(label string, f quant.Format, bias *[2][]int, tanh string) (*policy.Policy, error) {
+	p, err := policy.Parse("fp32")
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +424,7 @@ func (cm *comparer) histBias(f quant.Format, dw, da int) (*[2][]int, error) {
 // measure exports c under p and returns the FID of n generated images
 // (+Inf with a note if a pixel is not finite or the statistics are
 // degenerate), the model, and the images of the grid if grid is set.
-func (cm *comparer) measure(p *quant.Policy, n int, grid bool) (fid float64, note string, m *Model, images, pix []float32, err error) {
+func (cm *comparer) measure(p *policy.Policy, n int, grid bool) (fid float64, note string, m *Model, images, pix []float32, err error) {
 	if err := cm.ctx.Err(); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
@@ -510,7 +511,7 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 // weightFractions returns the fractions of the weights that the policy's
 // weight formats round to zero (of the nonzero weights) and that lie
 // beyond the largest finite value.
-func (cm *comparer) weightFractions(p *quant.Policy) (zero, sat float64) {
+func (cm *comparer) weightFractions(p *policy.Policy) (zero, sat float64) {
 	var nz, nzero, n, nsat int
 	for _, l := range cm.layers {
 		f := p.For(l).Weight

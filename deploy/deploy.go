@@ -14,6 +14,7 @@ import (
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -42,7 +43,7 @@ type Meta struct {
 	// the exact tanh: the same as Model.Tanh, repeated for readers.
 	Tanh string `json:"tanh"`
 	// Policy is the policy the model was exported under, as TOML
-	// (quant.ReadPolicy), "" for float32; PolicyName its label.
+	// (policy.Read), "" for float32; PolicyName its label.
 	Policy     string `json:"policy"`
 	PolicyName string `json:"policy_name"`
 	// BatchNorm is "float32": batch norm kept as a layer with float32
@@ -140,7 +141,7 @@ func FoldBatchNorm() Option { return func(o *options) { o.fold = true } }
 // or, if policy is nil, under the checkpoint's policy with the exponent
 // biases training chose (as models.Load). Weights are stored as codes of
 // their layer's weight format; biases and batch norm as float32.
-func Export(c *ckpt.Checkpoint, policy *quant.Policy, opts ...Option) (*Model, error) {
+func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, error) {
 	var o options
 	for _, f := range opts {
 		f(&o)
@@ -248,8 +249,8 @@ func layerMeta(li nn.LayerInfo) Layer {
 }
 
 // Formats returns the formats of the layer as the file gives them.
-func (l Layer) Formats() (quant.LayerFormats, error) {
-	var lf quant.LayerFormats
+func (l Layer) Formats() (nn.LayerFormats, error) {
+	var lf nn.LayerFormats
 	var err error
 	for _, r := range []struct {
 		dst  *quant.Format

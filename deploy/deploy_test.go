@@ -18,6 +18,7 @@ import (
 	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -59,15 +60,15 @@ var ckpts sync.Map // key → *ckpt.Checkpoint
 // policy (a preset name, "" for float32) with exponent biases re-estimated
 // every step, so that weights, running statistics and biases are not at
 // their initial values.
-func trained(t testing.TB, cfg models.Config, policy string) *ckpt.Checkpoint {
+func trained(t testing.TB, cfg models.Config, preset string) *ckpt.Checkpoint {
 	t.Helper()
-	key := cfg.Arch + "/" + policy
+	key := cfg.Arch + "/" + preset
 	if c, ok := ckpts.Load(key); ok {
 		return c.(*ckpt.Checkpoint)
 	}
-	var pol *quant.Policy
-	if policy != "" {
-		pol = mustPolicy(t, policy)
+	var pol *policy.Policy
+	if preset != "" {
+		pol = mustPolicy(t, preset)
 	}
 	m, err := models.New(cfg.WithPolicy(pol))
 	if err != nil {
@@ -90,9 +91,9 @@ func trained(t testing.TB, cfg models.Config, policy string) *ckpt.Checkpoint {
 	return c
 }
 
-func mustPolicy(t testing.TB, name string) *quant.Policy {
+func mustPolicy(t testing.TB, name string) *policy.Policy {
 	t.Helper()
-	p, err := quant.ParsePolicy(name)
+	p, err := policy.Parse(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func mustPolicy(t testing.TB, name string) *quant.Policy {
 // reference returns the images of the checkpoint's generator under
 // policy (nil: the checkpoint's own, with its biases), through
 // models.Load and gan.Sampler.
-func reference(t *testing.T, c *ckpt.Checkpoint, pol *quant.Policy, z []float32, labels []int) []float32 {
+func reference(t *testing.T, c *ckpt.Checkpoint, pol *policy.Policy, z []float32, labels []int) []float32 {
 	t.Helper()
 	nets, _, err := models.Load(c, pol)
 	if err != nil {
@@ -127,7 +128,7 @@ func noise(spec gan.GeneratorSpec, n int) ([]float32, []int) {
 }
 
 // roundTrip exports c under pol and reads the model back from its bytes.
-func roundTrip(t *testing.T, c *ckpt.Checkpoint, pol *quant.Policy) (exported, loaded *deploy.Model, file []byte) {
+func roundTrip(t *testing.T, c *ckpt.Checkpoint, pol *policy.Policy) (exported, loaded *deploy.Model, file []byte) {
 	t.Helper()
 	m, err := deploy.Export(c, pol)
 	if err != nil {
@@ -168,7 +169,7 @@ func TestGenerateBitIdentical(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.cfg.Arch+"/"+tc.train+"/"+tc.export, func(t *testing.T) {
 			c := trained(t, tc.cfg, tc.train)
-			var pol *quant.Policy
+			var pol *policy.Policy
 			if tc.export != "" {
 				pol = mustPolicy(t, tc.export)
 			}

@@ -34,7 +34,7 @@ func (m *Model) WriteHex(dir string, z []float32, label int) error {
 	if m.Meta.Classes > 0 {
 		labels = []int{label}
 	}
-	byLayer := map[string]quant.LayerFormats{}
+	byLayer := map[string]nn.LayerFormats{}
 	for _, l := range m.Meta.Layers {
 		lf, err := l.Formats()
 		if err != nil {

@@ -41,7 +41,7 @@ func (m *Model) build() (nn.Module, error) {
 	if want := m.Spec(); spec.Net != want.Net || !slices.Equal(spec.Z, want.Z) || spec.Classes != want.Classes || spec.Image != want.Image {
 		return nil, fmt.Errorf("the generator's description %+v does not match the model configuration's %+v", want, spec)
 	}
-	formats := map[string]quant.LayerFormats{}
+	formats := map[string]nn.LayerFormats{}
 	for _, l := range meta.Layers {
 		lf, err := l.Formats()
 		if err != nil {
@@ -49,7 +49,7 @@ func (m *Model) build() (nn.Module, error) {
 		}
 		formats[l.Name] = lf
 	}
-	s := nn.NewScope(gorgonia.NewGraph(), func(layer string) quant.LayerFormats { return formats[layer] }, 1)
+	s := nn.NewScope(gorgonia.NewGraph(), func(layer string) nn.LayerFormats { return formats[layer] }, 1)
 	groups, err := gm.Build(s)
 	if err == nil {
 		err = s.Err()

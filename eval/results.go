@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/internal/numfmt"
 	"image/color"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/numfmt"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"

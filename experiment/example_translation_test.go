@@ -6,7 +6,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // The FID of each direction of a CycleGAN trained on the mnist-fashion
@@ -19,7 +19,7 @@ func ExampleTranslationFID() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		log.Fatal(err)
 	}

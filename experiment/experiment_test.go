@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/positgan/positgan/gan"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/positgan/positgan/gan"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/eval"

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // PlanVersion is the version of the plan file format that WritePlan
@@ -52,8 +52,8 @@ type plannedRun struct {
 	Policy string `json:"policy"` // the folder name
 	Seed   uint64 `json:"seed"`
 	Dir    string `json:"dir"` // relative to the output root, slash-separated
-	// Spec is a preset or format name (quant.ParsePolicy); TOML the
-	// contents of a policy file (quant.ReadPolicy). One of them is set.
+	// Spec is a preset or format name (policy.Parse); TOML the
+	// contents of a policy file (policy.Read). One of them is set.
 	Spec string `json:"spec,omitempty"`
 	TOML string `json:"toml,omitempty"`
 }
@@ -122,7 +122,7 @@ func NewPlan(s Sweep, res Resources) (*Plan, error) {
 	for i, r := range runs {
 		arg := strings.TrimSpace(s.Policies[i/s.Seeds])
 		pr := plannedRun{Index: i, Policy: r.Policy, Seed: r.Seed, Dir: path.Join(r.Policy, "seed"+strconv.FormatUint(r.Seed, 10))}
-		if _, err := quant.PolicyPreset(arg); err != nil && isFile(arg) {
+		if _, err := policy.Preset(arg); err != nil && isFile(arg) {
 			pr.TOML = r.policy.String()
 		} else {
 			pr.Spec = arg
@@ -147,12 +147,12 @@ func (p *Plan) Runs() ([]Run, error) { return p.runsIn(p.Sweep.Out) }
 func (p *Plan) runsIn(root string) ([]Run, error) {
 	runs := make([]Run, len(p.runs))
 	for i, pr := range p.runs {
-		var pol *quant.Policy
+		var pol *policy.Policy
 		var err error
 		if pr.TOML != "" {
-			pol, err = quant.ReadPolicy(strings.NewReader(pr.TOML))
+			pol, err = policy.Read(strings.NewReader(pr.TOML))
 		} else {
-			pol, err = quant.ParsePolicy(pr.Spec)
+			pol, err = policy.Parse(pr.Spec)
 		}
 		if err != nil {
 			return nil, &PlanError{Err: fmt.Errorf("run %d (%s): %w", i, pr.Policy, err)}

@@ -13,7 +13,7 @@ import (
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // SRScores are the figures of an enlargement against its ground truth, as
@@ -92,7 +92,7 @@ type Upscaler struct {
 
 // NewUpscaler loads the generator of c, run in policy pol (nil: the
 // checkpoint's).
-func NewUpscaler(c *ckpt.Checkpoint, pol *quant.Policy) (*Upscaler, error) {
+func NewUpscaler(c *ckpt.Checkpoint, pol *policy.Policy) (*Upscaler, error) {
 	nets, cfg, err := models.Load(c, pol)
 	if err != nil {
 		return nil, err

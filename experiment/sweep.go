@@ -18,7 +18,7 @@ import (
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // A Sweep says what Compare trains and measures. Every field but Features,
@@ -29,7 +29,7 @@ type Sweep struct {
 	// Evaluator ("cyclegan"), measured by figures of its own.
 	Model   string
 	Dataset string // mnist, fashion-mnist, or an IDX directory with a test split
-	// Policies are quantization presets or .toml files (quant.ParsePolicy).
+	// Policies are quantization presets or .toml files (policy.Parse).
 	// A run folder is named after the preset, or the file's base name.
 	Policies []string
 	// Seeds runs per policy, with training seeds FirstSeed, FirstSeed+1, ...
@@ -76,7 +76,7 @@ type Run struct {
 	Policy string // the folder name: preset name, or policy file's base name
 	Seed   uint64
 	Dir    string // Out/<Policy>/seed<Seed>
-	policy *quant.Policy
+	policy *policy.Policy
 }
 
 func (r Run) String() string { return fmt.Sprintf("%s seed %d", r.Policy, r.Seed) }
@@ -176,7 +176,7 @@ func (s Sweep) Runs() ([]Run, error) {
 		if name == "" {
 			return nil, configErrorf("Policies", strconv.Quote(strings.Join(s.Policies, ",")), "empty policy name")
 		}
-		p, err := quant.ParsePolicy(name)
+		p, err := policy.Parse(name)
 		if err != nil {
 			return nil, &ConfigError{Field: "Policies", Value: name, Err: err}
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // Directions of an image-to-image translation model: AtoB runs G_AB on
@@ -80,7 +80,7 @@ type TranslationFID struct {
 	Batch int // images per forward pass; <= 0 means 100
 	// Policy, if not nil, runs the generator in another policy than the
 	// checkpoint's (e.g. a deployment preset).
-	Policy *quant.Policy
+	Policy *policy.Policy
 }
 
 // Measure returns the FID of the translations of test images of the
@@ -270,7 +270,7 @@ func (m *translationMeasurer) loadTests() error {
 // policy pol (nil: the checkpoint's, with its exponent biases), batch
 // images at a time, as (N, C, H, W) values in [-1, 1]. An image does not
 // depend on its batch (instance norm).
-func Translate(c *ckpt.Checkpoint, pol *quant.Policy, group string, src datasets.Dataset, batch int) ([]float32, error) {
+func Translate(c *ckpt.Checkpoint, pol *policy.Policy, group string, src datasets.Dataset, batch int) ([]float32, error) {
 	if batch <= 0 {
 		return nil, fmt.Errorf("experiment: batch %d, want at least 1", batch)
 	}

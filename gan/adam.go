@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -47,16 +48,16 @@ func (j *adamJob) Range(lo, hi int) {
 }
 
 // ParamFormats are the formats of the optimiser's side of one parameter
-// tensor, as quant.LayerFormats names them: the gradient Adam sees (after
+// tensor, as nn.LayerFormats names them: the gradient Adam sees (after
 // loss scaling is undone), the two moments after each update, and the
 // stored weights (the master copy) after each update. QPyTorch's OptimLP
 // rounds the same four.
 type ParamFormats struct {
-	Grad, Moment1, Moment2, Master quant.RoleFormat
+	Grad, Moment1, Moment2, Master nn.RoleFormat
 }
 
 // ParamFormatsOf returns the optimiser formats of a layer's parameters.
-func ParamFormatsOf(lf quant.LayerFormats) ParamFormats {
+func ParamFormatsOf(lf nn.LayerFormats) ParamFormats {
 	return ParamFormats{Grad: lf.Grad, Moment1: lf.Moment1, Moment2: lf.Moment2, Master: lf.Master}
 }
 
@@ -106,7 +107,7 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 		// stochastic stream runs through the tensor in order, so the
 		// chunking does not change the bits.
 		f := &a.Formats[i]
-		roles := [4]quant.RoleFormat{f.Grad, f.Moment1, f.Moment2, f.Master}
+		roles := [4]nn.RoleFormat{f.Grad, f.Moment1, f.Moment2, f.Master}
 		seeds := a.roleSeeds(i)
 		for r, rf := range roles {
 			if rf.Format != nil && rf.Rounding == quant.Stochastic {
@@ -154,7 +155,7 @@ const adamParallelMin = 1 << 15
 // round rounds x in place to rf, drawing stochastic rounding's bits from
 // role's stream (seeded by Step from the tensor, the role and the
 // update).
-func (a *Adam) round(x []float32, rf quant.RoleFormat, role int) {
+func (a *Adam) round(x []float32, rf nn.RoleFormat, role int) {
 	if rf.Format == nil {
 		return
 	}

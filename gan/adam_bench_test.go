@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkAdamStep(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				r := quant.RoleFormat{Format: f}
+				r := nn.RoleFormat{Format: f}
 				a.Formats = []gan.ParamFormats{{Grad: r, Moment1: r, Moment2: r, Master: r}}
 			}
 			p, g := make([]float32, n), make([]float32, n)

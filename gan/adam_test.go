@@ -1,10 +1,11 @@
 package gan_test
 
 import (
-	"github.com/positgan/positgan/gan"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/positgan/positgan/gan"
 )
 
 // Adam against a float64 transcription of Algorithm 1 of Kingma and Ba

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // BenchmarkBlockOverhead measures what the blocks of a block-format
@@ -21,7 +21,7 @@ func BenchmarkBlockOverhead(b *testing.B) {
 	for _, c := range benchModels(b, "cgan", "dcgan64") {
 		for _, tc := range []struct {
 			block string
-			elem  *quant.Policy
+			elem  *policy.Policy
 		}{
 			{"mxfp8", policyWith(b, "fp32 dot=fp8-e4m3 err=fp8-e5m2")},
 			{"posit8-block", policyWith(b, "fp32 dot=posit(8,1) err=posit(8,1)")},

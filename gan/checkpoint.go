@@ -9,14 +9,14 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/scaling"
 )
 
 // Checkpoint metadata keys.
 const (
 	MetaState  = "positgan.train"  // JSON: the run's state
-	MetaPolicy = "positgan.policy" // TOML, as quant.Policy.String
+	MetaPolicy = "positgan.policy" // TOML, as policy.Policy.String
 	MetaModel  = "positgan.model"  // JSON: Model.Config
 )
 
@@ -171,10 +171,10 @@ func ReadState(c *ckpt.Checkpoint) (*Saved, error) {
 		return nil, fmt.Errorf("gan: checkpoint state: %w", err)
 	}
 	st.upgrade()
-	var pol *quant.Policy
+	var pol *policy.Policy
 	if s, ok := c.Meta[MetaPolicy]; ok {
 		var err error
-		if pol, err = quant.ReadPolicy(strings.NewReader(s)); err != nil {
+		if pol, err = policy.Read(strings.NewReader(s)); err != nil {
 			return nil, fmt.Errorf("gan: checkpoint policy: %w", err)
 		}
 	}
@@ -309,7 +309,7 @@ func loadTensor(c *ckpt.Checkpoint, name string, dst []float32) error {
 // generator in other arithmetic). Batch norm evaluates with its running
 // statistics; checkpoints written before it kept them have none, and
 // their networks report BatchStats.
-func Load(c *ckpt.Checkpoint, m Model, policy *quant.Policy) (*Nets, *Saved, error) {
+func Load(c *ckpt.Checkpoint, m Model, policy *policy.Policy) (*Nets, *Saved, error) {
 	s, err := ReadState(c)
 	if err != nil {
 		return nil, nil, err
@@ -318,7 +318,7 @@ func Load(c *ckpt.Checkpoint, m Model, policy *quant.Policy) (*Nets, *Saved, err
 	if policy != nil {
 		pol, biases = policy, nil
 	}
-	n, err := build(m, func(layer string) quant.LayerFormats { return biased(pol, biases, layer) }, s.Options.Seed)
+	n, err := build(m, func(layer string) nn.LayerFormats { return biased(pol, biases, layer) }, s.Options.Seed)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // Adam's first step moves every parameter by about the learning rate
@@ -42,7 +42,7 @@ func ExampleNewTrainer() {
 	if err != nil {
 		panic(err)
 	}
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		panic(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // A short run of each model on toy data: the losses are finite and move,
@@ -295,7 +295,7 @@ func splitLines(s string) []string {
 // applies updates again.
 func TestDynamicLossScaleBacksOff(t *testing.T) {
 	pol := mustPolicy(t, "posit8+")
-	pol.LossScale = quant.LossScale{Scale: 0x1p40, Dynamic: true}
+	pol.LossScale = policy.LossScale{Scale: 0x1p40, Dynamic: true}
 	tr := newTrainer(t, tinyCGAN(), toyData(t, 32, 8, 1), gan.Options{Policy: pol, Batch: 8, Seed: 2})
 	before := clone(tr.Nets().Net("D").Params()[0].Data())
 	st, err := tr.TrainStep()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // A run whose state stops being finite stops with a DivergedError, logs
@@ -67,7 +67,7 @@ func TestRunStopsOnDivergence(t *testing.T) {
 // alarm goes to checkpoint_unhealthy.safetensors.
 func TestRunWarnsWhenUpdatesAreSkipped(t *testing.T) {
 	pol := mustPolicy(t, "posit8+")
-	pol.LossScale = quant.LossScale{Scale: 1e30}
+	pol.LossScale = policy.LossScale{Scale: 1e30}
 	tr := newTrainer(t, tinyCGAN(), toyData(t, 32, 8, 1), gan.Options{Policy: pol, Batch: 8, Seed: 5})
 	dir := t.TempDir()
 	var warned []string

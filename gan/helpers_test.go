@@ -9,7 +9,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // toyData returns n images of side×side: class 0 a bright left half, class
@@ -62,9 +62,9 @@ func tinyDCGAN() models.Config {
 	return models.Config{Arch: models.DCGAN, ZDim: 8, Channels: 1, Height: 8, Width: 8, Features: 4}
 }
 
-func mustPolicy(t testing.TB, name string) *quant.Policy {
+func mustPolicy(t testing.TB, name string) *policy.Policy {
 	t.Helper()
-	p, err := quant.ParsePolicy(name)
+	p, err := policy.Parse(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func mustPolicy(t testing.TB, name string) *quant.Policy {
 
 // policyWith returns the preset named by the first field of s with the
 // settings that follow applied.
-func policyWith(t testing.TB, s string) *quant.Policy {
+func policyWith(t testing.TB, s string) *policy.Policy {
 	t.Helper()
 	f := strings.Fields(s)
 	p := mustPolicy(t, f[0])
@@ -102,7 +102,7 @@ func newTrainer(t testing.TB, cfg models.Config, ds datasets.Dataset, opt gan.Op
 
 // build returns the networks of cfg built for inference with policy pol
 // (nil: float32) from seed, through a checkpoint of a fresh trainer.
-func build(t testing.TB, cfg models.Config, pol *quant.Policy, seed uint64) *gan.Nets {
+func build(t testing.TB, cfg models.Config, pol *policy.Policy, seed uint64) *gan.Nets {
 	t.Helper()
 	tr := newTrainer(t, cfg, toyData(t, 4, cfg.Height, cfg.Channels), gan.Options{Policy: pol, Batch: 2, Seed: seed})
 	c, err := tr.Checkpoint()

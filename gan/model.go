@@ -9,7 +9,6 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
 )
 
 // A Model is what a Trainer trains: networks in named parameter groups
@@ -89,7 +88,7 @@ type Graph struct {
 	// lossOther rounds every network output this graph uses, and the
 	// gradient that comes back to it (the Other role of the layer named
 	// "loss"); seed seeds its stochastic rounding.
-	lossOther quant.RoleFormat
+	lossOther nn.RoleFormat
 	seed      uint64
 	metrics   []metric
 	outputs   []output // see Output (hooks.go)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // A policy's output tanh (posit8+t) replaces G's last activation: the same
@@ -24,7 +24,7 @@ func TestPolicyOutputTanh(t *testing.T) {
 	if err := exact.Apply("tanh=exact"); err != nil {
 		t.Fatal(err)
 	}
-	images := func(p *quant.Policy) []float32 {
+	images := func(p *policy.Policy) []float32 {
 		m := build(t, cfg, p, 1)
 		sp := spec(t, m)
 		z, labels := gan.FixedNoise(sp, 3, 2, 4)

@@ -12,6 +12,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
@@ -19,7 +20,7 @@ import (
 // Options configure a training run.
 type Options struct {
 	// Policy is the quantization policy; nil means float32 everywhere.
-	Policy *quant.Policy
+	Policy *policy.Policy
 	Batch  int
 	Seed   uint64
 	// LR, Beta1, Beta2: Adam's settings; zero means 2e-4, 0.5, 0.999.
@@ -130,7 +131,7 @@ func newTrainer(m Model, data []datasets.Dataset, opt Options, biases Biases) (*
 		}
 		t.loaders = append(t.loaders, l)
 	}
-	ls := quant.LossScale{Scale: 1}
+	ls := policy.LossScale{Scale: 1}
 	if opt.Policy != nil && opt.Policy.LossScale.Scale > 0 {
 		ls = opt.Policy.LossScale
 	}
@@ -196,11 +197,11 @@ func seedFor(seed uint64, use string) uint64 {
 
 // formats returns the formats of a layer: the policy's, with the biases
 // chosen so far applied.
-func (t *Trainer) formats(layer string) quant.LayerFormats {
+func (t *Trainer) formats(layer string) nn.LayerFormats {
 	return biased(t.opt.Policy, t.biases, layer)
 }
 
-func biased(p *quant.Policy, biases Biases, layer string) quant.LayerFormats {
+func biased(p *policy.Policy, biases Biases, layer string) nn.LayerFormats {
 	lf := p.For(layer)
 	if b, ok := biases[layer]; ok {
 		lf.Weight = scaled(lf.Weight, b[0])
@@ -248,7 +249,7 @@ func (t *Trainer) Biases() Biases {
 }
 
 // Formats returns the formats layer uses now.
-func (t *Trainer) Formats(layer string) quant.LayerFormats { return t.formats(layer) }
+func (t *Trainer) Formats(layer string) nn.LayerFormats { return t.formats(layer) }
 
 // Epoch returns the (first) data loader's epoch.
 func (t *Trainer) Epoch() int { return t.loaders[0].Epoch() }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/tanhapprox"
 )
 
@@ -23,7 +23,7 @@ type Config struct {
 	// Tanh is the generator's output activation: "" the exact tanh,
 	// otherwise an approximation as tanhapprox.Parse reads it
 	// ("bitwise-corrected:posit(16,0)", "pwl:3"), from the policy
-	// (quant.Policy.Tanh). Its backward pass uses 1-y² at the
+	// (policy.Policy.Tanh). Its backward pass uses 1-y² at the
 	// approximate output y, as the posit GAN work does.
 	Tanh string `json:"tanh,omitempty"`
 	// Options holds model-specific settings by name ("blocks": "9").
@@ -97,8 +97,8 @@ func (c Config) Check() error {
 }
 
 // WithPolicy returns c with the generator output activation policy p asks
-// for (quant.Policy.Tanh); a nil p keeps c's.
-func (c Config) WithPolicy(p *quant.Policy) Config {
+// for (policy.Policy.Tanh); a nil p keeps c's.
+func (c Config) WithPolicy(p *policy.Policy) Config {
 	if p != nil {
 		c.Tanh = p.Tanh
 	}

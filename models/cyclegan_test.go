@@ -17,7 +17,7 @@ import (
 	"github.com/positgan/positgan/internal/gradcheck"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // tinyCycleGAN is a CycleGAN small enough to train in a test: 8x8 gray
@@ -204,7 +204,7 @@ func TestCycleGANGradient(t *testing.T) {
 	}
 }
 
-func newCycleTrainer(t *testing.T, cfg models.Config, pol *quant.Policy, steps int) *gan.Trainer {
+func newCycleTrainer(t *testing.T, cfg models.Config, pol *policy.Policy, steps int) *gan.Trainer {
 	t.Helper()
 	m, err := models.New(cfg)
 	if err != nil {
@@ -333,7 +333,7 @@ func TestCycleGANPoolFeedsDiscriminators(t *testing.T) {
 // steps as the run that saved it, bit for bit.
 func TestCycleGANResume(t *testing.T) {
 	cfg := tinyCycleGAN(t)
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestCycleGANResume(t *testing.T) {
 // The archive's inference preset keeps the generators' first and last
 // convolutions in P(16,1) and puts the others' operands in P(8,1).
 func TestCycleGANInferencePreset(t *testing.T) {
-	pol, err := quant.ParsePolicy("cyclegan-posit8-infer")
+	pol, err := policy.Parse("cyclegan-posit8-infer")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/gradcheck"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // tinyESRGAN is an ESRGAN small enough to train in a test: 16x16 patches
@@ -132,7 +132,7 @@ func TestESRGANDenseBlockGradient(t *testing.T) {
 	}
 }
 
-func newESRTrainer(t *testing.T, cfg Config, pol *quant.Policy) *gan.Trainer {
+func newESRTrainer(t *testing.T, cfg Config, pol *policy.Policy) *gan.Trainer {
 	t.Helper()
 	m, err := New(cfg)
 	if err != nil {
@@ -200,7 +200,7 @@ func TestESRGANPhases(t *testing.T) {
 // the GAN phase at the same step and takes the same steps, bit for bit.
 func TestESRGANResume(t *testing.T) {
 	cfg := tinyESRGAN(t, "3")
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}

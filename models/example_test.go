@@ -8,13 +8,13 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // Build the MNIST CGAN in the posit8+ policy and list the quantized layers
 // with the weight format each one got.
 func ExampleNew() {
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		panic(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/positgan/positgan/internal/gradcheck"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // groups builds cfg's networks in a new graph with formats f, seed 1 and
@@ -98,7 +98,7 @@ func randNode(g *gorgonia.ExprGraph, name string, rng *rand.Rand, shape ...int) 
 }
 
 func TestLayersAndFormats(t *testing.T) {
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLayersAndFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []string
-	f := func(layer string) quant.LayerFormats {
+	f := func(layer string) nn.LayerFormats {
 		asked = append(asked, layer)
 		return pol.For(layer)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // squares returns n 8x8 images of a bright square at a random place.
@@ -52,7 +52,7 @@ func TestModelInOneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Options["blocks"] = "2"
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // Spec is a registered model: a name the CLI, policies and checkpoints use,
@@ -138,7 +138,7 @@ func ConfigOf(c *ckpt.Checkpoint) (Config, error) {
 // inference, with the checkpoint's policy and exponent biases or, if
 // policy is not nil, with that policy and no biases (to run a trained
 // generator in other arithmetic; its output tanh follows that policy).
-func Load(c *ckpt.Checkpoint, policy *quant.Policy) (*gan.Nets, Config, error) {
+func Load(c *ckpt.Checkpoint, policy *policy.Policy) (*gan.Nets, Config, error) {
 	cfg, err := ConfigOf(c)
 	if err != nil {
 		return nil, cfg, err

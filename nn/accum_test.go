@@ -13,7 +13,7 @@ import (
 // runLayer runs one layer case with element type dt on the given input,
 // weights, bias and output gradient (all float32 values), and returns the
 // output and the input, weight and bias gradients as float64.
-func runLayer(t *testing.T, lc layerCase, f quant.LayerFormats, dt tensor.Dtype, x, w, b, dy []float64) [][]float64 {
+func runLayer(t *testing.T, lc layerCase, f LayerFormats, dt tensor.Dtype, x, w, b, dy []float64) [][]float64 {
 	t.Helper()
 	g := gorgonia.NewGraph()
 	fwd, ps, err := lc.build(g, f, WithDtype(dt))
@@ -89,7 +89,7 @@ func TestLayerAccumulationFloat32(t *testing.T) {
 	p8 := quant.MustParse("posit(8,1)")
 	w8, _ := quant.Scale(p8, 3)
 	for _, acc := range []quant.Accumulation{quant.AccumQuire, quant.AccumPerOp} {
-		f := quant.LayerFormats{Weight: w8, Act: p8, Out: p8, Err: p8, WGrad: w8, Accum: acc}
+		f := LayerFormats{Weight: w8, Act: p8, Out: p8, Err: p8, WGrad: w8, Accum: acc}
 		for _, lc := range layerCases {
 			// The output and weight shapes, from a float64 build.
 			g := gorgonia.NewGraph()

@@ -11,8 +11,8 @@ import (
 )
 
 // blockFormats sets the three dot-product operands to block formats.
-func blockFormats(w, act, err string) quant.LayerFormats {
-	return quant.LayerFormats{Block: quant.BlockRoles{
+func blockFormats(w, act, err string) LayerFormats {
+	return LayerFormats{Block: BlockRoles{
 		Weight: quant.MustParseBlock(w), Act: quant.MustParseBlock(act), Err: quant.MustParseBlock(err)}}
 }
 
@@ -70,7 +70,7 @@ func TestBlockLayerGradients(t *testing.T) {
 // gathering each run of values and calling RoundBlocks64. Sums of products
 // of 8-bit values are exact in float64.
 func TestBlockLinearReference(t *testing.T) {
-	for _, f := range []quant.LayerFormats{
+	for _, f := range []LayerFormats{
 		blockFormats("mxfp8-e4m3(block=4)", "mxfp8-e4m3(block=4)", "mxfp8-e5m2(block=3)"),
 		blockFormats("posit(8,1,block=2)", "mxint8(block=5)", "posit(8,2,block=4)"),
 		blockFormats("mxfp4-e2m1(block=32)", "mxfp6-e2m3(block=3)", "mxfp6-e3m2(block=2)"),

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/positgan/positgan/internal/gemm"
-	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -21,7 +20,7 @@ type Conv2d struct {
 }
 
 // NewConv2d returns a Conv2d layer in g with formats f.
-func NewConv2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad int, f quant.LayerFormats, opts ...Option) (*Conv2d, error) {
+func NewConv2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad int, f LayerFormats, opts ...Option) (*Conv2d, error) {
 	if inC <= 0 || outC <= 0 || k <= 0 || stride <= 0 || pad < 0 {
 		return nil, fmt.Errorf("nn: conv2d %s: bad sizes: %d→%d channels, kernel %d, stride %d, pad %d", name, inC, outC, k, stride, pad)
 	}
@@ -75,7 +74,7 @@ type ConvTranspose2d struct {
 
 // NewConvTranspose2d returns a ConvTranspose2d layer in g with formats f.
 // outPad must be less than stride.
-func NewConvTranspose2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad, outPad int, f quant.LayerFormats, opts ...Option) (*ConvTranspose2d, error) {
+func NewConvTranspose2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad, outPad int, f LayerFormats, opts ...Option) (*ConvTranspose2d, error) {
 	if inC <= 0 || outC <= 0 || k <= 0 || stride <= 0 || pad < 0 || outPad < 0 || outPad >= stride {
 		return nil, fmt.Errorf("nn: convtranspose2d %s: bad sizes: %d→%d channels, kernel %d, stride %d, pad %d, output pad %d",
 			name, inC, outC, k, stride, pad, outPad)

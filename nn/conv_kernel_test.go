@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/internal/gemm"
-	"github.com/positgan/positgan/quant"
 )
 
 // col2imProduct gives, whatever the number of images per pass, the bits
@@ -16,7 +15,7 @@ func TestCol2imProductChunks(t *testing.T) {
 	if gemm.Backend() == "openblas" {
 		t.Skip("OpenBLAS: no passes (colChunk)")
 	}
-	r := newRoles(quant.LayerFormats{}, 1)
+	r := newRoles(LayerFormats{}, 1)
 	rng := rand.New(rand.NewPCG(3, 5))
 	for _, tc := range []struct{ c, h, k, s, p, n, inC int }{
 		{3, 9, 4, 2, 1, 7, 5},
@@ -70,7 +69,7 @@ func TestCol2imProductChunks(t *testing.T) {
 // and in colChunk's.
 func BenchmarkCol2imProduct(b *testing.B) {
 	const n, k = 64, 128
-	r := newRoles(quant.LayerFormats{}, 1)
+	r := newRoles(LayerFormats{}, 1)
 	g, err := gemm.ConvGeom(64, 14, 14, 4, 4, 2, 1)
 	if err != nil {
 		b.Fatal(err)

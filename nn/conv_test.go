@@ -14,7 +14,7 @@ import (
 type layerCase struct {
 	name  string
 	in    []int // input shape
-	build func(g *gorgonia.ExprGraph, f quant.LayerFormats, opts ...Option) (fwd func(*gorgonia.Node) (*gorgonia.Node, error), ps gorgonia.Nodes, err error)
+	build func(g *gorgonia.ExprGraph, f LayerFormats, opts ...Option) (fwd func(*gorgonia.Node) (*gorgonia.Node, error), ps gorgonia.Nodes, err error)
 	// ref computes the float64 output from the definition, and the input,
 	// weight and bias gradients given the output gradient dy.
 	ref func(x, w, b []float64, in []int) (y []float64, back func(dy []float64) (dx, dw, db []float64))
@@ -23,7 +23,7 @@ type layerCase struct {
 var layerCases = []layerCase{
 	{
 		name: "linear", in: []int{3, 5},
-		build: func(g *gorgonia.ExprGraph, f quant.LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
+		build: func(g *gorgonia.ExprGraph, f LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
 			l, err := NewLinear(g, "fc", 5, 4, f, opts...)
 			if err != nil {
 				return nil, nil, err
@@ -34,7 +34,7 @@ var layerCases = []layerCase{
 	},
 	{
 		name: "conv2d-s2p1", in: []int{2, 2, 5, 5},
-		build: func(g *gorgonia.ExprGraph, f quant.LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
+		build: func(g *gorgonia.ExprGraph, f LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
 			c, err := NewConv2d(g, "conv", 2, 3, 3, 2, 1, f, opts...)
 			if err != nil {
 				return nil, nil, err
@@ -47,7 +47,7 @@ var layerCases = []layerCase{
 	},
 	{
 		name: "conv2d-k4s2p1", in: []int{2, 1, 6, 6},
-		build: func(g *gorgonia.ExprGraph, f quant.LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
+		build: func(g *gorgonia.ExprGraph, f LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
 			c, err := NewConv2d(g, "conv", 1, 2, 4, 2, 1, f, opts...)
 			if err != nil {
 				return nil, nil, err
@@ -60,7 +60,7 @@ var layerCases = []layerCase{
 	},
 	{
 		name: "convT-k4s2p1", in: []int{2, 2, 3, 3},
-		build: func(g *gorgonia.ExprGraph, f quant.LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
+		build: func(g *gorgonia.ExprGraph, f LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
 			c, err := NewConvTranspose2d(g, "convt", 2, 3, 4, 2, 1, 0, f, opts...)
 			if err != nil {
 				return nil, nil, err
@@ -73,7 +73,7 @@ var layerCases = []layerCase{
 	},
 	{
 		name: "convT-k3s2p1op1", in: []int{1, 2, 3, 2},
-		build: func(g *gorgonia.ExprGraph, f quant.LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
+		build: func(g *gorgonia.ExprGraph, f LayerFormats, opts ...Option) (func(*gorgonia.Node) (*gorgonia.Node, error), gorgonia.Nodes, error) {
 			c, err := NewConvTranspose2d(g, "convt", 2, 2, 3, 2, 1, 1, f, opts...)
 			if err != nil {
 				return nil, nil, err
@@ -90,9 +90,9 @@ func TestLayerGradients(t *testing.T) {
 	for _, lc := range layerCases {
 		for _, fc := range []struct {
 			name string
-			f    quant.LayerFormats
+			f    LayerFormats
 		}{
-			{"fp", quant.LayerFormats{}},
+			{"fp", LayerFormats{}},
 			{"posit32", wideFormats(quant.AccumFP32)},
 			{"posit32-quire", wideFormats(quant.AccumQuire)},
 			{"posit32-perop", wideFormats(quant.AccumPerOp)},
@@ -136,7 +136,7 @@ func TestLayerQuantizedReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	e8, _ := quant.Scale(p8, -2)
-	f := quant.LayerFormats{Weight: w8, Act: p8, Out: p8, Err: e8, WGrad: w8}
+	f := LayerFormats{Weight: w8, Act: p8, Out: p8, Err: e8, WGrad: w8}
 	for _, lc := range layerCases {
 		g := gorgonia.NewGraph()
 		rng := rand.New(rand.NewPCG(21, 22))
@@ -316,7 +316,7 @@ func refTaps(x, w, bias []float64, taps []tap, n, outC, hw int) ([]float64, func
 func ExampleNewConv2d() {
 	g := gorgonia.NewGraph()
 	// A 2×2 all-ones kernel over a 3×3 image of ones: every output is 4.
-	c, _ := NewConv2d(g, "conv", 1, 1, 2, 1, 0, quant.LayerFormats{}, WithoutBias())
+	c, _ := NewConv2d(g, "conv", 1, 1, 2, 1, 0, LayerFormats{}, WithoutBias())
 	for i := range c.W.Value().Data().([]float32) {
 		c.W.Value().Data().([]float32)[i] = 1
 	}

@@ -37,7 +37,7 @@ func dcganNets(s *Scope, size, nz, base int) (gen, disc Module) {
 func TestDCGANGradient(t *testing.T) {
 	pols := []struct {
 		name string
-		pol  *quant.Policy
+		fm   Formats
 		opts *gradcheck.Options
 	}{
 		{"fp", nil, &gradcheck.Options{Step: 1e-6, RelTol: 1e-4, AbsTol: 1e-7}},
@@ -46,12 +46,12 @@ func TestDCGANGradient(t *testing.T) {
 		// of the smooth parts stays near 1e-6. A step that large can
 		// cross a ReLU's kink: with seed 1 none is that close (with seeds
 		// 2, 4 and 7 the float64 check fails at this step too).
-		{"posit32", &quant.Policy{Default: wideFormats(quant.AccumFP32)}, &gradcheck.Options{Step: 1e-3, RelTol: 1e-3, AbsTol: 1e-5}},
+		{"posit32", func(string) LayerFormats { return wideFormats(quant.AccumFP32) }, &gradcheck.Options{Step: 1e-3, RelTol: 1e-3, AbsTol: 1e-5}},
 	}
 	for _, pc := range pols {
 		checkGrad(t, "dcgan "+pc.name, func(g *gorgonia.ExprGraph) (*gorgonia.Node, []*gorgonia.Node, error) {
 			rng := rand.New(rand.NewPCG(51, 52))
-			s := NewScope(g, pc.pol.For, 1, WithDtype(tensor.Float64))
+			s := NewScope(g, pc.fm, 1, WithDtype(tensor.Float64))
 			gen, disc := dcganNets(s, 8, 3, 2)
 			if err := s.Err(); err != nil {
 				return nil, nil, err

@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // Build a small residual network in a scope: every quantized layer gets
@@ -15,7 +15,7 @@ import (
 // policy; Share copies the network into another graph over the same
 // tensors, where Forward applies it.
 func ExampleNewScope() {
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		panic(err)
 	}

@@ -49,9 +49,9 @@ func gridGen(rng *rand.Rand) func() float64 {
 // wideFormats rounds every role to posit(32,2): close to the identity, so a
 // finite-difference check sees the smooth function, while every rounding
 // path of the kernels runs.
-func wideFormats(acc quant.Accumulation) quant.LayerFormats {
+func wideFormats(acc quant.Accumulation) LayerFormats {
 	p := quant.MustParse("posit(32,2)")
-	return quant.LayerFormats{Weight: p, Act: p, Out: p, Err: p, WGrad: p, Accum: acc}
+	return LayerFormats{Weight: p, Act: p, Out: p, Err: p, WGrad: p, Accum: acc}
 }
 
 var stepOpts = &gradcheck.Options{Step: 1e-5, RelTol: 1e-4, AbsTol: 1e-6}
@@ -61,7 +61,7 @@ var stepOpts = &gradcheck.Options{Step: 1e-5, RelTol: 1e-4, AbsTol: 1e-6}
 // each argument, so a large step has no truncation error.
 var wideOpts = &gradcheck.Options{Step: 1.0 / 64, RelTol: 1e-4, AbsTol: 1e-6}
 
-func optsFor(f quant.LayerFormats) *gradcheck.Options {
+func optsFor(f LayerFormats) *gradcheck.Options {
 	if f.Act != nil {
 		return wideOpts
 	}

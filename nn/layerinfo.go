@@ -1,7 +1,5 @@
 package nn
 
-import "github.com/positgan/positgan/quant"
-
 // LayerInfo describes a quantized layer (Linear, Conv2d or
 // ConvTranspose2d built by a Scope): what an exporter needs to store it
 // and a reader to run it again.
@@ -9,7 +7,7 @@ type LayerInfo struct {
 	Name string // the policy name, e.g. "G/fc1"
 	Kind string // "linear", "conv2d" or "convtranspose2d"
 	// Formats are the layer's formats as built (exponent biases included).
-	Formats quant.LayerFormats
+	Formats LayerFormats
 	In, Out int // features (linear) or channels
 	// K, Stride, Pad, OutPad: the convolutions' geometry (0 for linear).
 	K, Stride, Pad, OutPad int

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/positgan/positgan/internal/gemm"
-	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -22,7 +21,7 @@ type Linear struct {
 }
 
 // NewLinear returns a Linear layer in g with formats f.
-func NewLinear(g *gorgonia.ExprGraph, name string, in, out int, f quant.LayerFormats, opts ...Option) (*Linear, error) {
+func NewLinear(g *gorgonia.ExprGraph, name string, in, out int, f LayerFormats, opts ...Option) (*Linear, error) {
 	if in <= 0 || out <= 0 {
 		return nil, fmt.Errorf("nn: linear %s: sizes %d→%d must be positive", name, in, out)
 	}

@@ -13,11 +13,11 @@ import (
 func TestLinearGradient(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		f    quant.LayerFormats
+		f    LayerFormats
 		bias bool
 	}{
-		{"fp", quant.LayerFormats{}, true},
-		{"fp-nobias", quant.LayerFormats{}, false},
+		{"fp", LayerFormats{}, true},
+		{"fp-nobias", LayerFormats{}, false},
 		{"posit32", wideFormats(quant.AccumFP32), true},
 		{"posit32-quire", wideFormats(quant.AccumQuire), true},
 		{"posit32-perop", wideFormats(quant.AccumPerOp), true},
@@ -45,7 +45,7 @@ func TestLinearGradient(t *testing.T) {
 
 func ExampleNewLinear() {
 	g := gorgonia.NewGraph()
-	f := quant.LayerFormats{Act: quant.MustParse("posit(8,1)"), Weight: quant.MustParse("posit(8,1)")}
+	f := LayerFormats{Act: quant.MustParse("posit(8,1)"), Weight: quant.MustParse("posit(8,1)")}
 	l, _ := NewLinear(g, "fc", 3, 2, f)
 	copy(l.W.Value().Data().([]float32), []float32{1, 2, 3, 0.5, 0.25, 0.125})
 	x := gorgonia.NodeFromAny(g, tensor.New(tensor.WithShape(1, 3), tensor.WithBacking([]float32{1, 1.03, -1})))

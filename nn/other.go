@@ -51,7 +51,7 @@ func (s *Scope) OtherNames() []string { return append([]string(nil), s.st.names.
 // stream is seeded from the layer's seed (see LayerSeed), which the
 // trainer derives from the step when it rebuilds, so that a resumed run
 // rounds as an uninterrupted one.
-func newOtherRounder(rf quant.RoleFormat, seed uint64) *gemm.Rounder {
+func newOtherRounder(rf RoleFormat, seed uint64) *gemm.Rounder {
 	var rng *rand.PCG
 	if rf.Rounding == quant.Stochastic {
 		rng = rand.NewPCG(seed, 9) // stream 9: after the roles of the dot-product layers
@@ -63,7 +63,7 @@ func newOtherRounder(rf quant.RoleFormat, seed uint64) *gemm.Rounder {
 // flows back through it rounded too: the Other role applied to a tensor
 // that no module of this package computes (the loss, a network's output
 // entering it). seed seeds stochastic rounding. A zero rf returns x.
-func RoundOther(x *gorgonia.Node, rf quant.RoleFormat, seed uint64) (*gorgonia.Node, error) {
+func RoundOther(x *gorgonia.Node, rf RoleFormat, seed uint64) (*gorgonia.Node, error) {
 	if rf.IsZero() {
 		return x, nil
 	}

@@ -1,4 +1,4 @@
-package nn
+package nn_test
 
 import (
 	"math/rand/v2"
@@ -7,6 +7,8 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -28,7 +30,7 @@ func inFormat(f quant.Format, x []float32) bool {
 // must be in.
 type stage struct {
 	name string
-	m    Module
+	m    nn.Module
 	dot  bool // a dot-product layer (Out, Err) rather than another layer (Other)
 }
 
@@ -53,7 +55,7 @@ func TestPaperPresetsRoundLayerByLayer(t *testing.T) {
 		{preset: "posit8+", other: "", narrower: "posit(16,1)"},
 	} {
 		t.Run(c.preset, func(t *testing.T) {
-			pol, err := quant.PolicyPreset(c.preset)
+			pol, err := policy.Preset(c.preset)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,13 +66,13 @@ func TestPaperPresetsRoundLayerByLayer(t *testing.T) {
 				}
 			}
 			g := gorgonia.NewGraph()
-			s := NewScope(g, pol.For, 5).Sub("G")
+			s := nn.NewScope(g, pol.For, 5).Sub("G")
 			stages := []stage{
 				{"G/fc1", s.Linear("fc1", 6, 8), true},
 				{"G/bn1", s.BatchNorm("bn1", 8), false},
 				{"G/leaky_relu", s.LeakyReLU(0.2), false},
 				{"G/fc2", s.Linear("fc2", 8, 4), true},
-				{"G/add", s.Residual(Seq(s.Linear("fc3", 4, 4), s.ReLU())), false},
+				{"G/add", s.Residual(nn.Seq(s.Linear("fc3", 4, 4), s.ReLU())), false},
 				{"G/tanh", s.Tanh(), false},
 			}
 			if err := s.Err(); err != nil {
@@ -88,7 +90,7 @@ func TestPaperPresetsRoundLayerByLayer(t *testing.T) {
 					t.Fatal(err)
 				}
 				outs[i] = h
-				if h, err = watchGrad(h, func(dy []float32) { grads[i] = append(grads[i][:0], dy...) }); err != nil {
+				if h, err = nn.WatchGrad(h, func(dy []float32) { grads[i] = append(grads[i][:0], dy...) }); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -12,7 +12,7 @@ import (
 // rounder's random source and the quire workspace are used by one node at
 // a time (a TapeMachine runs nodes one after another).
 type roles struct {
-	f                        quant.LayerFormats
+	f                        LayerFormats
 	w, act, out, err, wgrad  *gemm.Rounder
 	accOut, accErr, accWGrad *gemm.Rounder // quire/per-op: the format sums round to
 	// wB, actB, errB round the dot products' operands block-wise along
@@ -24,7 +24,7 @@ type roles struct {
 	perOp          [3]gemm.PerOpWorkspace // by role: out, err, wgrad (each keeps its format's tables)
 }
 
-func newRoles(f quant.LayerFormats, seed uint64) *roles {
+func newRoles(f LayerFormats, seed uint64) *roles {
 	// One stream per role, so that adding a role does not shift the others.
 	mk := func(fm quant.Format, stream uint64) *gemm.Rounder {
 		if fm == nil {

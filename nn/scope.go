@@ -6,14 +6,12 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"github.com/positgan/positgan/quant"
 )
 
 // Formats returns the formats of the quantized layer with the given name
-// ("G/fc1", "G_AB/res3/conv1"): usually quant.Policy.For with exponent
+// ("G/fc1", "G_AB/res3/conv1"): usually policy.Policy.For with exponent
 // biases applied. A nil Formats means float32 everywhere.
-type Formats func(layer string) quant.LayerFormats
+type Formats func(layer string) LayerFormats
 
 // Scope builds modules in one graph under a name prefix. It gives every
 // quantized layer its policy name ("G_AB/res3/conv1"), looks its formats
@@ -86,9 +84,9 @@ func (s *Scope) Fail(err error) {
 }
 
 // Formats returns the formats of the layer called local in this scope.
-func (s *Scope) Formats(local string) quant.LayerFormats {
+func (s *Scope) Formats(local string) LayerFormats {
 	if s.st.formats == nil {
-		return quant.LayerFormats{}
+		return LayerFormats{}
 	}
 	return s.st.formats(s.Name(local))
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // TestTrainerUpdatesEveryTensor trains the registered models, built from
@@ -33,9 +33,9 @@ func TestTrainerUpdatesEveryTensor(t *testing.T) {
 		// 16×16: the discriminator has a batch norm too.
 		{"dcgan", models.Config{Arch: models.DCGAN, ZDim: 8, Channels: 1, Height: 16, Width: 16, Features: 4}},
 	} {
-		for _, policy := range []string{"fp32", "posit8+"} {
-			t.Run(c.name+"/"+policy, func(t *testing.T) {
-				pol, err := quant.ParsePolicy(policy)
+		for _, name := range []string{"fp32", "posit8+"} {
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				pol, err := policy.Parse(name)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -20,7 +20,7 @@ const DefaultFormat = "posit(16,0)"
 //	pwl:K[:FORMAT]               minimax piecewise-linear with K pieces, output rounded to FORMAT if given
 //
 // It is how quantization policies name the generator's output activation
-// (quant.Policy.Tanh), e.g. "bitwise-corrected:posit(8,0)".
+// (policy.Policy.Tanh), e.g. "bitwise-corrected:posit(8,0)".
 func Parse(fn Func, spec string) (Approx, error) {
 	method, format, hasFormat := strings.Cut(strings.TrimSpace(spec), ":")
 	switch method {

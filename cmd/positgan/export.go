@@ -10,7 +10,7 @@ import (
 	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 func exportCmd() *command {
@@ -23,7 +23,7 @@ func exportCmd() *command {
 			"with the same policy, bit for bit. --hex writes $readmemh memory files and golden vectors for RTL.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			path := fs.String("checkpoint", "", "checkpoint written by positgan train (required)")
-			policy := fs.String("policy", "", "deploy in this policy (preset, format or .toml) instead of the checkpoint's")
+			policySpec := fs.String("policy", "", "deploy in this policy (preset, format or .toml) instead of the checkpoint's")
 			out := fs.String("out", "", "output .pgmodel file (required)")
 			hex := fs.String("hex", "", "also write memory files and golden vectors to this folder")
 			seed := fs.Uint64("seed", 1, "--hex: seed of the golden input's latent vector")
@@ -33,12 +33,12 @@ func exportCmd() *command {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				return runExport(io, *path, *policy, *out, *hex, *seed, *class, *fold)
+				return runExport(io, *path, *policySpec, *out, *hex, *seed, *class, *fold)
 			}
 		}}
 }
 
-func runExport(io stdio, path, policy, out, hex string, seed uint64, class int, fold bool) error {
+func runExport(io stdio, path, policySpec, out, hex string, seed uint64, class int, fold bool) error {
 	switch {
 	case path == "":
 		return usagef("missing --checkpoint")
@@ -47,11 +47,11 @@ func runExport(io stdio, path, policy, out, hex string, seed uint64, class int, 
 	case strings.HasSuffix(strings.ToLower(out), ".pgm"):
 		return usagef("--out %s: .pgm is an image format; use .pgmodel", out)
 	}
-	var pol *quant.Policy
-	if policy != "" {
+	var pol *policy.Policy
+	if policySpec != "" {
 		var err error
-		if pol, err = quant.ParsePolicy(policy); err != nil {
-			return usageError{fmt.Errorf("--policy %s: %w", policy, err)}
+		if pol, err = policy.Parse(policySpec); err != nil {
+			return usageError{fmt.Errorf("--policy %s: %w", policySpec, err)}
 		}
 	}
 	if hex != "" {

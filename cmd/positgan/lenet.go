@@ -12,7 +12,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // lenetCmd groups the LeNet-5 feature-network commands.
@@ -69,9 +69,9 @@ type lenetFlags struct {
 }
 
 // lenetPolicy parses a policy: a preset, a file, or one format name for
-// every tensor role of every layer (see quant.ParsePolicy).
-func lenetPolicy(s string) (*quant.Policy, error) {
-	p, err := quant.ParsePolicy(s)
+// every tensor role of every layer (see policy.Parse).
+func lenetPolicy(s string) (*policy.Policy, error) {
+	p, err := policy.Parse(s)
 	if err != nil {
 		return nil, usagef("--policy %s: %v", s, err)
 	}

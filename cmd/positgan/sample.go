@@ -13,7 +13,7 @@ import (
 	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 func sampleCmd() *command {
@@ -30,7 +30,7 @@ func sampleCmd() *command {
 			n := fs.Int("n", 64, "number of images")
 			out := fs.String("out", "grid.png", "output PNG file")
 			seed := fs.Uint64("seed", 1, "seed of the latent noise")
-			policy := fs.String("policy", "", "run the generator in this policy instead of the checkpoint's")
+			policySpec := fs.String("policy", "", "run the generator in this policy instead of the checkpoint's")
 			class := fs.Int("class", -1, "conditional models: draw only this class")
 			batchStats := fs.Bool("batch-stats", false, "normalise by the statistics of the grid's batch (batch norm in training mode, as the reference DCGAN code samples) instead of the running statistics")
 			outDir := fs.String("out-dir", "", "write one PNG file per image to this folder")
@@ -42,14 +42,14 @@ func sampleCmd() *command {
 				if *outDir != "" && !flagSet(fs, "out") {
 					grid = "" // only the image files
 				}
-				return runSample(io, *path, *n, grid, *outDir, *seed, *policy, *class, gan.SampleOptions{BatchStats: *batchStats})
+				return runSample(io, *path, *n, grid, *outDir, *seed, *policySpec, *class, gan.SampleOptions{BatchStats: *batchStats})
 			}
 		}}
 }
 
 // runSample writes n images of a checkpoint's generator as a grid (out,
 // unless "") and as image files in outDir (unless "").
-func runSample(io stdio, path string, n int, out, outDir string, seed uint64, policy string, class int, o gan.SampleOptions) error {
+func runSample(io stdio, path string, n int, out, outDir string, seed uint64, policySpec string, class int, o gan.SampleOptions) error {
 	switch {
 	case path == "":
 		return usagef("missing --checkpoint")
@@ -66,11 +66,11 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 			return fmt.Errorf("--out-dir %s: %w", outDir, err)
 		}
 	}
-	var pol *quant.Policy
-	if policy != "" {
+	var pol *policy.Policy
+	if policySpec != "" {
 		var err error
-		if pol, err = quant.ParsePolicy(policy); err != nil {
-			return usageError{fmt.Errorf("--policy %s: %w", policy, err)}
+		if pol, err = policy.Parse(policySpec); err != nil {
+			return usageError{fmt.Errorf("--policy %s: %w", policySpec, err)}
 		}
 	}
 	c, err := ckpt.Load(path)

@@ -22,7 +22,7 @@ import (
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // defaultTrainSteps is the default length of a run: with the default CGAN
@@ -96,7 +96,7 @@ func trainCmd() *command {
 // trainRun is one policy's run, prepared before any training starts.
 type trainRun struct {
 	name    string
-	policy  *quant.Policy
+	policy  *policy.Policy
 	dir     string
 	trainer *gan.Trainer
 	later   int // steps the runs after this one train in this invocation
@@ -136,7 +136,7 @@ func runTrain(f *trainFlags, io stdio) error {
 		if name == "" {
 			return usagef("--policy %q: empty policy name", f.policies)
 		}
-		p, err := quant.ParsePolicy(name)
+		p, err := policy.Parse(name)
 		if err != nil {
 			return usageError{fmt.Errorf("--policy %s: %w", name, err)}
 		}

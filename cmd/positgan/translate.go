@@ -14,7 +14,7 @@ import (
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 func translateCmd() *command {
@@ -88,9 +88,9 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return usagef("--direction %q: want AtoB or BtoA", o.direction)
 	}
-	var pol *quant.Policy
+	var pol *policy.Policy
 	if o.policy != "" {
-		if pol, err = quant.ParsePolicy(o.policy); err != nil {
+		if pol, err = policy.Parse(o.policy); err != nil {
 			return usageError{fmt.Errorf("--policy %s: %w", o.policy, err)}
 		}
 	}
@@ -127,7 +127,7 @@ func runTranslate(o translateOptions, io stdio) error {
 		fmt.Fprintf(io.out, "translated %d images (%s) into %s\n", len(names), group, o.out)
 		return nil
 	}
-	fp32, err := quant.ParsePolicy("fp32")
+	fp32, err := policy.Parse("fp32")
 	if err != nil {
 		return err
 	}
@@ -209,10 +209,10 @@ func runTranslateFID(o translateOptions, io stdio) error {
 		}
 		dirs = []string{d}
 	}
-	var pol *quant.Policy
+	var pol *policy.Policy
 	if o.policy != "" {
 		var err error
-		if pol, err = quant.ParsePolicy(o.policy); err != nil {
+		if pol, err = policy.Parse(o.policy); err != nil {
 			return usageError{fmt.Errorf("--policy %s: %w", o.policy, err)}
 		}
 	}

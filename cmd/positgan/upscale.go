@@ -16,7 +16,7 @@ import (
 	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 func upscaleCmd() *command {
@@ -38,7 +38,7 @@ func upscaleCmd() *command {
 			fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint written by positgan train --model esrgan (required)")
 			fs.StringVar(&o.in, "in", datasets.SRPhotos, "folder or image of ground truth (or low-resolution with --lr); sr-photos: its held-out images")
 			fs.StringVar(&o.out, "out", "", "folder to write the images to (required)")
-			fs.StringVar(&o.policy, "policy", "", "run the generator in this policy instead of the checkpoint's")
+			fs.StringVar(&o.policySpec, "policy", "", "run the generator in this policy instead of the checkpoint's")
 			fs.BoolVar(&o.lr, "lr", false, "the inputs are low-resolution images: only enlarge them")
 			fs.StringVar(&o.compare, "compare", "", "also write a crop comparison PNG (LR | bicubic | SR | HR per image) to this file")
 			fs.IntVar(&o.crop, "crop", 96, "side in HR pixels of the centre crops of --compare")
@@ -53,18 +53,18 @@ func upscaleCmd() *command {
 }
 
 type upscaleOptions struct {
-	checkpoint, in, out, policy, compare string
-	lr                                   bool
-	crop, zoom                           int
+	checkpoint, in, out, policySpec, compare string
+	lr                                       bool
+	crop, zoom                               int
 }
 
 // newUpscaler loads the generator of an esrgan checkpoint, in the policy
 // named (empty: the checkpoint's).
-func newUpscaler(checkpoint, policy string) (*experiment.Upscaler, error) {
-	var pol *quant.Policy
-	if policy != "" {
+func newUpscaler(checkpoint, policySpec string) (*experiment.Upscaler, error) {
+	var pol *policy.Policy
+	if policySpec != "" {
 		var err error
-		if pol, err = quant.ParsePolicy(policy); err != nil {
+		if pol, err = policy.Parse(policySpec); err != nil {
 			return nil, usageError{fmt.Errorf("--policy: %w", err)}
 		}
 	}
@@ -123,7 +123,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	u, err := newUpscaler(o.checkpoint, o.policy)
+	u, err := newUpscaler(o.checkpoint, o.policySpec)
 	if err != nil {
 		return err
 	}
@@ -139,8 +139,8 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	var rows []models.CropRow
 	crop := o.crop
 	label := "esrgan"
-	if o.policy != "" {
-		label += " " + o.policy
+	if o.policySpec != "" {
+		label += " " + o.policySpec
 	}
 	for _, f := range files {
 		img, err := datasets.OpenImage(f)

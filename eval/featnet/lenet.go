@@ -10,7 +10,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -49,7 +49,7 @@ type LeNet struct {
 	Meta    map[string]string
 	Classes int
 
-	policy *quant.Policy
+	policy *policy.Policy
 	net    *lenetNet
 	eval   *lenetGraph // cached inference graph
 }
@@ -101,7 +101,7 @@ func (n *lenetNet) Share(g *gorgonia.ExprGraph) nn.Module {
 // NewLeNet returns a LeNet for the given number of classes with weights
 // drawn from seed (PyTorch's default uniform ±1/sqrt(fan-in)), whose dot
 // products round as pol says (nil: float32).
-func NewLeNet(classes int, pol *quant.Policy, seed uint64) (*LeNet, error) {
+func NewLeNet(classes int, pol *policy.Policy, seed uint64) (*LeNet, error) {
 	if classes < 2 {
 		return nil, fmt.Errorf("featnet: lenet with %d classes, want at least 2", classes)
 	}
@@ -122,7 +122,7 @@ func NewLeNet(classes int, pol *quant.Policy, seed uint64) (*LeNet, error) {
 
 // Policy returns the policy the network's dot products round with (nil:
 // float32).
-func (l *LeNet) Policy() *quant.Policy { return l.policy }
+func (l *LeNet) Policy() *policy.Policy { return l.policy }
 
 // params returns the parameters of the layers, named conv1.w, conv1.b,
 // ..., fc2.b.

@@ -11,7 +11,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 // stripes returns a synthetic two-class data set of n 28×28 images:
@@ -52,12 +52,12 @@ func weightsOf(l *LeNet) []float32 {
 // same weights, bit for bit.
 func TestLeNetTrain(t *testing.T) {
 	train, test := stripes(t, 128, 1), stripes(t, 100, 2)
-	p16 := &quant.Policy{Name: "posit(16,2)"}
+	p16 := &policy.Policy{Name: "posit(16,2)"}
 	if err := p16.Set("", "all", "posit(16,2)"); err != nil {
 		t.Fatal(err)
 	}
 	var byPolicy [][]float32
-	for _, pol := range []*quant.Policy{nil, p16} {
+	for _, pol := range []*policy.Policy{nil, p16} {
 		var first []float32
 		for rep := 0; rep < 2; rep++ {
 			l, err := NewLeNet(2, pol, 3)
@@ -164,7 +164,7 @@ func toSet(names []string) map[string]bool {
 // keeps the biases chosen in training (its features differ from those of
 // the same weights in the policy's formats) and still learns.
 func TestLeNetBiasEvery(t *testing.T) {
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestLeNetBiasEvery(t *testing.T) {
 	}
 }
 
-func name(p *quant.Policy) string {
+func name(p *policy.Policy) string {
 	if p == nil {
 		return "float32"
 	}
@@ -330,9 +330,9 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 func BenchmarkLeNetTrainStep(b *testing.B) {
 	for _, name := range []string{"fp32", "posit(16,2)"} {
 		b.Run(name, func(b *testing.B) {
-			var pol *quant.Policy
+			var pol *policy.Policy
 			if name != "fp32" {
-				pol = &quant.Policy{Name: name}
+				pol = &policy.Policy{Name: name}
 				if err := pol.Set("", "all", name); err != nil {
 					b.Fatal(err)
 				}
@@ -361,9 +361,9 @@ func BenchmarkLeNetTrainStep(b *testing.B) {
 func TestLeNetLossScaling(t *testing.T) {
 	train := stripes(t, 64, 1)
 	run := func(scale float64) []float32 {
-		var pol *quant.Policy
+		var pol *policy.Policy
 		if scale != 0 {
-			pol = &quant.Policy{Name: "scaled", LossScale: quant.LossScale{Scale: scale}}
+			pol = &policy.Policy{Name: "scaled", LossScale: policy.LossScale{Scale: scale}}
 		}
 		l, err := NewLeNet(2, pol, 3)
 		if err != nil {

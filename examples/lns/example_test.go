@@ -10,6 +10,7 @@ import (
 	_ "github.com/positgan/positgan/examples/lns" // registers lns(n,f)
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -34,12 +35,12 @@ func Example_train() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	policy := filepath.Join(dir, "lns.toml")
+	file := filepath.Join(dir, "lns.toml")
 	toml := "name = \"lns8\"\npreset = \"fp32\"\n\n[default]\nall = \"lns(8,2)\"\n"
-	if err := os.WriteFile(policy, []byte(toml), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(toml), 0o644); err != nil {
 		panic(err)
 	}
-	pol, err := quant.ParsePolicy(policy)
+	pol, err := policy.Parse(file)
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chewxy/hm"
 	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -21,7 +22,7 @@ type accumSpec struct {
 	out, ga, gb quant.Format
 }
 
-func newAccumSpec(lf quant.LayerFormats, ra, rb Operand) accumSpec {
+func newAccumSpec(lf nn.LayerFormats, ra, rb Operand) accumSpec {
 	grad := func(r Operand) quant.Format {
 		if r == Weight {
 			return lf.WGrad

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/nn/qgraph"
+	"github.com/positgan/positgan/policy"
+	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -29,7 +30,7 @@ func ExampleQuantize() {
 }
 
 func ExampleMul() {
-	pol, err := quant.ParsePolicy("posit8")
+	pol, err := policy.Parse("posit8")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func ExampleRewrite() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	pol, err := quant.ParsePolicy("posit8+")
+	pol, err := policy.Parse("posit8+")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chewxy/hm"
 	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -38,7 +39,7 @@ type layerMatMulOp struct {
 	// blk are the layer's block formats (rounded to nearest): each
 	// product's operands are blocked along its reduction dimension, from
 	// the unrounded values, as nn's fused layers block them.
-	blk quant.BlockRoles
+	blk nn.BlockRoles
 }
 
 func (op *layerMatMulOp) Arity() int {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -30,9 +31,9 @@ const (
 //
 // f sums in the graph's dtype, so Dot supports fp32 accumulation only and
 // returns an error for quire and per-op; Mul and Conv2d support all three.
-func Dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node) (*gorgonia.Node, error),
+func Dot(p nn.Policy, layer string, f func(a, b *gorgonia.Node) (*gorgonia.Node, error),
 	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
-	if acc := p.For(layer).Accum; acc != quant.AccumFP32 {
+	if acc := nn.FormatsOf(p, layer).Accum; acc != quant.AccumFP32 {
 		return nil, fmt.Errorf("qgraph: layer %s: %v accumulation is not available for this op (only Mul of matrices and Conv2d); use fp32 or the fused layers of nn", layer, acc)
 	}
 	return dot(p, layer, func(a, b *gorgonia.Node, _ accumSpec) (*gorgonia.Node, error) {
@@ -41,9 +42,9 @@ func Dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node) (*gorgonia.N
 }
 
 // dot is Dot for a product function that knows about accumulation.
-func dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error),
+func dot(p nn.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error),
 	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
-	lf := p.For(layer)
+	lf := nn.FormatsOf(p, layer)
 	if !lf.Block.IsZero() {
 		return nil, fmt.Errorf("qgraph: layer %s: block formats are applied by Rewrite (to a graph built with gorgonia.Mul and gorgonia.Conv2d) and by the fused layers of nn, not by the layer wrappers", layer)
 	}
@@ -63,7 +64,7 @@ func dot(p *quant.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec)
 	return quantizeRole(&c, lf, layer, "out", y, lf.Out, lf.Err)
 }
 
-func operand(c *config, lf quant.LayerFormats, layer, which string, x *gorgonia.Node, r Operand) (*gorgonia.Node, error) {
+func operand(c *config, lf nn.LayerFormats, layer, which string, x *gorgonia.Node, r Operand) (*gorgonia.Node, error) {
 	if r == Weight {
 		return quantizeRole(c, lf, layer, which+".weight", x, lf.Weight, lf.WGrad)
 	}
@@ -72,7 +73,7 @@ func operand(c *config, lf quant.LayerFormats, layer, which string, x *gorgonia.
 
 // quantizeRole inserts a quantizer with a seed derived from the layer and
 // role, so that every node has its own random stream.
-func quantizeRole(c *config, lf quant.LayerFormats, layer, role string, x *gorgonia.Node, fwd, bwd quant.Format) (*gorgonia.Node, error) {
+func quantizeRole(c *config, lf nn.LayerFormats, layer, role string, x *gorgonia.Node, fwd, bwd quant.Format) (*gorgonia.Node, error) {
 	var opts []Option
 	if c.seeded {
 		opts = append(opts, WithSeed(deriveSeed(c.seed, layer, role)))
@@ -86,7 +87,7 @@ func quantizeRole(c *config, lf quant.LayerFormats, layer, role string, x *gorgo
 
 // checkBlocks reports block formats Rewrite cannot apply as nn does: with
 // quire or per-op accumulation, or stochastic rounding.
-func checkBlocks(lf quant.LayerFormats, layer string) error {
+func checkBlocks(lf nn.LayerFormats, layer string) error {
 	switch {
 	case lf.Block.IsZero():
 		return nil
@@ -108,8 +109,8 @@ func deriveSeed(seed uint64, layer, role string) uint64 {
 // Mul is gorgonia.Mul(x, w) for an activation x and a weight w, quantized
 // as p asks for in layer (see Dot). Quire and per-op accumulation are
 // supported when x and w are matrices.
-func Mul(p *quant.Policy, layer string, x, w *gorgonia.Node, opts ...Option) (*gorgonia.Node, error) {
-	if acc := p.For(layer).Accum; acc != quant.AccumFP32 && !(x.IsMatrix() && w.IsMatrix()) {
+func Mul(p nn.Policy, layer string, x, w *gorgonia.Node, opts ...Option) (*gorgonia.Node, error) {
+	if acc := nn.FormatsOf(p, layer).Accum; acc != quant.AccumFP32 && !(x.IsMatrix() && w.IsMatrix()) {
 		// Checked first so that no node is added on error.
 		return nil, fmt.Errorf("qgraph: layer %s: %v accumulation: want two matrices, got shapes %v and %v", layer, acc, x.Shape(), w.Shape())
 	}
@@ -134,7 +135,7 @@ func Mul(p *quant.Policy, layer string, x, w *gorgonia.Node, opts ...Option) (*g
 // graph's dtype and rounded to Err once more. This is what nn.Conv2d
 // does (Rewrite is checked against it); a quire over the whole transposed
 // convolution would round once.
-func Conv2d(p *quant.Policy, layer string, x, w *gorgonia.Node, kernel tensor.Shape, pad, stride, dilation []int, opts ...Option) (*gorgonia.Node, error) {
+func Conv2d(p nn.Policy, layer string, x, w *gorgonia.Node, kernel tensor.Shape, pad, stride, dilation []int, opts ...Option) (*gorgonia.Node, error) {
 	return dot(p, layer, func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error) {
 		if s.accum == quant.AccumFP32 {
 			return gorgonia.Conv2d(a, b, kernel, pad, stride, dilation)
@@ -189,7 +190,7 @@ func accumConv2d(s accumSpec, x, w *gorgonia.Node, kernel tensor.Shape, pad, str
 // BatchedMatMul is gorgonia.BatchedMatMul(a, b, transA, transB) with the
 // operand roles ra and rb (two activations, as in attention, or an
 // activation and a weight), quantized as p asks for in layer (see Dot).
-func BatchedMatMul(p *quant.Policy, layer string, a, b *gorgonia.Node, ra, rb Operand, transA, transB bool, opts ...Option) (*gorgonia.Node, error) {
+func BatchedMatMul(p nn.Policy, layer string, a, b *gorgonia.Node, ra, rb Operand, transA, transB bool, opts ...Option) (*gorgonia.Node, error) {
 	bmm := func(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 		return gorgonia.BatchedMatMul(a, b, transA, transB)
 	}

@@ -9,14 +9,15 @@ import (
 
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/gradcheck"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-func policy(t testing.TB, settings ...string) *quant.Policy {
+func mkPolicy(t testing.TB, settings ...string) *policy.Policy {
 	t.Helper()
-	p := &quant.Policy{}
+	p := &policy.Policy{}
 	for _, s := range settings {
 		if err := p.Apply(s); err != nil {
 			t.Fatal(err)
@@ -56,7 +57,7 @@ func quantizers(g *gorgonia.ExprGraph) []string {
 var straightThrough = []string{"all=posit(16,1)", "err=none", "wgrad=none"}
 
 func TestLayerGradStraightThrough(t *testing.T) {
-	p := policy(t, straightThrough...)
+	p := mkPolicy(t, straightThrough...)
 	opts := &gradcheck.Options{Step: 1.0 / 8, RelTol: 1e-12, AbsTol: 1e-12}
 	tests := []struct {
 		name   string
@@ -137,7 +138,7 @@ func TestLayerGradStraightThrough(t *testing.T) {
 // pre-activation is within 1/128 of LeakyRelu's kink, further than a
 // finite-difference step of 2^-10 can move it.
 func TestMLPGrad(t *testing.T) {
-	p := policy(t, "all=posit(32,2)", "err=none", "wgrad=none")
+	p := mkPolicy(t, "all=posit(32,2)", "err=none", "wgrad=none")
 	err := gradcheck.Check(func(g *gorgonia.ExprGraph) (*gorgonia.Node, []*gorgonia.Node, error) {
 		xv := grid(8, 7, 0.5)
 		xv[3], xv[7] = 1, 1 // bias column
@@ -202,7 +203,7 @@ func TestMulDefinition(t *testing.T) {
 	}
 	for _, acc := range []string{"fp32", "quire", "per-op"} {
 		t.Run(acc, func(t *testing.T) {
-			p := policy(t, "weight="+fw.String(), "act="+fa.String(), "out="+fo.String(), "err="+fe.String(), "wgrad="+fg.String(), "accum="+acc)
+			p := mkPolicy(t, "weight="+fw.String(), "act="+fa.String(), "out="+fo.String(), "err="+fe.String(), "wgrad="+fg.String(), "accum="+acc)
 			// sum returns Σ x(l)·y(l) for l < k, per-op rounded to f if acc is per-op.
 			sum := func(f quant.Format, k int, x, y func(l int) float64) float64 {
 				var s float64
@@ -288,7 +289,7 @@ func TestMulAccumulation(t *testing.T) {
 	for _, tt := range tests {
 		for _, acc := range []string{"fp32", "quire", "per-op"} {
 			t.Run(tt.name+"/"+acc, func(t *testing.T) {
-				p := policy(t, "out="+tt.out, "accum="+acc)
+				p := mkPolicy(t, "out="+tt.out, "accum="+acc)
 				g := gorgonia.NewGraph()
 				a := input(g, "a", []int{1, len(tt.a)}, tt.a)
 				w := input(g, "w", []int{len(tt.w), 1}, tt.w)
@@ -342,7 +343,7 @@ func TestAccumGrad(t *testing.T) {
 			})
 		}
 		t.Run(acc+"/Conv2d", func(t *testing.T) {
-			p := policy(t, append(slices.Clone(straightThrough), "accum="+acc)...)
+			p := mkPolicy(t, append(slices.Clone(straightThrough), "accum="+acc)...)
 			err := gradcheck.Check(func(g *gorgonia.ExprGraph) (*gorgonia.Node, []*gorgonia.Node, error) {
 				x := input(g, "x", []int{1, 2, 4, 4}, grid(32, 4, 1))
 				w := input(g, "w", []int{2, 2, 3, 3}, grid(36, 5, 1))
@@ -362,7 +363,7 @@ func TestAccumGrad(t *testing.T) {
 
 func TestDotAccumulationError(t *testing.T) {
 	for _, acc := range []string{"quire", "per-op"} {
-		p := policy(t, "all=posit(8,1)", "fc:accum="+acc)
+		p := mkPolicy(t, "all=posit(8,1)", "fc:accum="+acc)
 		g := gorgonia.NewGraph()
 		a, w := input(g, "a", []int{2, 2, 2}, make([]float32, 8)), input(g, "w", []int{2, 2, 2}, make([]float32, 8))
 		if _, err := BatchedMatMul(p, "fc", a, w, Act, Weight, false, false); err == nil || !strings.Contains(err.Error(), acc+" accumulation") {
@@ -404,7 +405,7 @@ func TestTrainStep(t *testing.T) {
 // trainer's Adam (learning rate 0.02, β1 0.9) and returns the losses.
 func trainMLP(t *testing.T, setting string, seed uint64) []float32 {
 	t.Helper()
-	p, err := quant.ParsePolicy("posit8+")
+	p, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +474,7 @@ func trainMLP(t *testing.T, setting string, seed uint64) []float32 {
 
 // buildNet builds conv → leaky → reshape → fc on a float64 graph, with
 // plain Gorgonia ops (p nil) or with the wrappers.
-func buildNet(p *quant.Policy, g *gorgonia.ExprGraph) (loss *gorgonia.Node, params []*gorgonia.Node, err error) {
+func buildNet(p *policy.Policy, g *gorgonia.ExprGraph) (loss *gorgonia.Node, params []*gorgonia.Node, err error) {
 	x := input(g, "x", []int{2, 2, 4, 4}, grid(64, 11, 1))
 	wc := input(g, "G/conv1/w", []int{3, 2, 3, 3}, grid(54, 12, 0.5))
 	wf := input(g, "G/fc/w", []int{48, 5}, grid(240, 13, 0.25))
@@ -508,14 +509,14 @@ func buildNet(p *quant.Policy, g *gorgonia.ExprGraph) (loss *gorgonia.Node, para
 func TestRewrite(t *testing.T) {
 	for _, acc := range []string{"fp32", "quire", "per-op"} {
 		t.Run(acc, func(t *testing.T) {
-			p := policy(t, "all=posit(8,1)", "weight=posit(8,1,scale=3)", "err=posit(8,2)",
+			p := mkPolicy(t, "all=posit(8,1)", "weight=posit(8,1,scale=3)", "err=posit(8,2)",
 				"G/conv1:act=posit(6,1)", "G/fc:wgrad=posit(16,1)", "accum="+acc)
 			testRewrite(t, p)
 		})
 	}
 }
 
-func testRewrite(t *testing.T, p *quant.Policy) {
+func testRewrite(t *testing.T, p *policy.Policy) {
 	gw := gorgonia.NewGraph()
 	lw, pw, err := buildNet(p, gw)
 	if err != nil {
@@ -592,14 +593,14 @@ func TestRewriteErrors(t *testing.T) {
 	if _, err := gorgonia.BatchedMatMul(a, b); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Rewrite(bg, policy(t, "all=posit(8,1)", "bmm:accum=quire"), []*gorgonia.Node{b}); err == nil || !strings.Contains(err.Error(), "bmm: quire accumulation is available for matrix multiplies only") {
+	if _, _, err := Rewrite(bg, mkPolicy(t, "all=posit(8,1)", "bmm:accum=quire"), []*gorgonia.Node{b}); err == nil || !strings.Contains(err.Error(), "bmm: quire accumulation is available for matrix multiplies only") {
 		t.Errorf("quire batched: %v", err)
 	}
 	g, l, params := build()
 	if _, err := gorgonia.Grad(l, params...); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Rewrite(g, policy(t, "all=posit(8,1)"), params[1:]); err == nil || !strings.Contains(err.Error(), "before calling gorgonia.Grad") {
+	if _, _, err := Rewrite(g, mkPolicy(t, "all=posit(8,1)"), params[1:]); err == nil || !strings.Contains(err.Error(), "before calling gorgonia.Grad") {
 		t.Errorf("after Grad: %v", err)
 	}
 	other := gorgonia.NewGraph()
@@ -647,7 +648,7 @@ func TestRewriteLayerNames(t *testing.T) {
 		t.Errorf("layer names %v, want %v", seen, want)
 	}
 	// The names select the policy's overrides.
-	p := policy(t, "enc:weight=posit(8,1)", "dot1:act=posit(8,2)", "w0:weight=posit(6,1)", "scores:out=posit(16,1)")
+	p := mkPolicy(t, "enc:weight=posit(8,1)", "dot1:act=posit(8,2)", "w0:weight=posit(6,1)", "scores:out=posit(16,1)")
 	g2, _, err := Rewrite(g, p, []*gorgonia.Node{w, w0})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 )
@@ -62,7 +63,7 @@ import (
 // Accumulation: quire and per-op replace a matrix multiply (including
 // Conv2d's) by the accumulating one that Mul and Conv2d use; for other dot
 // products they are an error.
-func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node, opts ...Option) (*gorgonia.ExprGraph, map[*gorgonia.Node]*gorgonia.Node, error) {
+func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, opts ...Option) (*gorgonia.ExprGraph, map[*gorgonia.Node]*gorgonia.Node, error) {
 	c := newConfig(opts)
 	learn := make(map[*gorgonia.Node]bool, len(learnables))
 	for _, n := range learnables {
@@ -83,7 +84,7 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 	type spec struct {
 		layer, role string
 		fwd, bwd    quant.Format
-		lf          quant.LayerFormats
+		lf          nn.LayerFormats
 	}
 	type edge struct {
 		to *gorgonia.Node // the consumer
@@ -130,7 +131,7 @@ func Rewrite(g *gorgonia.ExprGraph, p *quant.Policy, learnables []*gorgonia.Node
 			layer = c.layerName(n, weight)
 		}
 		k++
-		lf := p.For(layer)
+		lf := nn.FormatsOf(p, layer)
 		if err := checkBlocks(lf, layer); err != nil {
 			return nil, nil, fmt.Errorf("qgraph: Rewrite: %w", err)
 		}

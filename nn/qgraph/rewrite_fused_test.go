@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/nn"
-	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/nn/qgraph"
+	"github.com/positgan/positgan/policy"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -134,7 +134,7 @@ func plainNet(p *params) *net {
 
 // fusedNet builds the network from nn layers with formats
 // pol.For(layer), holding the parameter values of p.
-func fusedNet(t *testing.T, p *params, pol *quant.Policy) *net {
+func fusedNet(t *testing.T, p *params, pol *policy.Policy) *net {
 	g := gorgonia.NewGraph()
 	n := &net{g: g}
 	n.x = node(g, p.x, "x")
@@ -213,7 +213,7 @@ func (n *net) run(t *testing.T) (y []float32, grads [][]float32) {
 var gradNames = []string{"x", "D/conv1/w", "D/conv1/b", "D/conv2/w", "D/conv2/b", "D/fc1/w", "D/fc1/b", "D/fc2/w", "D/fc2/b"}
 
 // rewritten builds the plain network and rewrites it under pol.
-func rewritten(t *testing.T, p *params, pol *quant.Policy) *net {
+func rewritten(t *testing.T, p *params, pol *policy.Policy) *net {
 	pn := plainNet(p)
 	g2, m, err := qgraph.Rewrite(pn.g, pol, pn.w)
 	if err != nil {
@@ -229,7 +229,7 @@ func rewritten(t *testing.T, p *params, pol *quant.Policy) *net {
 // compareRewriteFused runs the fused network and its rewritten graph
 // under pol on the same parameters and reports the first difference of the
 // output and of each gradient.
-func compareRewriteFused(t *testing.T, pol *quant.Policy) {
+func compareRewriteFused(t *testing.T, pol *policy.Policy) {
 	t.Helper()
 	p := newParams()
 	fy, fg := fusedNet(t, p, pol).run(t)
@@ -271,7 +271,7 @@ func firstDiff(a, b []float32) (string, bool) {
 func TestRewriteMatchesFused(t *testing.T) {
 	for _, name := range []string{"fp32", "fp16", "posit8", "posit8+", "posit6-deploy", "fp8-ibm", "mxfp8", "mxfp6", "mxfp4-deploy", "posit8-block"} {
 		t.Run(name, func(t *testing.T) {
-			pol, err := quant.ParsePolicy(name)
+			pol, err := policy.Parse(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,7 +283,7 @@ func TestRewriteMatchesFused(t *testing.T) {
 // TestRewriteMatchesFusedFormats checks the same with every role in a
 // format of its own, so that a quantizer put on the wrong tensor shows.
 func TestRewriteMatchesFusedFormats(t *testing.T) {
-	pol := &quant.Policy{}
+	pol := &policy.Policy{}
 	for _, s := range []string{"weight=posit(8,1,scale=3)", "act=posit(8,0)", "out=fp8-e5m2", "err=posit(8,2)",
 		"wgrad=posit(16,1)", "D/fc2:act=posit(6,1)", "D/conv1:out=fp16"} {
 		if err := pol.Apply(s); err != nil {
@@ -300,7 +300,7 @@ func TestRewriteMatchesFusedFormats(t *testing.T) {
 func TestRewriteMatchesFusedAccum(t *testing.T) {
 	for _, name := range []string{"posit8+-quire", "posit8+-per-op", "fp8-ibm-quire", "fp8-ibm-per-op", "fp16-quire", "fp16-per-op", "fp32-quire", "fp32-per-op"} {
 		t.Run(name, func(t *testing.T) {
-			pol, err := quant.ParsePolicy(name)
+			pol, err := policy.Parse(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +318,7 @@ func TestRewriteMatchesFusedBlocks(t *testing.T) {
 		{"dot=posit(8,1,block=3)", "err=posit(8,1,block=8)", "D/fc2:act=mxint8(block=2)"},
 	} {
 		t.Run(strings.Join(settings, ","), func(t *testing.T) {
-			pol := &quant.Policy{}
+			pol := &policy.Policy{}
 			for _, s := range settings {
 				if err := pol.Apply(s); err != nil {
 					t.Fatal(err)
@@ -340,7 +340,7 @@ func TestBlockErrors(t *testing.T) {
 		{"mxfp8-quire", false},
 		{"mxfp8-per-op", false},
 	} {
-		pol, err := quant.ParsePolicy(tc.policy)
+		pol, err := policy.Parse(tc.policy)
 		if err != nil {
 			t.Fatal(err)
 		}

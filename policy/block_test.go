@@ -1,18 +1,20 @@
-package quant_test
+package policy_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 )
 
 func TestPolicyBlockRoles(t *testing.T) {
-	p, err := quant.ParsePolicy("mxfp8")
+	p, err := policy.Parse("mxfp8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := quant.LayerFormats{Block: quant.BlockRoles{
+	want := nn.LayerFormats{Block: nn.BlockRoles{
 		Weight: quant.MustParseBlock("mxfp8-e4m3"),
 		Act:    quant.MustParseBlock("mxfp8-e4m3"),
 		Err:    quant.MustParseBlock("mxfp8-e5m2"),
@@ -36,7 +38,7 @@ func TestPolicyBlockRoles(t *testing.T) {
 		t.Errorf("G/out: %+v", g)
 	}
 	// The TOML file keeps the block formats.
-	q, err := quant.ReadPolicy(strings.NewReader(p.String()))
+	q, err := policy.Read(strings.NewReader(p.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +57,16 @@ func TestPolicyBlockRoles(t *testing.T) {
 		}
 	}
 	// One block format names a policy: the three operand roles.
-	p, err = quant.ParsePolicy("mxfp6-e3m2(block=16)")
+	p, err = policy.Parse("mxfp6-e3m2(block=16)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := quant.MustParseBlock("mxfp6-e3m2(block=16)")
-	if got := p.For("x"); got != (quant.LayerFormats{Block: quant.BlockRoles{Weight: b, Act: b, Err: b}}) || p.Name != b.String() {
+	if got := p.For("x"); got != (nn.LayerFormats{Block: nn.BlockRoles{Weight: b, Act: b, Err: b}}) || p.Name != b.String() {
 		t.Errorf("ParsePolicy(mxfp6-e3m2(block=16)) = %q %+v", p.Name, got)
 	}
 	for _, name := range []string{"mxfp6", "mxfp4-deploy", "posit8-block"} {
-		p, err := quant.ParsePolicy(name)
+		p, err := policy.Parse(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package quant
+package policy
 
 import "path"
 

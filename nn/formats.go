@@ -1,60 +1,22 @@
-package quant
+package nn
 
-import "fmt"
-
-// Accumulation says how a dot product sums its products.
-type Accumulation uint8
-
-const (
-	// AccumFP32 multiplies the rounded operands and sums in float32, then
-	// rounds the result once: the layer-level emulation QPyTorch does.
-	AccumFP32 Accumulation = iota
-	// AccumQuire sums the exact products exactly and rounds once, as posit
-	// hardware with a quire does.
-	AccumQuire
-	// AccumPerOp rounds every product and every partial sum to the
-	// accumulation format, as fine-grained emulation of real low-precision
-	// hardware must (Arbitor).
-	AccumPerOp
-)
-
-func (a Accumulation) String() string {
-	switch a {
-	case AccumFP32:
-		return "fp32"
-	case AccumQuire:
-		return "quire"
-	case AccumPerOp:
-		return "per-op"
-	}
-	return fmt.Sprintf("Accumulation(%d)", uint8(a))
-}
-
-// ParseAccumulation parses "fp32", "quire" or "per-op".
-func ParseAccumulation(s string) (Accumulation, error) {
-	for _, a := range []Accumulation{AccumFP32, AccumQuire, AccumPerOp} {
-		if a.String() == s {
-			return a, nil
-		}
-	}
-	return 0, FormatError("unknown accumulation " + s + " (want fp32, quire or per-op)")
-}
+import "github.com/positgan/positgan/quant"
 
 // LayerFormats are the formats one layer's dot products use, by tensor
 // role. A nil Format leaves that tensor in float32. Exponent biases are part
 // of the formats (see Scale).
 type LayerFormats struct {
-	Weight Format // weights, as dot-product operands
-	Act    Format // activations: the dot product's other operand
-	Out    Format // the layer's output
-	Err    Format // errors: gradients flowing back to the layer's input
-	WGrad  Format // weight gradients
+	Weight quant.Format // weights, as dot-product operands
+	Act    quant.Format // activations: the dot product's other operand
+	Out    quant.Format // the layer's output
+	Err    quant.Format // errors: gradients flowing back to the layer's input
+	WGrad  quant.Format // weight gradients
 	// Accum is how products are summed; AccumFormat is the format per-op
 	// accumulation rounds to and quire accumulation rounds the sum to
 	// (nil: Out).
-	Accum       Accumulation
-	AccumFormat Format
-	Rounding    Rounding
+	Accum       quant.Accumulation
+	AccumFormat quant.Format
+	Rounding    quant.Rounding
 	// Block holds block-scaled formats for the roles that are operands of
 	// dot products. A role set here is rounded block by block along the
 	// reduction dimension of every product it enters (re-blocked from the
@@ -88,8 +50,8 @@ type LayerFormats struct {
 // user of the role derives from the run's seed and step, so that a resumed
 // run rounds exactly as an uninterrupted one.
 type RoleFormat struct {
-	Format   Format
-	Rounding Rounding
+	Format   quant.Format
+	Rounding quant.Rounding
 }
 
 // IsZero reports whether r rounds nothing.
@@ -98,10 +60,26 @@ func (r RoleFormat) IsZero() bool { return r.Format == nil }
 // BlockRoles are the block-scaled formats of a layer's dot-product
 // operands; the zero BlockFormat leaves a role to LayerFormats.
 type BlockRoles struct {
-	Weight BlockFormat // weights: blocks along the input features (forward) and the output features (error product)
-	Act    BlockFormat // activations: along the input features (forward) and the batch (weight-gradient product)
-	Err    BlockFormat // errors: along the output features (error product) and the batch (weight-gradient product)
+	Weight quant.BlockFormat // weights: blocks along the input features (forward) and the output features (error product)
+	Act    quant.BlockFormat // activations: along the input features (forward) and the batch (weight-gradient product)
+	Err    quant.BlockFormat // errors: along the output features (error product) and the batch (weight-gradient product)
 }
 
 // IsZero reports whether no role has a block format.
 func (b BlockRoles) IsZero() bool { return b == BlockRoles{} }
+
+// A Policy gives the formats of each layer by its name ("G/fc1"); package
+// policy's *Policy is one. Code that takes a Policy treats nil as float32
+// everywhere.
+type Policy interface {
+	For(layer string) LayerFormats
+}
+
+// FormatsOf returns p's formats for layer, and float32 everywhere when p
+// is nil.
+func FormatsOf(p Policy, layer string) LayerFormats {
+	if p == nil {
+		return LayerFormats{}
+	}
+	return p.For(layer)
+}

@@ -1,4 +1,4 @@
-package quant_test
+package policy_test
 
 import (
 	"bytes"
@@ -9,18 +9,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 )
 
 // lf builds LayerFormats from format names ("" or "none": nil).
-func lf(weight, act, out, err, wgrad string, acc quant.Accumulation, accFmt string, r quant.Rounding) quant.LayerFormats {
+func lf(weight, act, out, err, wgrad string, acc quant.Accumulation, accFmt string, r quant.Rounding) nn.LayerFormats {
 	f := func(s string) quant.Format {
 		if s == "" || s == "none" {
 			return nil
 		}
 		return quant.MustParse(s)
 	}
-	return quant.LayerFormats{Weight: f(weight), Act: f(act), Out: f(out), Err: f(err), WGrad: f(wgrad),
+	return nn.LayerFormats{Weight: f(weight), Act: f(act), Out: f(out), Err: f(err), WGrad: f(wgrad),
 		Accum: acc, AccumFormat: f(accFmt), Rounding: r}
 }
 
@@ -36,7 +38,7 @@ func needFormats(t *testing.T, names ...string) {
 }
 
 func TestPolicyFor(t *testing.T) {
-	p := &quant.Policy{}
+	p := &policy.Policy{}
 	for _, s := range []string{
 		"all=posit(8,1)",
 		"weight=posit(8,1,scale=4)",
@@ -54,7 +56,7 @@ func TestPolicyFor(t *testing.T) {
 	const p8, p8w = "posit(8,1)", "posit(8,1,scale=4)"
 	tests := []struct {
 		layer string
-		want  quant.LayerFormats
+		want  nn.LayerFormats
 	}{
 		{"X", lf(p8w, p8, p8, p8, p8, quant.AccumFP32, "", quant.Nearest)},
 		{"G/fc", lf("posit(6,1)", "posit(6,1)", "posit(16,1)", p8, p8, quant.AccumQuire, "posit(16,2)", quant.Nearest)},
@@ -68,8 +70,8 @@ func TestPolicyFor(t *testing.T) {
 			t.Errorf("For(%q) =\n%+v\nwant\n%+v", tt.layer, got, tt.want)
 		}
 	}
-	var nilPolicy *quant.Policy
-	if got := nilPolicy.For("x"); got != (quant.LayerFormats{}) {
+	var nilPolicy *policy.Policy
+	if got := nilPolicy.For("x"); got != (nn.LayerFormats{}) {
 		t.Errorf("nil policy: For = %+v, want float32 everywhere", got)
 	}
 }
@@ -89,7 +91,7 @@ func TestPolicyApplyErrors(t *testing.T) {
 		{":weight=posit(8,1)", "empty layer glob"},
 	}
 	for _, tt := range tests {
-		p := &quant.Policy{}
+		p := &policy.Policy{}
 		err := p.Apply(tt.setting)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Apply(%q) = %v, want an error containing %q", tt.setting, err, tt.want)
@@ -104,24 +106,24 @@ func TestPolicyPresets(t *testing.T) {
 		p16 = "posit(16,1)"
 		p6  = "posit(6,1)"
 	)
-	dyn10 := quant.LossScale{Scale: 1024, Dynamic: true}
+	dyn10 := policy.LossScale{Scale: 1024, Dynamic: true}
 	// f lists weight, act, out, err, wgrad and accum_format.
 	tests := []struct {
 		name  string
 		need  []string // format names that must parse
 		f     [6]string
 		acc   quant.Accumulation
-		scale quant.LossScale
+		scale policy.LossScale
 	}{
-		{"fp32", nil, [6]string{}, quant.AccumFP32, quant.LossScale{}},
-		{"posit8", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumFP32, quant.LossScale{}},
+		{"fp32", nil, [6]string{}, quant.AccumFP32, policy.LossScale{}},
+		{"posit8", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumFP32, policy.LossScale{}},
 		{"posit8+", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumFP32, dyn10},
 		{"posit8+-quire", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumQuire, dyn10},
 		{"posit8+-per-op", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumPerOp, dyn10},
-		{"posit8-quire", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumQuire, quant.LossScale{}},
-		{"posit6-deploy", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumFP32, quant.LossScale{}},
-		{"posit6-deploy-quire", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumQuire, quant.LossScale{}},
-		{"fp16", []string{"fp16"}, [6]string{"fp16", "fp16", "fp16", "fp16", "fp16"}, quant.AccumFP32, quant.LossScale{Scale: 65536, Dynamic: true}},
+		{"posit8-quire", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumQuire, policy.LossScale{}},
+		{"posit6-deploy", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumFP32, policy.LossScale{}},
+		{"posit6-deploy-quire", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumQuire, policy.LossScale{}},
+		{"fp16", []string{"fp16"}, [6]string{"fp16", "fp16", "fp16", "fp16", "fp16"}, quant.AccumFP32, policy.LossScale{Scale: 65536, Dynamic: true}},
 		{"fp8-ibm", []string{"fp8-ibm-fwd", "fp8-ibm-bwd", "float(6,9)"},
 			[6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, quant.AccumFP32, dyn10},
 		{"fp8-ibm-per-op", []string{"fp8-ibm-fwd", "fp8-ibm-bwd", "float(6,9)"},
@@ -130,7 +132,7 @@ func TestPolicyPresets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			needFormats(t, tt.need...)
-			p, err := quant.ParsePolicy(tt.name)
+			p, err := policy.Parse(tt.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,13 +149,13 @@ func TestPolicyPresets(t *testing.T) {
 		})
 	}
 	// Every documented preset is reachable and round-trips.
-	names, docs := quant.PolicyPresets()
+	names, docs := policy.Presets()
 	for i, n := range names {
 		if docs[i] == "" {
 			t.Errorf("preset %s has no description", n)
 		}
 		for _, suffix := range []string{"", "-quire", "-per-op"} {
-			p, err := quant.PolicyPreset(n + suffix)
+			p, err := policy.Preset(n + suffix)
 			if err != nil {
 				if strings.Contains(err.Error(), "not implemented") || strings.Contains(err.Error(), "unknown format") {
 					continue // float formats not in Parse yet: covered by the skips above
@@ -176,7 +178,7 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"testdata/policy-unknown-key.toml", `unknown key "layer.wieght"`},
 	}
 	for _, tt := range tests {
-		_, err := quant.ParsePolicy(tt.arg)
+		_, err := policy.Parse(tt.arg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ParsePolicy(%q) = %v, want an error containing %q", tt.arg, err, tt.want)
 		}
@@ -202,7 +204,7 @@ func TestReadPolicyErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := quant.ReadPolicy(strings.NewReader(tt.file))
+			_, err := policy.Read(strings.NewReader(tt.file))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
 			}
@@ -211,14 +213,14 @@ func TestReadPolicyErrors(t *testing.T) {
 }
 
 func TestReadPolicyFile(t *testing.T) {
-	p, err := quant.ParsePolicy("testdata/policy-posit8plus-custom.toml")
+	p, err := policy.Parse("testdata/policy-posit8plus-custom.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const q8 = "posit(8,1)"
 	tests := []struct {
 		layer string
-		want  quant.LayerFormats
+		want  nn.LayerFormats
 	}{
 		{"G/conv1", lf("posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8, quant.AccumQuire, "", quant.Nearest)},
 		{"G/out", lf("posit(16,1,scale=4)", "posit(16,1)", "posit(16,1)", "posit(16,1)", "posit(16,1)", quant.AccumQuire, "", quant.Nearest)},
@@ -229,7 +231,7 @@ func TestReadPolicyFile(t *testing.T) {
 			t.Errorf("For(%q) =\n%+v\nwant\n%+v", tt.layer, got, tt.want)
 		}
 	}
-	if want := (quant.LossScale{Scale: 512}); p.LossScale != want {
+	if want := (policy.LossScale{Scale: 512}); p.LossScale != want {
 		t.Errorf("LossScale = %+v, want %+v", p.LossScale, want)
 	}
 	if p.Name != "posit8+ G/out16" {
@@ -240,13 +242,13 @@ func TestReadPolicyFile(t *testing.T) {
 
 // checkRoundTrip checks that p's TOML reads back into a policy with the
 // same text and the same formats for a set of layer names.
-func checkRoundTrip(t *testing.T, p *quant.Policy) {
+func checkRoundTrip(t *testing.T, p *policy.Policy) {
 	t.Helper()
 	var b bytes.Buffer
 	if err := p.WriteTOML(&b); err != nil {
 		t.Fatal(err)
 	}
-	q, err := quant.ReadPolicy(bytes.NewReader(b.Bytes()))
+	q, err := policy.Read(bytes.NewReader(b.Bytes()))
 	if err != nil {
 		t.Fatalf("%s: reading back:\n%s\n%v", p.Name, b.String(), err)
 	}
@@ -264,7 +266,7 @@ func checkRoundTrip(t *testing.T, p *quant.Policy) {
 }
 
 func TestPolicyRoundTripOverrides(t *testing.T) {
-	p, err := quant.ParsePolicy("posit8+")
+	p, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,8 +281,8 @@ func TestPolicyRoundTripOverrides(t *testing.T) {
 	}
 }
 
-func ExampleParsePolicy() {
-	p, err := quant.ParsePolicy("posit8+")
+func ExampleParse() {
+	p, err := policy.Parse("posit8+")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -302,7 +304,7 @@ func ExampleParsePolicy() {
 }
 
 func ExamplePolicy_WriteTOML() {
-	p, _ := quant.ParsePolicy("posit6-deploy-quire")
+	p, _ := policy.Parse("posit6-deploy-quire")
 	_ = p.Apply("G/out:weight=posit(16,1)")
 	_ = p.WriteTOML(os.Stdout)
 	// Output:
@@ -325,15 +327,15 @@ func ExamplePolicy_WriteTOML() {
 }
 
 func TestPolicyTanh(t *testing.T) {
-	p, err := quant.ParsePolicy("posit8+t")
+	p, err := policy.Parse("posit8+t")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, _ := quant.ParsePolicy("posit8+")
+	base, _ := policy.Parse("posit8+")
 	if p.Tanh != "bitwise-corrected:posit(16,0)" || p.For("G/fc1") != base.For("G/fc1") {
 		t.Errorf("posit8+t: tanh %q and formats %+v; want the corrected bitwise tanh over posit8+'s formats", p.Tanh, p.For("G/fc1"))
 	}
-	back, err := quant.ReadPolicy(strings.NewReader(p.String()))
+	back, err := policy.Read(strings.NewReader(p.String()))
 	if err != nil || back.Tanh != p.Tanh || back.String() != p.String() {
 		t.Errorf("TOML round trip: %v, tanh %q; want %q", err, back.Tanh, p.Tanh)
 	}
@@ -354,14 +356,14 @@ func TestPolicyTanh(t *testing.T) {
 			t.Errorf("Apply(%q): tanh %q, err %v; want %q, ok %v", tc.setting, q.Tanh, err, tc.want, tc.ok)
 		}
 	}
-	if _, err := quant.ReadPolicy(strings.NewReader(`tanh = "cubic"`)); err == nil {
+	if _, err := policy.Read(strings.NewReader(`tanh = "cubic"`)); err == nil {
 		t.Error("policy file with tanh = cubic accepted")
 	}
 }
 
 // A single format is a policy: that format for every role of every layer.
 func TestParsePolicySingleFormat(t *testing.T) {
-	p, err := quant.ParsePolicy("posit(8,1)")
+	p, err := policy.Parse("posit(8,1)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +376,7 @@ func TestParsePolicySingleFormat(t *testing.T) {
 	if p.Name != "posit(8,1)" {
 		t.Errorf("name %q", p.Name)
 	}
-	if _, err := quant.ParsePolicy("posit(8"); err == nil || !strings.Contains(err.Error(), "unknown preset") || !strings.Contains(err.Error(), "nor is it a format") {
+	if _, err := policy.Parse("posit(8"); err == nil || !strings.Contains(err.Error(), "unknown preset") || !strings.Contains(err.Error(), "nor is it a format") {
 		t.Errorf("bad name: %v", err)
 	}
 }
@@ -386,7 +388,7 @@ func TestParsePolicyTableFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("-1\n-0.5\n0\n0.5\n1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := quant.ParsePolicy("table:" + path)
+	p, err := policy.Parse("table:" + path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +396,7 @@ func TestParsePolicyTableFile(t *testing.T) {
 		t.Errorf("weight format %v does not round 0.3 to 0.5", w)
 	}
 	missing := filepath.Join(t.TempDir(), "none.toml")
-	if _, err := quant.ParsePolicy(missing); err == nil || !strings.Contains(err.Error(), "no such file") {
+	if _, err := policy.Parse(missing); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing policy file: %v", err)
 	}
 }

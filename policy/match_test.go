@@ -1,14 +1,14 @@
-package quant_test
+package policy_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/policy"
 )
 
 func TestPolicyUnmatched(t *testing.T) {
-	p, err := quant.ParsePolicy("posit8+")
+	p, err := policy.Parse("posit8+")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestPolicyUnmatched(t *testing.T) {
 	if got, want := p.Unmatched(layers), []string{"G/out*", "G_AB/*"}; !slices.Equal(got, want) {
 		t.Errorf("Unmatched = %q, want %q", got, want)
 	}
-	if got := (*quant.Policy)(nil).Unmatched(layers); got != nil {
+	if got := (*policy.Policy)(nil).Unmatched(layers); got != nil {
 		t.Errorf("nil policy: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package quant
+package policy
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/quant"
 )
 
 // A Policy says, for every layer of a network, which format each tensor
@@ -20,22 +23,22 @@ import (
 // "G/*" matches "G/conv1" but not "G/block1/conv"). Overrides apply in the
 // order they were added; a later one wins where two set the same field.
 //
-// A Policy comes from a preset (see PolicyPresets), a TOML file (ReadPolicy), or
-// both (ParsePolicy), and is adjusted with settings such as
+// A Policy comes from a preset (see Presets), a TOML file (Read), or
+// both (Parse), and is adjusted with settings such as
 // "G/*:weight=posit(8,1,scale=4)" (Apply). Its String is TOML that
-// ReadPolicy reads back into an equal policy, so a checkpoint can store it.
+// Read reads back into an equal policy, so a checkpoint can store it.
 //
 // A nil *Policy means float32 everywhere.
 type Policy struct {
 	// Name is a short label for tables and logs: the preset name, or the
 	// name given in the file. Set and Apply leave it alone.
 	Name      string
-	Default   LayerFormats
+	Default   nn.LayerFormats
 	LossScale LossScale
 	// Tanh names an approximation for the generator's output tanh, as
 	// package tanhapprox parses it ("bitwise-corrected:posit(16,0)",
 	// "pwl:3"); "" is the exact tanh. The model that applies the policy
-	// builds it (quant cannot import tanhapprox), so a bad spec is
+	// builds it (policy does not import tanhapprox), so a bad spec is
 	// reported when the model is built; Set checks only the method name.
 	Tanh      string
 	overrides []override
@@ -55,7 +58,7 @@ type LossScale struct {
 type override struct {
 	match string
 	set   [numKeys]bool
-	lf    LayerFormats
+	lf    nn.LayerFormats
 }
 
 // The settable fields of a layer, in the order Apply and the TOML file use.
@@ -102,13 +105,19 @@ var shorthands = map[string][]int{
 	"moments_rounding": {keyMoment1Rounding, keyMoment2Rounding},
 }
 
+// isBlockName reports whether name is a block-scaled format.
+func isBlockName(name string) bool {
+	_, err := quant.ParseBlock(name)
+	return err == nil
+}
+
 const noFormat = "none" // the name of "no rounding" in settings and files
 
 // For returns the formats the layer with the given name uses: the default,
 // overridden by every matching override in order.
-func (p *Policy) For(layer string) LayerFormats {
+func (p *Policy) For(layer string) nn.LayerFormats {
 	if p == nil {
-		return LayerFormats{}
+		return nn.LayerFormats{}
 	}
 	lf := p.Default
 	for i := range p.overrides {
@@ -127,7 +136,7 @@ func (p *Policy) For(layer string) LayerFormats {
 
 // roleField returns the address of the whole-step role that key k sets
 // (its format or its rounding), or nil for the dot-product keys.
-func roleField(lf *LayerFormats, k int) *RoleFormat {
+func roleField(lf *nn.LayerFormats, k int) *nn.RoleFormat {
 	switch k {
 	case keyOther, keyOtherRounding:
 		return &lf.Other
@@ -148,7 +157,7 @@ func isRoundingKey(k int) bool { return k >= keyOtherRounding && k <= keyMoment2
 
 // roundingField returns the address of the rounding key k sets (that of
 // the dot-product formats or of a whole-step role), or nil.
-func roundingField(lf *LayerFormats, k int) *Rounding {
+func roundingField(lf *nn.LayerFormats, k int) *quant.Rounding {
 	if k == keyRounding {
 		return &lf.Rounding
 	}
@@ -160,7 +169,7 @@ func roundingField(lf *LayerFormats, k int) *Rounding {
 
 // formatField returns the address of format field k of lf, or nil for the
 // keys that are not formats (accum, rounding).
-func formatField(lf *LayerFormats, k int) *Format {
+func formatField(lf *nn.LayerFormats, k int) *quant.Format {
 	if r := roleField(lf, k); r != nil && !isRoundingKey(k) {
 		return &r.Format
 	}
@@ -184,7 +193,7 @@ func formatField(lf *LayerFormats, k int) *Format {
 // blockField returns the address of the block format of role k of lf, or
 // nil for the roles that take none (the results out and wgrad, and the
 // keys that are not formats).
-func blockField(lf *LayerFormats, k int) *BlockFormat {
+func blockField(lf *nn.LayerFormats, k int) *quant.BlockFormat {
 	switch k {
 	case keyWeight:
 		return &lf.Block.Weight
@@ -197,7 +206,7 @@ func blockField(lf *LayerFormats, k int) *BlockFormat {
 }
 
 // setField copies field k of src to dst.
-func setField(dst *LayerFormats, k int, src *LayerFormats) {
+func setField(dst *nn.LayerFormats, k int, src *nn.LayerFormats) {
 	if r := roundingField(dst, k); r != nil {
 		*r = *roundingField(src, k)
 		return
@@ -213,7 +222,7 @@ func setField(dst *LayerFormats, k int, src *LayerFormats) {
 }
 
 // fieldString returns field k of lf as it appears in a setting.
-func fieldString(lf *LayerFormats, k int) string {
+func fieldString(lf *nn.LayerFormats, k int) string {
 	if k == keyAccum {
 		return lf.Accum.String()
 	}
@@ -230,27 +239,27 @@ func fieldString(lf *LayerFormats, k int) string {
 }
 
 // parseField parses value as field k into lf.
-func parseField(lf *LayerFormats, k int, value string) error {
+func parseField(lf *nn.LayerFormats, k int, value string) error {
 	var err error
 	if k == keyAccum {
-		lf.Accum, err = ParseAccumulation(value)
+		lf.Accum, err = quant.ParseAccumulation(value)
 		return err
 	}
 	if r := roundingField(lf, k); r != nil {
-		*r, err = ParseRounding(value)
+		*r, err = quant.ParseRounding(value)
 		return err
 	}
-	var f Format
-	var b BlockFormat
+	var f quant.Format
+	var b quant.BlockFormat
 	switch {
 	case strings.TrimSpace(value) == noFormat:
 	case isBlockName(value):
 		if blockField(lf, k) == nil {
-			return PolicyError(fmt.Sprintf("%s is block-scaled: only the dot-product operands weight, act and err take block formats", value))
+			return Error(fmt.Sprintf("%s is block-scaled: only the dot-product operands weight, act and err take block formats", value))
 		}
-		b, _ = ParseBlock(value)
+		b, _ = quant.ParseBlock(value)
 	default:
-		if f, err = Parse(value); err != nil {
+		if f, err = quant.Parse(value); err != nil {
 			return err
 		}
 	}
@@ -269,7 +278,7 @@ func lookupKey(key string) ([]int, error) {
 	if i := slices.Index(keyNames[:], key); i >= 0 {
 		return []int{i}, nil
 	}
-	return nil, PolicyError(fmt.Sprintf("unknown key %q (want %s, or all, dot, moments, moments_rounding)", key, strings.Join(keyNames[:], ", ")))
+	return nil, Error(fmt.Sprintf("unknown key %q (want %s, or all, dot, moments, moments_rounding)", key, strings.Join(keyNames[:], ", ")))
 }
 
 // Set sets field key of the layers matching glob to value; glob "" means
@@ -292,10 +301,10 @@ func (p *Policy) Set(glob, key, value string) error {
 	if err != nil {
 		return err
 	}
-	var v LayerFormats
+	var v nn.LayerFormats
 	for _, k := range ks {
 		if err := parseField(&v, k, value); err != nil {
-			return PolicyError(fmt.Sprintf("%s=%s: %v", key, value, err))
+			return Error(fmt.Sprintf("%s=%s: %v", key, value, err))
 		}
 	}
 	if glob == "" {
@@ -305,10 +314,10 @@ func (p *Policy) Set(glob, key, value string) error {
 		return nil
 	}
 	if _, err := path.Match(glob, ""); err != nil {
-		return PolicyError(fmt.Sprintf("layer glob %q: %v", glob, err))
+		return Error(fmt.Sprintf("layer glob %q: %v", glob, err))
 	}
 	if !utf8.ValidString(glob) {
-		return PolicyError(fmt.Sprintf("layer glob %q: not valid UTF-8", glob))
+		return Error(fmt.Sprintf("layer glob %q: not valid UTF-8", glob))
 	}
 	i := slices.IndexFunc(p.overrides, func(o override) bool { return o.match == glob })
 	if i < 0 {
@@ -326,10 +335,10 @@ func (p *Policy) Set(glob, key, value string) error {
 // setTanh sets the output activation (the key tanh, which takes no glob).
 func (p *Policy) setTanh(glob, value string) error {
 	if glob != "" {
-		return PolicyError(fmt.Sprintf("tanh=%s: tanh is the generator's output activation and takes no layer glob", value))
+		return Error(fmt.Sprintf("tanh=%s: tanh is the generator's output activation and takes no layer glob", value))
 	}
 	if !utf8.ValidString(value) {
-		return PolicyError(fmt.Sprintf("tanh=%q: not valid UTF-8", value))
+		return Error(fmt.Sprintf("tanh=%q: not valid UTF-8", value))
 	}
 	method, _, _ := strings.Cut(value, ":")
 	switch method {
@@ -338,7 +347,7 @@ func (p *Policy) setTanh(glob, value string) error {
 	case "bitwise", "bitwise-corrected", "pwl":
 		p.Tanh = value
 	default:
-		return PolicyError(fmt.Sprintf("tanh=%s: want exact, bitwise, bitwise-corrected or pwl:K (optionally :FORMAT)", value))
+		return Error(fmt.Sprintf("tanh=%s: want exact, bitwise, bitwise-corrected or pwl:K (optionally :FORMAT)", value))
 	}
 	return nil
 }
@@ -351,13 +360,13 @@ func (p *Policy) setTanh(glob, value string) error {
 func (p *Policy) Apply(setting string) error {
 	lhs, value, ok := strings.Cut(setting, "=")
 	if !ok {
-		return PolicyError(fmt.Sprintf("setting %q: want [glob:]key=value", setting))
+		return Error(fmt.Sprintf("setting %q: want [glob:]key=value", setting))
 	}
 	glob, key := "", lhs
 	if i := strings.LastIndexByte(lhs, ':'); i >= 0 {
 		glob, key = lhs[:i], lhs[i+1:]
 		if glob == "" {
-			return PolicyError(fmt.Sprintf("setting %q: empty layer glob", setting))
+			return Error(fmt.Sprintf("setting %q: empty layer glob", setting))
 		}
 	}
 	if err := p.Set(glob, strings.TrimSpace(key), value); err != nil {
@@ -373,10 +382,10 @@ func (p *Policy) Clone() *Policy {
 	return &q
 }
 
-// PolicyError reports a policy setting, file or name that is not valid.
-type PolicyError string
+// Error reports a policy setting, file or name that is not valid.
+type Error string
 
-func (e PolicyError) Error() string { return "quant: bad policy: " + string(e) }
+func (e Error) Error() string { return "policy: bad policy: " + string(e) }
 
 // ---- presets ----
 
@@ -540,17 +549,17 @@ var policyPresets = []policyPreset{
 // accumSuffixes are the preset-name suffixes that override accumulation.
 var accumSuffixes = []struct {
 	suffix string
-	accum  Accumulation
+	accum  quant.Accumulation
 }{
-	{"-quire", AccumQuire},
-	{"-per-op", AccumPerOp},
-	{"-fp32", AccumFP32},
+	{"-quire", quant.AccumQuire},
+	{"-per-op", quant.AccumPerOp},
+	{"-fp32", quant.AccumFP32},
 }
 
-// PolicyPresets returns the policy preset names with a one-paragraph description of
+// Presets returns the policy preset names with a one-paragraph description of
 // each, in a fixed order. Any preset name may carry the suffix -quire,
 // -per-op or -fp32 to set the accumulation of every layer (posit8+-quire).
-func PolicyPresets() (names, docs []string) {
+func Presets() (names, docs []string) {
 	for _, ps := range policyPresets {
 		names = append(names, ps.name)
 		docs = append(docs, ps.doc)
@@ -558,8 +567,8 @@ func PolicyPresets() (names, docs []string) {
 	return names, docs
 }
 
-// PolicyPreset returns the named preset policy (see PolicyPresets).
-func PolicyPreset(name string) (*Policy, error) {
+// Preset returns the named preset policy (see Presets).
+func Preset(name string) (*Policy, error) {
 	find := func(name string) int {
 		return slices.IndexFunc(policyPresets, func(ps policyPreset) bool { return ps.name == name })
 	}
@@ -572,28 +581,28 @@ func PolicyPreset(name string) (*Policy, error) {
 		}
 	}
 	if i < 0 {
-		names, _ := PolicyPresets()
-		return nil, PolicyError(fmt.Sprintf("unknown preset %q (want %s, optionally with -quire or -per-op, or a .toml file)",
+		names, _ := Presets()
+		return nil, Error(fmt.Sprintf("unknown preset %q (want %s, optionally with -quire or -per-op, or a .toml file)",
 			name, strings.Join(names, ", ")))
 	}
 	ps := policyPresets[i]
 	p := &Policy{Name: name, LossScale: ps.loss}
 	for _, s := range ps.settings {
 		if err := p.Apply(s); err != nil {
-			return nil, fmt.Errorf("quant: preset %s: %w", ps.name, err)
+			return nil, fmt.Errorf("policy: preset %s: %w", ps.name, err)
 		}
 	}
 	if accum >= 0 {
-		p.Default.Accum = Accumulation(accum)
+		p.Default.Accum = quant.Accumulation(accum)
 	}
 	return p, nil
 }
 
-// ParsePolicy returns the policy s names: a preset name (see PolicyPresets),
-// the path of a TOML policy file (see ReadPolicy), or one format name
+// Parse returns the policy s names: a preset name (see Presets),
+// the path of a TOML policy file (see Read), or one format name
 // (see Parse), which every tensor role of every layer then takes.
-func ParsePolicy(s string) (*Policy, error) {
-	p, err := PolicyPreset(s)
+func Parse(s string) (*Policy, error) {
+	p, err := Preset(s)
 	if err == nil {
 		return p, nil
 	}
@@ -602,7 +611,7 @@ func ParsePolicy(s string) (*Policy, error) {
 		// a block format for the three dot-product operands. A format may
 		// itself name a file (table:/path/values.txt), so a path separator
 		// alone does not make s a policy file.
-		if b, berr := ParseBlock(s); berr == nil {
+		if b, berr := quant.ParseBlock(s); berr == nil {
 			p := &Policy{Name: b.String()}
 			for _, k := range []string{"dot", "err"} {
 				if err := p.Set("", k, b.String()); err != nil {
@@ -611,7 +620,7 @@ func ParsePolicy(s string) (*Policy, error) {
 			}
 			return p, nil
 		}
-		f, ferr := Parse(s)
+		f, ferr := quant.Parse(s)
 		if ferr == nil {
 			p := &Policy{Name: f.String()}
 			if err := p.Set("", "all", f.String()); err != nil {
@@ -625,10 +634,10 @@ func ParsePolicy(s string) (*Policy, error) {
 	}
 	f, err := os.Open(s)
 	if err != nil {
-		return nil, fmt.Errorf("quant: policy: %w", err)
+		return nil, fmt.Errorf("policy: %w", err)
 	}
 	defer f.Close()
-	if p, err = ReadPolicy(f); err != nil {
+	if p, err = Read(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}
 	return p, nil
@@ -722,20 +731,20 @@ func (t *tomlLayer) setKey(k int, v string) {
 		&t.OtherRounding, &t.MasterRounding, &t.GradRounding, &t.Moment1Rounding, &t.Moment2Rounding}[k] = v
 }
 
-// ReadPolicy reads a TOML policy (see WriteTOML for an example). Unknown
+// Read reads a TOML policy (see WriteTOML for an example). Unknown
 // keys are errors that name the key.
-func ReadPolicy(r io.Reader) (*Policy, error) {
+func Read(r io.Reader) (*Policy, error) {
 	var t tomlPolicy
 	md, err := toml.NewDecoder(r).Decode(&t)
 	if err != nil {
-		return nil, fmt.Errorf("quant: policy file: %w", err)
+		return nil, fmt.Errorf("policy: policy file: %w", err)
 	}
 	if u := md.Undecoded(); len(u) > 0 {
-		return nil, PolicyError(fmt.Sprintf("unknown key %q in policy file", u[0].String()))
+		return nil, Error(fmt.Sprintf("unknown key %q in policy file", u[0].String()))
 	}
 	p := &Policy{}
 	if t.Preset != "" {
-		if p, err = PolicyPreset(t.Preset); err != nil {
+		if p, err = Preset(t.Preset); err != nil {
 			return nil, err
 		}
 	}
@@ -750,13 +759,13 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 	if t.LossScale != nil {
 		s := t.LossScale.Scale
 		if s < 0 || math.IsInf(s, 0) || math.IsNaN(s) || (s == 0 && t.LossScale.Dynamic) {
-			return nil, PolicyError(fmt.Sprintf("loss_scale.scale = %v: want a positive finite number (0: no loss scaling)", s))
+			return nil, Error(fmt.Sprintf("loss_scale.scale = %v: want a positive finite number (0: no loss scaling)", s))
 		}
 		p.LossScale = LossScale{Scale: s, Dynamic: t.LossScale.Dynamic}
 	}
 	if t.Default != nil {
 		if t.Default.Match != "" {
-			return nil, PolicyError("[default] takes no match key")
+			return nil, Error("[default] takes no match key")
 		}
 		for _, kv := range t.Default.settings() {
 			if err := p.Set("", kv[0], kv[1]); err != nil {
@@ -766,7 +775,7 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 	}
 	for i, l := range t.Layer {
 		if l.Match == "" {
-			return nil, PolicyError(fmt.Sprintf("[[layer]] %d has no match key", i+1))
+			return nil, Error(fmt.Sprintf("[[layer]] %d has no match key", i+1))
 		}
 		for _, kv := range l.settings() {
 			if err := p.Set(l.Match, kv[0], kv[1]); err != nil {
@@ -778,7 +787,7 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 }
 
 // WriteTOML writes p as a self-contained TOML file (every default field
-// spelled out, no preset reference), which ReadPolicy reads back into a
+// spelled out, no preset reference), which Read reads back into a
 // policy with the same String.
 func (p *Policy) WriteTOML(w io.Writer) error {
 	t := tomlPolicy{Name: p.Name, Tanh: p.Tanh, Default: &tomlLayer{}}
@@ -786,7 +795,7 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 		t.LossScale = &tomlLossScale{Scale: p.LossScale.Scale, Dynamic: p.LossScale.Dynamic}
 	}
 	for k := range numKeys {
-		if k >= firstStepKey && *roleField(&p.Default, k) == (RoleFormat{}) {
+		if k >= firstStepKey && *roleField(&p.Default, k) == (nn.RoleFormat{}) {
 			continue // float32, nearest: as a file without the key says
 		}
 		t.Default.setKey(k, fieldString(&p.Default, k))
@@ -810,7 +819,7 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 func (p *Policy) String() string {
 	var b bytes.Buffer
 	if err := p.WriteTOML(&b); err != nil {
-		return "quant: policy: " + err.Error()
+		return "policy: " + err.Error()
 	}
 	return b.String()
 }

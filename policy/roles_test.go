@@ -1,27 +1,29 @@
-package quant_test
+package policy_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 )
 
 // roleFormats returns the five whole-step roles of lf, in key order.
-func roleFormats(lf quant.LayerFormats) [5]quant.RoleFormat {
-	return [5]quant.RoleFormat{lf.Other, lf.Master, lf.Grad, lf.Moment1, lf.Moment2}
+func roleFormats(lf nn.LayerFormats) [5]nn.RoleFormat {
+	return [5]nn.RoleFormat{lf.Other, lf.Master, lf.Grad, lf.Moment1, lf.Moment2}
 }
 
-func rf(t *testing.T, name string, r quant.Rounding) quant.RoleFormat {
+func rf(t *testing.T, name string, r quant.Rounding) nn.RoleFormat {
 	t.Helper()
 	if name == "" {
-		return quant.RoleFormat{Rounding: r}
+		return nn.RoleFormat{Rounding: r}
 	}
 	f, err := quant.Parse(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return quant.RoleFormat{Format: f, Rounding: r}
+	return nn.RoleFormat{Format: f, Rounding: r}
 }
 
 // TestPolicyStepRoles: the keys other, master, grad, moment1, moment2,
@@ -57,13 +59,13 @@ func TestPolicyStepRoles(t *testing.T) {
 	for _, tt := range tests {
 		name := strings.Join(tt.settings, " ") + " @" + tt.layer
 		t.Run(name, func(t *testing.T) {
-			p := &quant.Policy{}
+			p := &policy.Policy{}
 			for _, s := range tt.settings {
 				if err := p.Apply(s); err != nil {
 					t.Fatal(err)
 				}
 			}
-			var want [5]quant.RoleFormat
+			var want [5]nn.RoleFormat
 			for i, w := range tt.want {
 				want[i] = rf(t, w[0].(string), w[1].(quant.Rounding))
 			}
@@ -74,7 +76,7 @@ func TestPolicyStepRoles(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"master=posit(8,1,block=32)", "other_rounding=up", "moment3=fp16", "grad=nope"} {
-		if err := (&quant.Policy{}).Apply(bad); err == nil {
+		if err := (&policy.Policy{}).Apply(bad); err == nil {
 			t.Errorf("Apply(%q) succeeded", bad)
 		}
 	}
@@ -83,7 +85,7 @@ func TestPolicyStepRoles(t *testing.T) {
 // TestPolicyStepRolesTOML: the new keys read from a file, and a policy
 // that does not use them writes the same file as before they existed.
 func TestPolicyStepRolesTOML(t *testing.T) {
-	p, err := quant.ReadPolicy(strings.NewReader(`preset = "posit8+"
+	p, err := policy.Read(strings.NewReader(`preset = "posit8+"
 [default]
 other = "posit(16,1)"
 moments = "posit(16,2)"
@@ -106,7 +108,7 @@ other = "none"
 	}
 	checkRoundTrip(t, p)
 	for _, name := range []string{"fp32", "posit8+", "fp8-ibm", "posit8", "mxfp8"} {
-		q, err := quant.PolicyPreset(name)
+		q, err := policy.Preset(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,17 +126,17 @@ other = "none"
 // nn and gan).
 func TestPaperPresetRoles(t *testing.T) {
 	const N = quant.Nearest
-	dyn := func(s float64) quant.LossScale { return quant.LossScale{Scale: s, Dynamic: true} }
+	dyn := func(s float64) policy.LossScale { return policy.LossScale{Scale: s, Dynamic: true} }
 	tests := []struct {
 		name    string
 		f       [6]string // weight, act, out, err, wgrad, accum_format
 		layer   string
 		roles   [5]string // other, master, grad, moment1, moment2
-		scale   quant.LossScale
+		scale   policy.LossScale
 		twinDot string // the preset with the same dot-product roles and loss scaling
 	}{
 		{"p8-paper", [6]string{"posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)"}, "G/fc1",
-			[5]string{"posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)"}, quant.LossScale{}, "posit8"},
+			[5]string{"posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)"}, policy.LossScale{}, "posit8"},
 		{"p8+-paper", [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", "posit(8,1)", "posit(8,1)"}, "D/bn2",
 			[5]string{"posit(16,1)"}, dyn(1024), "posit8+"},
 		{"fp8-ibm-paper", [6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, "G/relu",
@@ -146,7 +148,7 @@ func TestPaperPresetRoles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"@"+tt.layer, func(t *testing.T) {
-			p, err := quant.PolicyPreset(tt.name)
+			p, err := policy.Preset(tt.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,12 +162,12 @@ func TestPaperPresetRoles(t *testing.T) {
 			if p.LossScale != tt.scale {
 				t.Errorf("LossScale = %+v, want %+v", p.LossScale, tt.scale)
 			}
-			twin, err := quant.PolicyPreset(tt.twinDot)
+			twin, err := policy.Preset(tt.twinDot)
 			if err != nil {
 				t.Fatal(err)
 			}
 			tw := twin.For(tt.layer)
-			got.Other, got.Master, got.Grad, got.Moment1, got.Moment2 = quant.RoleFormat{}, quant.RoleFormat{}, quant.RoleFormat{}, quant.RoleFormat{}, quant.RoleFormat{}
+			got.Other, got.Master, got.Grad, got.Moment1, got.Moment2 = nn.RoleFormat{}, nn.RoleFormat{}, nn.RoleFormat{}, nn.RoleFormat{}, nn.RoleFormat{}
 			if got != tw || p.LossScale != twin.LossScale {
 				t.Errorf("dot-product roles or loss scaling differ from %s's:\n%+v\n%+v", tt.twinDot, got, tw)
 			}
