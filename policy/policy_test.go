@@ -26,17 +26,6 @@ func lf(weight, act, out, err, wgrad string, acc quant.Accumulation, accFmt stri
 		Accum: acc, AccumFormat: f(accFmt), Rounding: r}
 }
 
-// needFormats skips the test unless every name parses: float formats are
-// being added to Parse by another change.
-func needFormats(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := quant.Parse(n); err != nil {
-			t.Skipf("format %s does not parse yet (%v): quant.Parse lacks float formats", n, err)
-		}
-	}
-}
-
 func TestPolicyFor(t *testing.T) {
 	p := &policy.Policy{}
 	for _, s := range []string{
@@ -110,28 +99,24 @@ func TestPolicyPresets(t *testing.T) {
 	// f lists weight, act, out, err, wgrad and accum_format.
 	tests := []struct {
 		name  string
-		need  []string // format names that must parse
 		f     [6]string
 		acc   quant.Accumulation
 		scale policy.LossScale
 	}{
-		{"fp32", nil, [6]string{}, quant.AccumFP32, policy.LossScale{}},
-		{"posit8", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumFP32, policy.LossScale{}},
-		{"posit8+", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumFP32, dyn10},
-		{"posit8+-quire", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumQuire, dyn10},
-		{"posit8+-per-op", nil, [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumPerOp, dyn10},
-		{"posit8-quire", nil, [6]string{p8, p8, p8, p8, p8}, quant.AccumQuire, policy.LossScale{}},
-		{"posit6-deploy", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumFP32, policy.LossScale{}},
-		{"posit6-deploy-quire", nil, [6]string{p6, p6, p16, p16, p16}, quant.AccumQuire, policy.LossScale{}},
-		{"fp16", []string{"fp16"}, [6]string{"fp16", "fp16", "fp16", "fp16", "fp16"}, quant.AccumFP32, policy.LossScale{Scale: 65536, Dynamic: true}},
-		{"fp8-ibm", []string{"fp8-ibm-fwd", "fp8-ibm-bwd", "float(6,9)"},
-			[6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, quant.AccumFP32, dyn10},
-		{"fp8-ibm-per-op", []string{"fp8-ibm-fwd", "fp8-ibm-bwd", "float(6,9)"},
-			[6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, quant.AccumPerOp, dyn10},
+		{"fp32", [6]string{}, quant.AccumFP32, policy.LossScale{}},
+		{"posit8", [6]string{p8, p8, p8, p8, p8}, quant.AccumFP32, policy.LossScale{}},
+		{"posit8+", [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumFP32, dyn10},
+		{"posit8+-quire", [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumQuire, dyn10},
+		{"posit8+-per-op", [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", q8, q8}, quant.AccumPerOp, dyn10},
+		{"posit8-quire", [6]string{p8, p8, p8, p8, p8}, quant.AccumQuire, policy.LossScale{}},
+		{"posit6-deploy", [6]string{p6, p6, p16, p16, p16}, quant.AccumFP32, policy.LossScale{}},
+		{"posit6-deploy-quire", [6]string{p6, p6, p16, p16, p16}, quant.AccumQuire, policy.LossScale{}},
+		{"fp16", [6]string{"fp16", "fp16", "fp16", "fp16", "fp16"}, quant.AccumFP32, policy.LossScale{Scale: 65536, Dynamic: true}},
+		{"fp8-ibm", [6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, quant.AccumFP32, dyn10},
+		{"fp8-ibm-per-op", [6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, quant.AccumPerOp, dyn10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			needFormats(t, tt.need...)
 			p, err := policy.Parse(tt.name)
 			if err != nil {
 				t.Fatal(err)
