@@ -49,13 +49,26 @@ type readmeCommand struct {
 // output of must print exactly that output; commands that need a data
 // set that is not installed are skipped, as are readmeSkip's.
 func TestREADMECommands(t *testing.T) {
-	cmds, err := readmeCommands("../../README.md")
+	runDocCommands(t, "../../README.md", 5)
+}
+
+// TestResultsCommands runs the commands of docs/results.md the same way,
+// so that no command beside a published table rots.
+func TestResultsCommands(t *testing.T) {
+	runDocCommands(t, "../../docs/results.md", 10)
+}
+
+// runDocCommands runs the positgan commands of the Markdown file at path
+// as TestREADMECommands describes; the file must hold at least min.
+func runDocCommands(t *testing.T, path string, min int) {
+	cmds, err := readmeCommands(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cmds) < 5 {
-		t.Fatalf("found %d commands in the README; the parser is broken", len(cmds))
+	if len(cmds) < min {
+		t.Fatalf("found %d commands in %s; the parser is broken", len(cmds), path)
 	}
+	name := filepath.Base(path)
 	t.Chdir(t.TempDir())
 	var skippedOuts []string // what skipped commands would have written
 	fashion := -1            // whether Fashion-MNIST is installed: unknown
@@ -74,7 +87,7 @@ func TestREADMECommands(t *testing.T) {
 	}
 	for _, c := range cmds {
 		if reason, ok := readmeSkipped(c, skippedOuts, haveFashion, haveSR); ok {
-			t.Logf("README line %d: %s: skipped: %s", c.line, c.text, reason)
+			t.Logf("%s line %d: %s: skipped: %s", name, c.line, c.text, reason)
 			for i := 1; i < len(c.args); i++ {
 				if c.args[i-1] == "--out" {
 					skippedOuts = append(skippedOuts, c.args[i])
@@ -94,13 +107,13 @@ func TestREADMECommands(t *testing.T) {
 		}
 		start := time.Now()
 		out, stderr, code := runCLI(t, c.stdin, args...)
-		t.Logf("README line %d: %s: %.1f s", c.line, strings.Join(args, " "), time.Since(start).Seconds())
+		t.Logf("%s line %d: %s: %.1f s", name, c.line, strings.Join(args, " "), time.Since(start).Seconds())
 		if code != 0 {
-			t.Errorf("README line %d: %s\nran: positgan %s\nexit %d: %s", c.line, c.text, strings.Join(args, " "), code, stderr)
+			t.Errorf("%s line %d: %s\nran: positgan %s\nexit %d: %s", name, c.line, c.text, strings.Join(args, " "), code, stderr)
 			continue
 		}
 		if c.want != "" && !shrunk && out != c.want {
-			t.Errorf("README line %d: %s\nprints:\n%s\nthe README says:\n%s", c.line, c.text, out, c.want)
+			t.Errorf("%s line %d: %s\nprints:\n%s\n%s says:\n%s", name, c.line, c.text, out, name, c.want)
 		}
 	}
 }
@@ -197,12 +210,12 @@ func readmeCommands(path string) ([]readmeCommand, error) {
 			rest = words
 			w, err := shellWords(strings.TrimSpace(here))
 			if err != nil || len(w) != 1 {
-				return nil, fmt.Errorf("README line %d: here-string %q", i+1, here)
+				return nil, fmt.Errorf("%s line %d: here-string %q", filepath.Base(path), i+1, here)
 			}
 			c.stdin = w[0] + "\n"
 		}
 		if c.args, err = shellWords(rest); err != nil {
-			return nil, fmt.Errorf("README line %d: %w", i+1, err)
+			return nil, fmt.Errorf("%s line %d: %w", filepath.Base(path), i+1, err)
 		}
 		cmds = append(cmds, c)
 		last = nil
