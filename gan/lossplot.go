@@ -72,8 +72,15 @@ func lossPanels(names []string) []lossPanel {
 	return slices.DeleteFunc(ps, func(p lossPanel) bool { return len(p.cols) == 0 })
 }
 
-// lossPlot draws the panels of rows on a w×h PNG canvas.
-func lossPlot(rows []LogRow, w, h vg.Length) (io.WriterTo, error) {
+// lossPlot draws the panels of rows on a w×h PNG canvas. The plotting
+// library panics on some ranges it cannot draw; a log comes from a run
+// and may hold any finite value, so such a panic is an error here.
+func lossPlot(rows []LogRow, w, h vg.Length) (wt io.WriterTo, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			wt, err = nil, fmt.Errorf("cannot draw these values: %v", r)
+		}
+	}()
 	var names []string
 	if len(rows) > 0 {
 		for n := range rows[0].Values {
@@ -108,7 +115,22 @@ func lossPlot(rows []LogRow, w, h vg.Length) (io.WriterTo, error) {
 		if lo, hi, ok := positiveRange(rows, pn.cols); pn.log && ok {
 			p.Y.Scale = plot.LogScale{}
 			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-			p.Y.Min, p.Y.Max = lo/2, hi*2 // a constant scale gets a range too
+			// A constant scale gets a range too; the range stays finite
+			// for scales near the largest float64.
+			p.Y.Min, p.Y.Max = lo/2, hi*2
+			if p.Y.Min == 0 { // lo is the least subnormal
+				p.Y.Min = lo
+			}
+			if math.IsInf(p.Y.Max, 0) { // hi is near the largest float64
+				p.Y.Max = hi
+			}
+			if p.Y.Min == p.Y.Max { // a constant scale at either end
+				if hi > 1 {
+					p.Y.Min = hi / 4
+				} else {
+					p.Y.Max = lo * 4
+				}
+			}
 		}
 		plots[i] = []*plot.Plot{p}
 	}
@@ -156,7 +178,8 @@ func curve(rows []LogRow, c string, cumulative bool) plotter.XYs {
 	var sum float64
 	for i := 0; i < len(rows); i += per {
 		end := min(i+per, len(rows))
-		var x, y float64
+		var x, y, ys float64
+		k := float64(end - i)
 		for _, r := range rows[i:end] {
 			v := r.Value(c)
 			if cumulative {
@@ -165,9 +188,15 @@ func curve(rows []LogRow, c string, cumulative bool) plotter.XYs {
 			}
 			x += float64(r.Step)
 			y += v
+			ys += v / k
 		}
-		k := float64(end - i)
-		if y := y / k; !math.IsNaN(y) && !math.IsInf(y, 0) {
+		y /= k
+		if math.IsInf(y, 0) {
+			// The sum overflowed: values near the largest float64 (a
+			// loss scale of 1.7e308 is valid) need the mean of v/k.
+			y = ys
+		}
+		if !math.IsNaN(y) && !math.IsInf(y, 0) {
 			xys = append(xys, plotter.XY{X: x / k, Y: y})
 		}
 	}

@@ -87,3 +87,32 @@ func TestRunWritesLossPlot(t *testing.T) {
 	}
 	decodePNG(t, sum.LossPlot)
 }
+
+// Loss scales near the largest float64 are valid (a policy may ask for
+// 1.7e308): the plot is drawn, constant or changing, long or short, and a
+// log holding them never panics (issue 29).
+func TestWriteLossPlotHugeScales(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rows   int
+		scales func(step int) string
+	}{
+		{"constant", 3, func(int) string { return "1.7e308" }},
+		{"max", 3, func(int) string { return "1.7976931348623157e308" }},
+		{"changing", 2500, func(s int) string { return fmt.Sprint(1.7e308 / float64(1+s%3)) }},
+		{"tiny", 5, func(int) string { return "5e-324" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(logHead)
+			for s := 1; s <= tc.rows; s++ {
+				fmt.Fprintf(&b, "%d,1,1.2,0.9,0.6,0.4,%s,%s,0,0,0.01,%g\n", s, tc.scales(s), tc.scales(s), float64(s)/100)
+			}
+			out := filepath.Join(t.TempDir(), "losses.png")
+			if err := gan.WriteLossPlot(out, writeLog(t, b.String())); err != nil {
+				t.Fatal(err)
+			}
+			decodePNG(t, out)
+		})
+	}
+}

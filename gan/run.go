@@ -281,15 +281,17 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 			sum.MeanMetrics[i] += m / k
 		}
 	}
+	// The final checkpoint first: a grid or plot that cannot be drawn
+	// must not cost the run.
+	if err := saveHealthy(); err != nil {
+		return sum, err
+	}
 	if grid != nil {
 		if err := grid(sum.Samples); err != nil {
 			return sum, err
 		}
 	}
 	if err := WriteLossPlot(sum.LossPlot, sum.Log); err != nil {
-		return sum, err
-	}
-	if err := saveHealthy(); err != nil {
 		return sum, err
 	}
 	if interrupted {
