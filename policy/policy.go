@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/positgan/positgan/internal/tomlsafe"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 )
@@ -732,10 +733,11 @@ func (t *tomlLayer) setKey(k int, v string) {
 }
 
 // Read reads a TOML policy (see WriteTOML for an example). Unknown
-// keys are errors that name the key.
+// keys are errors that name the key; a file over tomlsafe's size or
+// nesting limits is an error before it is decoded.
 func Read(r io.Reader) (*Policy, error) {
 	var t tomlPolicy
-	md, err := toml.NewDecoder(r).Decode(&t)
+	md, err := tomlsafe.Decode(r, &t) // within its size and depth limits
 	if err != nil {
 		return nil, fmt.Errorf("policy: policy file: %w", err)
 	}

@@ -385,3 +385,17 @@ func TestParsePolicyTableFile(t *testing.T) {
 		t.Errorf("missing policy file: %v", err)
 	}
 }
+
+// A policy file nested deeper than TOML's limit, as a checkpoint from
+// elsewhere may hold, is an error before the decoder sees it (issue 29).
+func TestReadNestingLimit(t *testing.T) {
+	for name, text := range map[string]string{
+		"inline tables": "x = " + strings.Repeat("{a = ", 10000) + "1" + strings.Repeat("}", 10000) + "\n",
+		"header":        "[" + strings.Repeat("a.", 20000) + "a]\n",
+		"arrays":        "x = " + strings.Repeat("[", 2<<20) + strings.Repeat("]", 2<<20) + "\n",
+	} {
+		if _, err := policy.Read(strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), "policy file") {
+			t.Errorf("%s: Read = %v, want a policy file error", name, err)
+		}
+	}
+}
