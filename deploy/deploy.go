@@ -238,7 +238,7 @@ func parseFormat(s string) (quant.Format, error) {
 	if s == "none" {
 		return nil, nil
 	}
-	return quant.Parse(s)
+	return quant.ParseSelfContained(s) // from a .pgmodel: no table:FILE
 }
 
 func layerMeta(li nn.LayerInfo) Layer {

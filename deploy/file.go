@@ -286,7 +286,7 @@ func (r *reader) tensor() (Tensor, error) {
 	if r.err != nil {
 		return t, fmt.Errorf("%s: %v", t.Name, r.err)
 	}
-	f, err := quant.Parse(fname)
+	f, err := quant.ParseSelfContained(fname) // never a table:FILE from a .pgmodel
 	if err != nil {
 		return t, fmt.Errorf("%s: %v", t.Name, err)
 	}

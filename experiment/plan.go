@@ -20,6 +20,10 @@ import (
 // writes and ReadPlan reads.
 const PlanVersion = 1
 
+// MaxPlanRuns bounds the runs of a plan (policies × seeds), so that a
+// plan file or a mistyped --seeds cannot allocate without end.
+const MaxPlanRuns = 100000
+
 // PlanFile is the name of the copy of its plan that RunPlan keeps in the
 // output root, where Merge finds it.
 const PlanFile = "plan.json"
@@ -109,6 +113,9 @@ func NewPlan(s Sweep, res Resources) (*Plan, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	if n := len(s.Policies); s.Seeds > MaxPlanRuns || n*s.Seeds > MaxPlanRuns {
+		return nil, &PlanError{Err: fmt.Errorf("%d policies × %d seeds: a plan has at most %d runs", n, s.Seeds, MaxPlanRuns)}
+	}
 	if res.CPUs <= 0 || res.MemoryMiB <= 0 {
 		return nil, &PlanError{Err: fmt.Errorf("resources %d CPUs, %d MiB: must be positive", res.CPUs, res.MemoryMiB)}
 	}
@@ -122,19 +129,36 @@ func NewPlan(s Sweep, res Resources) (*Plan, error) {
 	for i, r := range runs {
 		arg := strings.TrimSpace(s.Policies[i/s.Seeds])
 		pr := plannedRun{Index: i, Policy: r.Policy, Seed: r.Seed, Dir: path.Join(r.Policy, "seed"+strconv.FormatUint(r.Seed, 10))}
-		if _, err := policy.Preset(arg); err != nil && isFile(arg) {
-			pr.TOML = r.policy.String()
-		} else {
+		if _, err := policy.ParseName(arg); err == nil {
 			pr.Spec = arg
+		} else {
+			// A policy file, or a format that reads one (table:FILE): the
+			// plan holds the policy by value, so no process running it
+			// opens another file.
+			pr.TOML = r.policy.String()
 		}
 		p.runs = append(p.runs, pr)
 	}
 	return p, nil
 }
 
-func isFile(name string) bool {
-	fi, err := os.Stat(name)
-	return err == nil && fi.Mode().IsRegular()
+// checkLabel reports whether label can name a run folder and a grid file
+// under the output root: one path element, not . or .., printable.
+func checkLabel(label string) error {
+	switch {
+	case label == "" || label == "." || label == "..":
+		return fmt.Errorf("policy label %q cannot name a folder", label)
+	case len(label) > 200:
+		return fmt.Errorf("policy label of %d bytes; at most 200", len(label))
+	case strings.ContainsAny(label, "/\\\x00"):
+		return fmt.Errorf("policy label %q is not one path element", label)
+	}
+	for _, r := range label {
+		if r < ' ' || r == 0x7f {
+			return fmt.Errorf("policy label %q holds a control character", label)
+		}
+	}
+	return nil
 }
 
 // Len returns the number of runs.
@@ -152,7 +176,7 @@ func (p *Plan) runsIn(root string) ([]Run, error) {
 		if pr.TOML != "" {
 			pol, err = policy.Read(strings.NewReader(pr.TOML))
 		} else {
-			pol, err = policy.Parse(pr.Spec)
+			pol, err = policy.ParseName(pr.Spec) // never a file: the plan came from elsewhere
 		}
 		if err != nil {
 			return nil, &PlanError{Err: fmt.Errorf("run %d (%s): %w", i, pr.Policy, err)}
@@ -194,15 +218,35 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 	if len(f.Runs) == 0 {
 		return errors.New("no runs")
 	}
+	if s.Seeds > MaxPlanRuns || len(f.Runs) > MaxPlanRuns || len(f.Runs) != len(s.Policies)*s.Seeds {
+		return fmt.Errorf("%d runs; the sweep has %d policies of %d seeds", len(f.Runs), len(s.Policies), s.Seeds)
+	}
+	// Each run is the one the sweep lays out at its index: its label,
+	// seed and folder follow from the sweep's policies and seeds, and a
+	// spec is the policy name the sweep gives. So a run cannot train one
+	// policy under another's label, or write outside the output root.
 	seen := map[string]bool{}
 	for i, r := range f.Runs {
+		arg := strings.TrimSpace(s.Policies[i/s.Seeds])
+		label := policyLabel(arg)
+		seed := s.FirstSeed + uint64(i%s.Seeds)
 		switch {
 		case r.Index != i:
 			return fmt.Errorf("run %d has index %d", i, r.Index)
 		case (r.Spec == "") == (r.TOML == ""):
 			return fmt.Errorf("run %d: want one of spec and toml", i)
+		case checkLabel(r.Policy) != nil:
+			return fmt.Errorf("run %d: %v", i, checkLabel(r.Policy))
+		case r.Policy != label:
+			return fmt.Errorf("run %d: policy label %q, but the sweep's policy %d is %q", i, r.Policy, i/s.Seeds, label)
+		case r.Seed != seed:
+			return fmt.Errorf("run %d: seed %d, but the sweep gives it seed %d", i, r.Seed, seed)
 		case r.Dir == "" || path.IsAbs(r.Dir) || path.Clean(r.Dir) != r.Dir || strings.HasPrefix(r.Dir, ".."):
 			return fmt.Errorf("run %d: folder %q is not a clean path inside the output root", i, r.Dir)
+		case r.Spec != "" && r.Spec != arg:
+			return fmt.Errorf("run %d: spec %q, but the sweep names %q", i, r.Spec, arg)
+		case r.Dir != path.Join(label, "seed"+strconv.FormatUint(seed, 10)):
+			return fmt.Errorf("run %d: folder %q, want %s/seed%d", i, r.Dir, label, seed)
 		case seen[r.Dir]:
 			return fmt.Errorf("run %d: folder %q given twice", i, r.Dir)
 		}

@@ -88,6 +88,17 @@ func TestPlan(t *testing.T) {
 		{`"dir": "../x"`, "not a clean path"},
 		{`"steps": 0`, "Steps"},
 		{`"bogus": 0, "positgan_plan": 1`, "bogus"},
+		// A run is the sweep's run at its index: a label cannot leave the
+		// output root or name another policy, nor a seed or spec differ
+		// (issue 29).
+		{`"policy": "../../X"`, "not one path element"},
+		{`"policy": ".."`, "cannot name a folder"},
+		{`"policy": "mine"`, `policy label "mine", but the sweep's policy 0 is "fp32"`},
+		{`"seed": 7`, "seed 7, but the sweep gives it seed 1"},
+		{`"spec": "posit8"`, `spec "posit8", but the sweep names "fp32"`},
+		{`"dir": "fp32/seed2"`, `folder "fp32/seed2", want fp32/seed1`},
+		{`"seeds": 3`, "4 runs; the sweep has 2 policies of 3 seeds"},
+		{`"seeds": 1000000`, "4 runs"},
 	} {
 		old := strings.SplitN(tc.edit, ":", 2)[0]
 		data := string(a)

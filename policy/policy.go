@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -239,8 +240,9 @@ func fieldString(lf *nn.LayerFormats, k int) string {
 	return noFormat
 }
 
-// parseField parses value as field k into lf.
-func parseField(lf *nn.LayerFormats, k int, value string) error {
+// parseField parses value as field k into lf; with files false, a format
+// that names a file (table:FILE) is an error.
+func parseField(lf *nn.LayerFormats, k int, value string, files bool) error {
 	var err error
 	if k == keyAccum {
 		lf.Accum, err = quant.ParseAccumulation(value)
@@ -259,8 +261,12 @@ func parseField(lf *nn.LayerFormats, k int, value string) error {
 			return Error(fmt.Sprintf("%s is block-scaled: only the dot-product operands weight, act and err take block formats", value))
 		}
 		b, _ = quant.ParseBlock(value)
-	default:
+	case files:
 		if f, err = quant.Parse(value); err != nil {
+			return err
+		}
+	default:
+		if f, err = quant.ParseSelfContained(value); err != nil {
 			return err
 		}
 	}
@@ -293,8 +299,12 @@ func lookupKey(key string) ([]int, error) {
 // dot-product formats), dot (weight and act), moments (moment1 and
 // moment2) and moments_rounding. Setting the
 // same glob again changes its existing override, keeping its place in the
-// order.
-func (p *Policy) Set(glob, key, value string) error {
+// order. A format may name a file (table:FILE): Set is for settings a
+// user typed; Read, for files, never opens one.
+func (p *Policy) Set(glob, key, value string) error { return p.set(glob, key, value, true) }
+
+// set is Set; with files false it refuses formats that name a file.
+func (p *Policy) set(glob, key, value string, files bool) error {
 	if key == "tanh" {
 		return p.setTanh(glob, value)
 	}
@@ -304,7 +314,7 @@ func (p *Policy) Set(glob, key, value string) error {
 	}
 	var v nn.LayerFormats
 	for _, k := range ks {
-		if err := parseField(&v, k, value); err != nil {
+		if err := parseField(&v, k, value, files); err != nil {
 			return Error(fmt.Sprintf("%s=%s: %v", key, value, err))
 		}
 	}
@@ -601,13 +611,26 @@ func Preset(name string) (*Policy, error) {
 
 // Parse returns the policy s names: a preset name (see Presets),
 // the path of a TOML policy file (see Read), or one format name
-// (see Parse), which every tensor role of every layer then takes.
-func Parse(s string) (*Policy, error) {
+// (see quant.Parse), which every tensor role of every layer then takes.
+// Parse is for names a user typed: it may open the file s names, or the
+// file of a table:FILE format. ParseName is for names read from files.
+func Parse(s string) (*Policy, error) { return parse(s, true) }
+
+// ParseName returns the policy of a preset or format name as Parse does,
+// but never opens a file: neither a policy file nor a table:FILE format.
+// Plans and other files that come from elsewhere name policies with it.
+func ParseName(s string) (*Policy, error) { return parse(s, false) }
+
+func parse(s string, files bool) (*Policy, error) {
 	p, err := Preset(s)
 	if err == nil {
 		return p, nil
 	}
-	if _, statErr := os.Stat(s); statErr != nil {
+	statErr := errors.New("not a file")
+	if files {
+		_, statErr = os.Stat(s)
+	}
+	if statErr != nil {
 		// Not a file: one format for every tensor role of every layer, or
 		// a block format for the three dot-product operands. A format may
 		// itself name a file (table:/path/values.txt), so a path separator
@@ -621,15 +644,24 @@ func Parse(s string) (*Policy, error) {
 			}
 			return p, nil
 		}
-		f, ferr := quant.Parse(s)
+		parseFormat := quant.ParseSelfContained
+		if files {
+			parseFormat = quant.Parse
+		}
+		f, ferr := parseFormat(s)
 		if ferr == nil {
+			// A table read from a file is named by its values; the
+			// policy keeps the short name the user gave as its label.
 			p := &Policy{Name: f.String()}
+			if len(p.Name) > len(s) {
+				p.Name = strings.TrimSpace(s)
+			}
 			if err := p.Set("", "all", f.String()); err != nil {
 				return nil, err
 			}
 			return p, nil
 		}
-		if !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
+		if !files || !strings.HasSuffix(s, ".toml") && !strings.ContainsRune(s, os.PathSeparator) {
 			return nil, fmt.Errorf("%w; nor is it a format: %v", err, ferr)
 		}
 	}
@@ -770,7 +802,7 @@ func Read(r io.Reader) (*Policy, error) {
 			return nil, Error("[default] takes no match key")
 		}
 		for _, kv := range t.Default.settings() {
-			if err := p.Set("", kv[0], kv[1]); err != nil {
+			if err := p.set("", kv[0], kv[1], false); err != nil {
 				return nil, fmt.Errorf("[default]: %w", err)
 			}
 		}
@@ -780,7 +812,7 @@ func Read(r io.Reader) (*Policy, error) {
 			return nil, Error(fmt.Sprintf("[[layer]] %d has no match key", i+1))
 		}
 		for _, kv := range l.settings() {
-			if err := p.Set(l.Match, kv[0], kv[1]); err != nil {
+			if err := p.set(l.Match, kv[0], kv[1], false); err != nil {
 				return nil, fmt.Errorf("[[layer]] %d (match %q): %w", i+1, l.Match, err)
 			}
 		}

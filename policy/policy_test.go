@@ -399,3 +399,43 @@ func TestReadNestingLimit(t *testing.T) {
 		}
 	}
 }
+
+// Names and files from elsewhere never make the policy code open a path:
+// ParseName reads no policy file and no table:FILE, and neither does Read
+// for the formats inside a file; a table given on the command line is
+// named by its values, so what is written travels by value (issue 29).
+func TestNoFilesFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(table, []byte("-1\n0\n1\nnan\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "p.toml")
+	if err := os.WriteFile(file, []byte("preset = \"posit8\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"table:" + table, "table:/etc/passwd", file} {
+		if _, err := policy.ParseName(s); err == nil {
+			t.Errorf("ParseName(%s) opened a file", s)
+		}
+	}
+	if _, err := policy.ParseName("posit8+"); err != nil {
+		t.Errorf("ParseName(posit8+): %v", err)
+	}
+	_, err := policy.Read(strings.NewReader("[default]\nweight = \"table:/etc/passwd\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "names a file") || strings.Contains(err.Error(), "root:") {
+		t.Errorf("Read of a file naming table:/etc/passwd: %v", err)
+	}
+	// From the command line the table is read, and written by value.
+	p, err := policy.Parse("table:" + table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.String(), "table:") || !strings.Contains(p.String(), "table(-1,0,1,nan)") {
+		t.Errorf("policy of table:FILE named %q:\n%s", p.Name, p)
+	}
+	q, err := policy.Read(strings.NewReader(p.String()))
+	if err != nil || q.For("G/fc1") != p.For("G/fc1") {
+		t.Errorf("written policy reads back as %v, %v", q, err)
+	}
+}

@@ -20,10 +20,26 @@ import (
 //
 // Block-scaled formats (mxfp8-e4m3, posit(8,1,block=32), ...) are not
 // Formats; ParseBlock parses them.
-// See the README for the float options.
+// See docs/formats.md for the float options.
+//
+// table:FILE reads the file FILE: Parse is for names a user typed. A name
+// that comes from a file (a policy, a checkpoint, a .pgmodel, a plan) is
+// parsed with ParseSelfContained, which never opens a file.
 func Parse(name string) (Format, error) {
 	if path, ok := tableFile(name); ok {
 		return parseTableFile(path) // the path keeps its case and spaces
+	}
+	return ParseSelfContained(name)
+}
+
+// ParseSelfContained parses a name as Parse does, but refuses table:FILE:
+// it never opens a file, so a name read from a file that came from
+// elsewhere cannot make the program read another path. A table read from
+// a file is the same Format as its inline table(v0,v1,...), whose name
+// String gives, so formats written into files travel by value.
+func ParseSelfContained(name string) (Format, error) {
+	if _, ok := tableFile(name); ok {
+		return nil, FormatError(fmt.Sprintf("%.40q names a file: inside a file a lookup table is given by its values, table(v0,v1,...)", name))
 	}
 	f, err := parseBuiltin(name)
 	if _, unknown := err.(unknownFormat); !unknown {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"os"
@@ -29,7 +30,7 @@ const MaxTableValues = 1 << 16
 // the nearest float32 to the value. Stochastic rounding picks one of the
 // two values that bracket x, the upper with probability (x-lo)/(hi-lo).
 func NewTable(values []float64) (Format, error) {
-	return newTable(tableName(values), "", values)
+	return newTable(tableName(values), values)
 }
 
 // tableName is the canonical inline name of a table.
@@ -55,9 +56,8 @@ func tableName(values []float64) string {
 	return b.String()
 }
 
-// newTable builds (or finds) the table named name; file is the path it was
-// read from, if any, which takes part in the interning key with the values.
-func newTable(name, file string, values []float64) (Format, error) {
+// newTable builds (or finds) the table named name.
+func newTable(name string, values []float64) (Format, error) {
 	if len(values) == 0 {
 		return nil, FormatError("table: no values")
 	}
@@ -65,9 +65,6 @@ func newTable(name, file string, values []float64) (Format, error) {
 		return nil, FormatError(fmt.Sprintf("table: %d values; at most %d", len(values), MaxTableValues))
 	}
 	key := name
-	if file != "" {
-		key = name + "\x00" + tableName(values)
-	}
 	registry.RLock()
 	m, ok := registry.made[key]
 	registry.RUnlock()
@@ -136,9 +133,9 @@ func parseTableFile(path string) (Format, error) {
 	if path == "" {
 		return nil, FormatError("table: wants a file name after table:")
 	}
-	b, err := os.ReadFile(path)
+	b, err := readTableFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("quant: table: %w", err)
+		return nil, err
 	}
 	var values []float64
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -176,7 +173,42 @@ func parseTableFile(path string) (Format, error) {
 	if len(values) == 0 {
 		return nil, FormatError(fmt.Sprintf("table:%s: no values", path))
 	}
-	return newTable("table:"+path, path, values)
+	// The inline table itself: its name lists the values, so a policy,
+	// checkpoint or plan that holds it carries the values, never the path.
+	return NewTable(values)
+}
+
+// maxTableFileBytes bounds a table file: MaxTableValues lines of
+// "code,value" with values in full precision fit easily.
+const maxTableFileBytes = 8 << 20
+
+// readTableFile reads the file of table:FILE, which must be a regular file
+// (a FIFO or a device would block or never end) of at most
+// maxTableFileBytes.
+func readTableFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("quant: table: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("quant: table: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, FormatError(fmt.Sprintf("table:%s: not a regular file", path))
+	}
+	if fi.Size() > maxTableFileBytes {
+		return nil, FormatError(fmt.Sprintf("table:%s: %d bytes; a table file has at most %d", path, fi.Size(), maxTableFileBytes))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTableFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("quant: table: %w", err)
+	}
+	if len(b) > maxTableFileBytes {
+		return nil, FormatError(fmt.Sprintf("table:%s: grew past %d bytes while read", path, maxTableFileBytes))
+	}
+	return b, nil
 }
 
 // firstDataLine returns the number of the first line of b that is neither

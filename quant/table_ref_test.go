@@ -257,8 +257,16 @@ func TestTableParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ft.String() != "table:"+file || MustParse(ft.String()) != ft {
-		t.Errorf("table:FILE is %v, which does not parse back to itself", ft)
+	// A table read from a file is its inline table: the name lists the
+	// values in code order, so files that hold it carry the values.
+	if s := ft.String(); !strings.HasPrefix(s, "table(0,0.000244140625,") || strings.Contains(s, file) {
+		t.Errorf("table:FILE is named %.60q..., want its inline name", s)
+	}
+	if f, err := ParseSelfContained(ft.String()); err != nil || f != ft {
+		t.Errorf("table:FILE is %.40v..., which does not parse back to itself: %v", ft, err)
+	}
+	if _, err := ParseSelfContained("table:" + file); err == nil || !strings.Contains(err.Error(), "names a file") {
+		t.Errorf("ParseSelfContained(table:FILE) = %v, want a refusal", err)
 	}
 	inline, _ := NewTable(sortedValues(p8))
 	xs := []float32{0.3, -2500, 1e-9, 7, 0.0625}
@@ -274,7 +282,22 @@ func TestTableParse(t *testing.T) {
 	}
 }
 
-// Bad tables are errors that say what is wrong.
+// sparse makes a file of n bytes that takes no room on disk.
+func sparse(t *testing.T, name string, n int64) string {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(n); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// Bad tables are errors that say what is wrong; a table file is a regular
+// file of bounded size, never a device read without end.
 func TestTableErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
@@ -297,6 +320,9 @@ func TestTableErrors(t *testing.T) {
 		{"table:" + write("order.csv", "0,1\n2,2\n"), "code \"2\", want 1"},
 		{"table:" + write("empty.csv", "# nothing\n"), "no values"},
 		{"table:" + write("big.csv", strings.Join(big, "\n")), "more than 65536 values"},
+		{"table:" + sparse(t, filepath.Join(dir, "huge.csv"), 1<<30), "a table file has at most"},
+		{"table:" + dir, "not a regular file"},
+		{"table:/dev/zero", "not a regular file"},
 	} {
 		_, err := Parse(tc.name)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

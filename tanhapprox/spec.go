@@ -40,7 +40,7 @@ func Parse(fn Func, spec string) (Approx, error) {
 			return nil, err
 		}
 		if hasOut {
-			f, err := quant.Parse(out)
+			f, err := quant.ParseSelfContained(out) // a tanh spec travels in checkpoints
 			if err != nil {
 				return nil, fmt.Errorf("tanhapprox: %q: %w", spec, err)
 			}
@@ -51,7 +51,7 @@ func Parse(fn Func, spec string) (Approx, error) {
 		if !hasFormat {
 			format = DefaultFormat
 		}
-		f, err := quant.Parse(format)
+		f, err := quant.ParseSelfContained(format)
 		if err != nil {
 			return nil, fmt.Errorf("tanhapprox: %q: %w", spec, err)
 		}

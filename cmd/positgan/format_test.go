@@ -292,19 +292,32 @@ func TestFormatLookupTable(t *testing.T) {
 	if err := os.WriteFile(csv, []byte(mustRun(t, "format", "table", "posit(8,1)")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	policy := filepath.Join(dir, "tables.toml")
-	toml := "name = \"tables\"\npreset = \"fp32\"\n\n[default]\n" +
-		"weight = \"table(-1,-0.5,-0.25,-0.125,-0.0625,0,0.0625,0.125,0.25,0.5,1,nan)\"\n" +
-		"act = \"table:" + csv + "\"\n"
-	if err := os.WriteFile(policy, []byte(toml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// A table on the command line is read; the checkpoint carries its
+	// values, so its samples are drawn with the file gone.
 	data := writeIDX(t, dir, 16)
 	o := filepath.Join(dir, "run")
 	common := []string{"--dataset", data, "--batch", "4", "--features", "2", "--out", o}
-	mustRun(t, append([]string{"train", "--policy", policy, "--steps", "2"}, common...)...)
+	mustRun(t, append([]string{"train", "--policy", "table:" + csv, "--steps", "2"}, common...)...)
 	if !exists(filepath.Join(o, "checkpoint.safetensors")) {
 		t.Fatalf("no checkpoint in %s", o)
 	}
-	mustRun(t, append([]string{"train", "--resume", "--policy", policy, "--steps", "3"}, common...)...)
+	mustRun(t, append([]string{"train", "--resume", "--policy", "table:" + csv, "--steps", "3"}, common...)...)
+	if err := os.Remove(csv); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "sample", "--checkpoint", filepath.Join(o, "checkpoint.safetensors"), "--out", filepath.Join(dir, "s.png"))
+
+	// A policy file naming a table file is refused: files from elsewhere
+	// never make positgan open another path (issue 29).
+	policy := filepath.Join(dir, "tables.toml")
+	toml := "name = \"tables\"\npreset = \"fp32\"\n\n[default]\n" +
+		"weight = \"table(-1,-0.5,-0.25,-0.125,-0.0625,0,0.0625,0.125,0.25,0.5,1,nan)\"\n" +
+		"act = \"table:/etc/passwd\"\n"
+	if err := os.WriteFile(policy, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runCLI(t, "", append([]string{"train", "--policy", policy, "--steps", "2"}, append(common[:len(common)-1], filepath.Join(dir, "run2"))...)...)
+	if code == 0 || !strings.Contains(stderr, "names a file") || strings.Contains(stderr, "root:") {
+		t.Errorf("a policy naming table:/etc/passwd: exit %d: %s", code, stderr)
+	}
 }
