@@ -124,11 +124,12 @@ func layerMatMul(p layerProduct, a, b *gorgonia.Node) (*gorgonia.Node, error) {
 	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		var res gorgonia.Nodes
 		for i, s := range []tensor.Shape{sa, sb} {
+			bname := fmt.Sprintf("%s.d%c", name, "AB"[i])
 			bop := &graphop.Func{
-				Name: fmt.Sprintf("%s.d%c", name, "AB"[i]),
+				Name: bname,
 				In:   []tensor.Shape{output.Shape().Clone(), grad.Shape().Clone()},
 				Out:  s,
-				Fn: recovered(name, func(in []*tensor.Dense) (*tensor.Dense, error) {
+				Fn: recovered(bname, func(in []*tensor.Dense) (*tensor.Dense, error) {
 					g := in[1]
 					if g.Dtype() == tensor.Float32 {
 						return layerBackward(lk, i, g.Float32s(), s), nil
