@@ -103,7 +103,7 @@ func NewConv2dKernel(batch, inC, h, w, outC, k, stride, pad int, f LayerFormats,
 	if err != nil {
 		return nil, fmt.Errorf("nn: conv2d kernel: %w", err)
 	}
-	st := &convState{name: "kernel", roles: newRoles(f, buildOptions(opts).seed), g: g, batch: batch, inC: inC, outC: outC,
+	st := &convState{roles: newRoles(f, buildOptions(opts).seed), g: g, batch: batch, inC: inC, outC: outC,
 		xShape: tensor.Shape{batch, inC, h, w}, yShape: tensor.Shape{batch, outC, g.OH, g.OW}}
 	return &Conv2dKernel{st: st}, nil
 }
