@@ -257,24 +257,29 @@ func TestActivationErrorsAndHashes(t *testing.T) {
 	c1, _ := NewCorrectedTanh(p16, DefaultTheta, DefaultDelta)
 	c2, _ := NewCorrectedTanh(p16, DefaultTheta, 0.07)
 	c3, _ := NewCorrectedTanh(p16, 0.75, DefaultDelta)
-	ops := []*approxOp{
+	ops := []struct {
+		a    Approx
+		grad Grad
+	}{
 		{a: bitwise(t, Tanh, 16)}, {a: bitwise(t, Tanh, 8)}, {a: bitwise(t, Sigmoid, 16)},
 		{a: c1}, {a: c2}, {a: c3}, {a: c1.RoundedOutput()}, {a: c1, grad: GradExact},
 		{a: newPWL(t, Tanh, 3)}, {a: newPWL(t, Tanh, 4)}, {a: newPWL(t, Sigmoid, 3)},
 		{a: newPWL(t, Tanh, 3).WithOutput(p16)}, {a: newPWL(t, Tanh, 3), grad: GradPiecewise},
 	}
+	shape := tensor.Shape{3}
 	seen := map[uint32]string{}
-	for _, op := range ops {
+	for _, o := range ops {
+		op := activationOp(o.a, o.grad, shape)
 		h := op.Hashcode()
 		if prev, ok := seen[h]; ok {
 			t.Errorf("%v and %v have the same hash", prev, op)
 		}
 		seen[h] = op.String()
-		same := &approxOp{a: op.a, grad: op.grad}
+		same := activationOp(o.a, o.grad, shape)
 		if same.Hashcode() != h {
 			t.Errorf("%v: equal ops hash differently", op)
 		}
-		g := &gradOp{a: op.a, grad: op.grad}
+		g := gradOp(o.a, o.grad, shape)
 		if g.Hashcode() == h {
 			t.Errorf("%v: forward and backward ops share a hash", op)
 		}

@@ -20,11 +20,20 @@ import (
 // Func is a Gorgonia op computing Fn from its inputs. Inputs must be
 // contiguous float32 or float64 tensors (or scalars) of the shapes In; the
 // output has shape Out. It never writes into its inputs.
+//
+// Name is the op's String and its hash: it must spell out every
+// parameter that changes the result.
 type Func struct {
 	Name string
 	In   []tensor.Shape
 	Out  tensor.Shape
 	Fn   func(in []*tensor.Dense) (*tensor.Dense, error)
+	// CopyViews lets inputs be views that are not contiguous (what
+	// gorgonia.Slice or a transpose may give in a graph built by a
+	// caller): Do hands Fn contiguous copies of them. Without it such an
+	// input is an error, so that an op on the training path never copies
+	// its inputs unnoticed.
+	CopyViews bool
 
 	ins     []*tensor.Dense // Do's, reused
 	scalars []*tensor.Dense // scalar inputs as tensors, by input, reused
@@ -115,7 +124,14 @@ func (o *Func) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 			return nil, fmt.Errorf("%s: input %d has shape %v, want %v", o.Name, i, d.Shape(), o.In[i])
 		}
 		if !d.IsNativelyAccessible() || d.RequiresIterator() {
-			return nil, fmt.Errorf("%s: input %d is not a contiguous tensor", o.Name, i)
+			if !o.CopyViews {
+				return nil, fmt.Errorf("%s: input %d is not a contiguous tensor", o.Name, i)
+			}
+			m, ok := d.Materialize().(*tensor.Dense)
+			if !ok {
+				return nil, fmt.Errorf("%s: input %d: cannot copy a view", o.Name, i)
+			}
+			d = m
 		}
 		ins[i] = d
 	}

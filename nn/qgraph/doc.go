@@ -30,9 +30,10 @@
 // nn.Linear and nn.Conv2d with the same weights and policy.For(layer), for
 // the policy presets with fp32, quire and per-op accumulation
 // (rewrite_fused_test.go). For fp32 that needs the same order of float32
-// operations, so Rewrite computes weight matrix multiplies, im2col's
-// gradient and bias gradients with the calls to internal/gemm the fused
-// layers make rather than with Gorgonia's ops. Rewrite's knowledge of
+// operations, so Rewrite computes weight matrix multiplies and bias
+// gradients with the kernels of the fused layers (nn.LinearKernel,
+// nn.Conv2dKernel, nn.SumBias), and im2col's gradient with the col2im of
+// internal/gemm nn.Conv2d uses, rather than with Gorgonia's ops. Rewrite's knowledge of
 // Gorgonia's unexported op types is confined to gorgonia_internals.go,
 // whose tests fail with "gorgonia changed" if a Gorgonia version breaks it.
 //

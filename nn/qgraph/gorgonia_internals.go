@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 )
 
@@ -137,10 +136,3 @@ func defaultName(g *gorgonia.ExprGraph, n *gorgonia.Node) string {
 	b.WriteString(")")
 	return b.String()
 }
-
-// otherTypeVar is the type variable a custom op's Type uses for an operand
-// whose type is independent of the first's (biasAddOp's bias). Not 'b':
-// Gorgonia's type inference (inferNodeType) names the result 'b', so an op
-// whose Type used 'b' for an operand would get that operand's type as its
-// result's.
-const otherTypeVar = hm.TypeVariable('p')

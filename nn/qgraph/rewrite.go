@@ -53,11 +53,11 @@ import (
 // computes what nn.Linear or nn.Conv2d with the same formats computes, bit
 // for bit, forward and backward (rewrite_fused_test.go checks it for the
 // policy presets). To that end, with fp32 accumulation, a matrix multiply
-// with one weight operand is replaced by an op that calls internal/gemm
-// with the operand layouts of nn.Linear, or of nn.Conv2d if the
+// with one weight operand is replaced by an op computed by the kernel of
+// nn.Linear (nn.LinearKernel), or of nn.Conv2d (nn.Conv2dKernel) if the
 // activation comes from an im2col; im2col nodes (dilation 1) are replaced
 // by one that sums the windows of the gradient in nn.Conv2d's order; the
-// bias Add by one that sums the bias gradient in float64 as nn does.
+// bias Add by one that sums the bias gradient with nn.SumBias.
 // Other dot products keep Gorgonia's op.
 //
 // Accumulation: quire and per-op replace a matrix multiply (including
@@ -102,7 +102,7 @@ func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, op
 	edges := map[edge]spec{}
 	outs := map[*gorgonia.Node]spec{}
 	accums := map[*gorgonia.Node]accumDot{}
-	layered := map[*gorgonia.Node]*layerMatMulOp{}
+	layered := map[*gorgonia.Node]layerProduct{}
 	biases := map[*gorgonia.Node]bias{}
 	k := 0
 	for _, n := range nodes {
@@ -148,7 +148,7 @@ func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, op
 		} else if tA, tB, ok := matMulTrans(n); ok && weightIdx >= 0 {
 			// fp32: sum in the fused layers' order.
 			_, conv := traceIm2col(g, kids[1-weightIdx])
-			layered[n] = &layerMatMulOp{conv: conv, weight: weightIdx, tA: tA, tB: tB, blk: lf.Block}
+			layered[n] = layerProduct{conv: conv, weight: weightIdx, tA: tA, tB: tB, blk: lf.Block}
 		} else if !lf.Block.IsZero() {
 			return nil, nil, fmt.Errorf("qgraph: Rewrite: layer %s: block formats (%v) need a matrix multiply or convolution with one weight operand, not %v", layer, lf.Block.Act, n.Op())
 		}
@@ -223,13 +223,13 @@ func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, op
 				if bq, err = quantize(m[b.leaf], b.spec); err != nil {
 					return nil, nil, err
 				}
-				nn, err = gorgonia.ApplyOp(&biasAddOp{}, args[b.h], bq)
+				nn, err = biasAdd(args[b.h], bq)
 			} else if as, ok := accums[n]; ok {
 				nn, err = accumMatMul(as.spec, args[0], args[1], as.tA, as.tB)
-			} else if op, ok := layered[n]; ok {
-				nn, err = gorgonia.ApplyOp(op, args...)
+			} else if lp, ok := layered[n]; ok {
+				nn, err = layerMatMul(lp, args[0], args[1])
 			} else if p, ok := readIm2col(n); ok && p.dh == 1 && p.dw == 1 {
-				nn, err = gorgonia.ApplyOp(&im2colOp{p: p}, args...)
+				nn, err = im2col(args[0], p)
 			} else {
 				nn, err = gorgonia.ApplyOp(n.Op(), args...)
 			}
