@@ -248,10 +248,14 @@ func DeployCompare(ctx context.Context, c *ckpt.Checkpoint, o DeployOptions) (*D
 	if err != nil {
 		return nil, fmt.Errorf("experiment: deploy-compare: reference: %w", err)
 	}
+	metric, err := fidLabel(ext.Name())
+	if err != nil {
+		return nil, err
+	}
 	rows, cols := gan.GridShape(spec, 64)
 	cmp := &comparer{ctx: ctx, o: o, c: c, ext: ext, ref: ref, spec: spec, weights: map[string][]float32{},
 		wh: map[string]scaling.Histogram{}, ah: map[string]scaling.Histogram{},
-		out: &DeployTable{Arch: m32.Meta.Model.Arch, Metric: featnet.MetricName(ext), N: o.N, SearchN: o.SearchN, Seed: o.Seed,
+		out: &DeployTable{Arch: m32.Meta.Model.Arch, Metric: metric, N: o.N, SearchN: o.SearchN, Seed: o.Seed,
 			grid: gridSpec{spec: spec, rows: rows, cols: cols}}}
 	if err := cmp.histograms(m32); err != nil {
 		return nil, err
@@ -429,10 +433,7 @@ func (cm *comparer) measure(p *policy.Policy, n int, grid bool) (fid float64, no
 	if err != nil {
 		return 0, "", nil, nil, nil, err
 	}
-	st, err := eval.StatsOf(x)
-	if err == nil {
-		fid, err = eval.FrechetDistance(st, cm.ref)
-	}
+	fid, err = fidOf(eval.Features{Rows: x}, eval.Features{Stats: cm.ref})
 	if err != nil {
 		return math.Inf(1), err.Error(), m, images, pix, nil
 	}
