@@ -252,3 +252,30 @@ func TestRegisterPanics(t *testing.T) {
 		}()
 	}
 }
+
+// Every Go block of docs/adding-a-metric.md is code of this file, so the
+// page shows code that compiles and runs.
+func TestAddingAMetricPage(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "docs", "adding-a-metric.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("registry_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := 0
+	for _, part := range strings.Split(string(page), "```go\n")[1:] {
+		block, _, ok := strings.Cut(part, "```")
+		if !ok {
+			t.Fatalf("unterminated code block:\n%s", part)
+		}
+		blocks++
+		if !strings.Contains(string(src), block) {
+			t.Errorf("docs/adding-a-metric.md shows code that is not in registry_test.go:\n%s", block)
+		}
+	}
+	if blocks < 3 {
+		t.Errorf("%d Go blocks in docs/adding-a-metric.md, want the metric and its use", blocks)
+	}
+}
