@@ -21,9 +21,8 @@
 // is asked to fold it (FoldBatchNorm), which changes the weights and
 // gives up bit identity with the checkpoint.
 //
-// Compare builds the deployment table of a float32 checkpoint (positgan
-// deploy-compare): the generator exported and run in 8-bit and narrower
-// posits and floats, searching every float split and the exponent
-// biases, with FID, PSNR against float32, file size and the weights that
-// round to zero or saturate.
+// The deployment table (positgan deploy-compare), which exports a
+// float32 checkpoint in 8-bit and narrower posits and floats and measures
+// each, is an experiment: experiment.DeployCompare. PositFor and
+// FloatCandidates name the formats it tries.
 package deploy

@@ -111,3 +111,26 @@ func mmdUnbiased(kxx, kyy, kxy *mat.Dense, m int, d float64) float64 {
 	fm := float64(m)
 	return (sxx+syy)/(fm*(fm-1)) - 2*sxy/(fm*fm)
 }
+
+func init() { Register("kid", kidMetric{}) }
+
+// kidMetric is the registered "kid".
+type kidMetric struct{}
+
+func (kidMetric) Summary() string {
+	return "KID: unbiased MMD² of two sets' features with the cubic polynomial kernel, mean and std over Options.KID's subsets, as torchmetrics and clean-fid compute it"
+}
+
+func (kidMetric) Label(features string) string { return "KID (" + features + ")" }
+func (kidMetric) NeedsRows() bool              { return true }
+
+func (kidMetric) CompareSets(a, b Features, o Options) ([]float64, error) {
+	if a.Rows == nil || b.Rows == nil {
+		return nil, errors.New("eval: KID needs the features of every image, not their statistics")
+	}
+	mean, std, err := KID(a.Rows, b.Rows, o.KID)
+	if err != nil {
+		return nil, err
+	}
+	return []float64{mean, std}, nil
+}

@@ -84,14 +84,49 @@ func PixelsOf(img image.Image) Pixels {
 // channel count (see PixelsOf), with peak on the 8-bit scale (255 for the
 // usual definition).
 func ImagePSNR(a, b image.Image, peak float64) (float64, error) {
-	pa, pb := PixelsOf(a), PixelsOf(b)
-	if pa.Width != pb.Width || pa.Height != pb.Height {
-		return 0, fmt.Errorf("eval: image sizes differ: %dx%d and %dx%d", pa.Width, pa.Height, pb.Width, pb.Height)
+	return pixelsPSNR(PixelsOf(a), PixelsOf(b), peak)
+}
+
+func pixelsPSNR(a, b Pixels, peak float64) (float64, error) {
+	if a.Width != b.Width || a.Height != b.Height {
+		return 0, fmt.Errorf("eval: image sizes differ: %dx%d and %dx%d", a.Width, a.Height, b.Width, b.Height)
 	}
-	if pa.Channels != pb.Channels {
-		return 0, fmt.Errorf("eval: channel counts differ: %d and %d (gray and colour)", pa.Channels, pb.Channels)
+	if a.Channels != b.Channels {
+		return 0, fmt.Errorf("eval: channel counts differ: %d and %d (gray and colour)", a.Channels, b.Channels)
 	}
-	return PSNR(pa.Pix, pb.Pix, peak)
+	return PSNR(a.Pix, b.Pix, peak)
+}
+
+func init() { Register("psnr", psnrMetric{}) }
+
+// psnrMetric is the registered "psnr".
+type psnrMetric struct{}
+
+func (psnrMetric) Summary() string {
+	return "PSNR (dB) over every pixel and channel, peak Options.Peak (255); with Options.Shave, of the shaved images rounded to 8 bits (SRPSNR)"
+}
+
+func (psnrMetric) ComparePair(ref, test Pixels, o Options) (float64, error) {
+	if o.Shave != 0 {
+		if err := shavedPeak(o); err != nil {
+			return 0, err
+		}
+		return SRPSNR(ref, test, o.Shave, false)
+	}
+	peak := o.Peak
+	if peak == 0 {
+		peak = 255
+	}
+	return pixelsPSNR(ref, test, peak)
+}
+
+// shavedPeak reports whether o's peak suits a shaved measurement, which
+// is on the 8-bit scale with peak 255.
+func shavedPeak(o Options) error {
+	if o.Peak != 0 && o.Peak != 255 {
+		return fmt.Errorf("eval: PSNR of shaved images has peak 255, not %g", o.Peak)
+	}
+	return nil
 }
 
 // FilePSNR decodes two image files (PNG, JPEG, GIF, TIFF or BMP), each of

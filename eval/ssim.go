@@ -81,6 +81,45 @@ func FileSSIM(a, b string) (float64, error) {
 	return s, nil
 }
 
+func init() { Register("ssim", ssimMetric{}) }
+
+// ssimMetric is the registered "ssim".
+type ssimMetric struct{}
+
+func (ssimMetric) Summary() string {
+	return "SSIM (Wang et al. 2004, as scikit-image computes it), data range 255, mean over channels; Options.Shave pixels cropped from every border first"
+}
+
+func (ssimMetric) ComparePair(ref, test Pixels, o Options) (float64, error) {
+	if o.Shave != 0 {
+		var err error
+		if ref, err = shave(ref, o.Shave); err != nil {
+			return 0, err
+		}
+		if test, err = shave(test, o.Shave); err != nil {
+			return 0, err
+		}
+	}
+	return SSIM(ref, test, 255)
+}
+
+// shave returns p without k pixels at every border.
+func shave(p Pixels, k int) (Pixels, error) {
+	if k < 0 || 2*k >= p.Width || 2*k >= p.Height {
+		return Pixels{}, fmt.Errorf("eval: shaving %d pixels leaves nothing of %dx%d", k, p.Width, p.Height)
+	}
+	if len(p.Pix) != p.Width*p.Height*p.Channels {
+		return Pixels{}, fmt.Errorf("eval: pixel data do not match the image size")
+	}
+	w, h, nc := p.Width-2*k, p.Height-2*k, p.Channels
+	s := Pixels{Width: w, Height: h, Channels: nc, Pix: make([]float32, 0, w*h*nc)}
+	for y := k; y < p.Height-k; y++ {
+		row := (y*p.Width + k) * nc
+		s.Pix = append(s.Pix, p.Pix[row:row+w*nc]...)
+	}
+	return s, nil
+}
+
 // ssimWindow returns scipy's gaussian_filter1d weights for σ 1.5 and
 // truncate 3.5: exp(-x²/2σ²) for x in [-5, 5], normalised to sum 1.
 func ssimWindow() []float64 {

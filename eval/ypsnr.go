@@ -89,3 +89,19 @@ func FileSRPSNR(a, b string, shave int, y bool) (float64, error) {
 	}
 	return p, nil
 }
+
+func init() { Register("y-psnr", yPSNRMetric{}) }
+
+// yPSNRMetric is the registered "y-psnr".
+type yPSNRMetric struct{}
+
+func (yPSNRMetric) Summary() string {
+	return "PSNR (dB, peak 255) of the luma Y of BT.601 (MATLAB rgb2ycbcr), images rounded to 8 bits and Options.Shave pixels cropped from every border (SRPSNR)"
+}
+
+func (yPSNRMetric) ComparePair(ref, test Pixels, o Options) (float64, error) {
+	if err := shavedPeak(o); err != nil {
+		return 0, err
+	}
+	return SRPSNR(ref, test, o.Shave, true)
+}

@@ -27,7 +27,13 @@
 // translation (TranslationFID, also what positgan translate --fid
 // prints), the table showing those figures in place of the FID.
 //
+// DeployCompare measures the deployment table of a float32 checkpoint
+// (positgan deploy-compare): its generator exported (package deploy) and
+// run in 8-bit and narrower posits and floats, searching every float
+// split and the exponent biases, with FID, PSNR against float32, file
+// size and the weights that round to zero or saturate.
+//
 // GeneratorStats is the FID pipeline of a generator checkpoint, shared
 // with positgan eval. Every call into packages gan and models is in
-// train.go.
+// train.go, but for the deployment table's noise and grids.
 package experiment

@@ -114,7 +114,7 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io
 			return nil, err
 		}
 		res.BatchStats = s.BatchStats || !checkpointHasRunningStats(c)
-		if res.FID, err = eval.FrechetDistance(st, ms.ref); err != nil {
+		if res.FID, err = fidOf(eval.Features{Stats: st}, eval.Features{Stats: ms.ref}); err != nil {
 			return nil, err
 		}
 	}

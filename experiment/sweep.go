@@ -280,7 +280,9 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 		if ms.ext, err = featnet.Load(s.Features); err != nil {
 			return nil, &ConfigError{Field: "Features", Err: err}
 		}
-		ms.metric = featnet.MetricName(ms.ext)
+		if ms.metric, err = fidLabel(ms.ext.Name()); err != nil {
+			return nil, err
+		}
 	}
 	m, err := loadModel(&s)
 	if err != nil {

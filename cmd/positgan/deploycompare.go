@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/positgan/positgan/ckpt"
-	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/internal/atomicfile"
 )
 
@@ -43,19 +43,19 @@ func deployCompareCmd() *command {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				o := deploy.CompareOptions{Features: *features, Dataset: *dataset, N: *n, SearchN: *searchN, Seed: *seed, Accum: *accum, Log: io.err}
+				o := experiment.DeployOptions{Features: *features, Dataset: *dataset, N: *n, SearchN: *searchN, Seed: *seed, Accum: *accum, Log: io.err}
 				return runDeployCompare(io, *path, *out, *bits, o)
 			}
 		}}
 }
 
-func runDeployCompare(io stdio, path, out, bits string, o deploy.CompareOptions) error {
+func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptions) error {
 	switch {
 	case path == "":
 		return usagef("missing --checkpoint")
 	case out == "":
 		return usagef("missing --out")
-	// deploy reads 0 as its default; here it can only be a typed 0.
+	// experiment reads 0 as its default; here it can only be a typed 0.
 	case o.N == 0:
 		return usagef("--n 0: an FID needs at least 2 images")
 	case o.SearchN == 0:
@@ -70,7 +70,7 @@ func runDeployCompare(io stdio, path, out, bits string, o deploy.CompareOptions)
 		o.Bits = append(o.Bits, b)
 	}
 	if err := o.Check(); err != nil {
-		var oe *deploy.OptionError
+		var oe *experiment.DeployOptionError
 		if !errors.As(err, &oe) {
 			return err
 		}
@@ -92,7 +92,7 @@ func runDeployCompare(io stdio, path, out, bits string, o deploy.CompareOptions)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	t0 := time.Now()
-	cmp, err := deploy.Compare(ctx, c, o)
+	cmp, err := experiment.DeployCompare(ctx, c, o)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func evalCmd() *command {
 				"Wang et al. 2004 and scikit-image's structural_similarity(gaussian_weights=True, sigma=1.5,\n" +
 				"use_sample_covariance=False, data_range=255); colour images: the mean over channels",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
-				return func(args []string, io stdio) error { return runEvalPairs(args, eval.FileSSIM, io) }
+				return func(args []string, io stdio) error { return runEvalPairs(args, "ssim", eval.Options{}, io) }
 			}},
 		{name: "fid", usage: "A B [--features lenet-mnist] [--n N]",
 			summary: "FID between two image sets, each a .npz statistics file (pytorch-fid --save-stats format),\n" +
@@ -115,10 +115,11 @@ func runEvalPSNR(args []string, peak float64, io stdio) error {
 	if !(peak > 0) || math.IsInf(peak, 0) {
 		return usagef("--max %g: must be positive and finite", peak)
 	}
-	return runEvalPairs(args, func(a, b string) (float64, error) { return eval.FilePSNR(a, b, peak) }, io)
+	return runEvalPairs(args, "psnr", eval.Options{Peak: peak}, io)
 }
 
-// runEvalSRPSNR is eval psnr with --y or --shave (eval.SRPSNR).
+// runEvalSRPSNR is eval psnr with --y or --shave: the registered y-psnr,
+// or psnr of shaved images (eval.SRPSNR).
 func runEvalSRPSNR(args []string, peak float64, y bool, shave int, io stdio) error {
 	if len(args) != 2 {
 		return usagef("want two images or two folders, got %d arguments", len(args))
@@ -129,14 +130,23 @@ func runEvalSRPSNR(args []string, peak float64, y bool, shave int, io stdio) err
 	if shave < 0 {
 		return usagef("--shave %d: must not be negative", shave)
 	}
-	return runEvalPairs(args, func(a, b string) (float64, error) { return eval.FileSRPSNR(a, b, shave, y) }, io)
+	metric := "psnr"
+	if y {
+		metric = "y-psnr"
+	}
+	return runEvalPairs(args, metric, eval.Options{Shave: shave}, io)
 }
 
-// runEvalPairs prints metric of two images, or the mean and each value of
-// metric over the same-named images of two folders.
-func runEvalPairs(args []string, metric func(a, b string) (float64, error), io stdio) error {
+// runEvalPairs prints the registered pair metric (eval.LookupPair) of two
+// images, or its mean and each value over the same-named images of two
+// folders, measured with o.
+func runEvalPairs(args []string, metric string, o eval.Options, io stdio) error {
 	if len(args) != 2 {
 		return usagef("want two images or two folders, got %d arguments", len(args))
+	}
+	m, err := eval.LookupPair(metric)
+	if err != nil {
+		return err
 	}
 	a, b := args[0], args[1]
 	da, err := evalIsDir(a)
@@ -179,7 +189,7 @@ func runEvalPairs(args []string, metric func(a, b string) (float64, error), io s
 	vals := make([]float64, len(pairs))
 	var sum float64
 	for i, p := range pairs {
-		v, err := metric(p.a, p.b)
+		v, err := eval.ComparePairFiles(m, p.a, p.b, o)
 		if err != nil {
 			return err
 		}
@@ -248,18 +258,32 @@ func runEvalFID(args []string, o featureFlags, io stdio) error {
 		fmt.Fprintf(io.err, "warning: %s holds features of %s, %s of %s: FIDs of different feature networks or modes are not comparable\n",
 			args[0], a.Features, args[1], b.Features)
 	}
-	d, err := eval.FrechetDistance(a, b)
+	fid, err := eval.LookupSet("fid")
 	if err != nil {
 		return err
 	}
-	name := "FID (from statistics files; their feature network is not recorded)"
+	figs, err := fid.CompareSets(eval.Features{Stats: a}, eval.Features{Stats: b}, eval.Options{})
+	if err != nil {
+		return err
+	}
+	features := "from statistics files; their feature network is not recorded"
 	switch {
 	case ext != nil:
-		name = featnet.MetricName(ext)
+		features = ext.Name()
 	case a.Features != "" && a.Features == b.Features:
-		name = "FID (" + a.Features + ")"
+		features = a.Features
 	}
-	_, err = fmt.Fprintf(io.out, "%s\t%s\n", evalFormat(d), name)
+	return evalPrintFigures(io, figs, fid.Label(features))
+}
+
+// evalPrintFigures prints the figures of a set metric and its label on
+// one line, separated by tabs.
+func evalPrintFigures(io stdio, figs []float64, label string) error {
+	var b strings.Builder
+	for _, v := range figs {
+		b.WriteString(evalFormat(v) + "\t")
+	}
+	_, err := fmt.Fprintln(io.out, b.String()+label)
 	return err
 }
 

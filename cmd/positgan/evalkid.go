@@ -42,8 +42,12 @@ func runEvalKID(args []string, o featureFlags, opt eval.KIDOptions, io stdio) er
 	if opt.Subsets < 1 || opt.SubsetSize < 2 {
 		return usagef("--subsets %d --subset-size %d: want at least 1 subset of at least 2 images", opt.Subsets, opt.SubsetSize)
 	}
+	kid, err := eval.LookupSet("kid")
+	if err != nil {
+		return err
+	}
 	for _, a := range args {
-		if isStatsFile(a) {
+		if isStatsFile(a) && kid.NeedsRows() {
 			return usagef("%s: KID needs images (or a checkpoint), not statistics", a)
 		}
 	}
@@ -59,12 +63,11 @@ func runEvalKID(args []string, o featureFlags, opt eval.KIDOptions, io stdio) er
 	if err != nil {
 		return err
 	}
-	mean, std, err := eval.KID(fa, fb, opt)
+	figs, err := kid.CompareSets(eval.Features{Rows: fa}, eval.Features{Rows: fb}, eval.Options{KID: opt})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(io.out, "%s\t%s\tKID (%s)\n", evalFormat(mean), evalFormat(std), ext.Name())
-	return err
+	return evalPrintFigures(io, figs, kid.Label(ext.Name()))
 }
 
 // evalLoadFeatures returns the features of the images of path (an image

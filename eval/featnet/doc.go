@@ -17,6 +17,10 @@
 //	st, err := eval.StatsOf(feats)
 //	fmt.Println(featnet.MetricName(e), fid)
 //
+// Feature networks are registered by name, as models are in package
+// models: Load opens the one a spec names, Networks lists them, and a new
+// network is one file whose init function calls Register.
+//
 // # Inception-v3 weights
 //
 // The FID Inception-v3 (pytorch-fid's network, 2048-d pool3 features) is

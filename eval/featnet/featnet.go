@@ -2,7 +2,6 @@ package featnet
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/positgan/positgan/datasets"
@@ -31,45 +30,6 @@ func MetricName(e Extractor) string { return "FID (" + e.Name() + ")" }
 
 // Specs lists the feature network specs Load accepts, for help texts.
 const Specs = `lenet-mnist, lenet-fashion (the shipped LeNet-5 weights), lenet:FILE (a LeNet from 'positgan lenet train'), inception:FILE (FID Inception-v3 weights: pytorch-fid's .pth or a safetensors conversion; pytorch-fid's preprocessing), inception-clean:FILE (the same in clean-fid's mode: PIL bicubic resize)`
-
-// Load returns the feature network spec names:
-//
-//   - "lenet-mnist", "lenet-fashion": the LeNet-5 networks shipped with
-//     positgan, trained on MNIST and Fashion-MNIST (see ShippedWeights);
-//   - "lenet:FILE": a LeNet written by LeNet.Save (positgan lenet train);
-//   - "inception:FILE": the FID Inception-v3 with weights from FILE,
-//     pytorch-fid's pt_inception-2015-12-05-6726825d.pth or a
-//     safetensors conversion (see LoadInception), images preprocessed as
-//     pytorch-fid does;
-//   - "inception-clean:FILE": the same network with clean-fid's "clean"
-//     preprocessing (see Inception.CleanFID).
-func Load(spec string) (Extractor, error) {
-	kind, file, hasFile := strings.Cut(spec, ":")
-	switch {
-	case !hasFile:
-		l, err := ShippedLeNet(spec)
-		if err != nil {
-			return nil, err
-		}
-		return l.Extractor(), nil
-	case kind == "lenet":
-		l, err := LoadLeNet(file)
-		if err != nil {
-			return nil, err
-		}
-		return l.Extractor(), nil
-	case kind == "inception", kind == "inception-clean":
-		m, err := LoadInception(file)
-		if err != nil {
-			return nil, err
-		}
-		if kind == "inception-clean" {
-			return m.CleanFID(), nil
-		}
-		return m, nil
-	}
-	return nil, fmt.Errorf("featnet: unknown feature network %q (want %s)", spec, Specs)
-}
 
 // FeaturesOf returns the features of every image of ds, one row per image,
 // computed batch images at a time: the matrix eval.StatsOf takes.

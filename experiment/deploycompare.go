@@ -1,4 +1,4 @@
-package deploy
+package experiment
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
@@ -22,9 +23,9 @@ import (
 	"github.com/positgan/positgan/scaling"
 )
 
-// CompareOptions says what Compare measures. The zero value measures the
-// 6-bit table on MNIST with the LeNet-MNIST FID.
-type CompareOptions struct {
+// DeployOptions says what DeployCompare measures. The zero value
+// measures the 6-bit table on MNIST with the LeNet-MNIST FID.
+type DeployOptions struct {
 	// Features is the FID's feature network (featnet.Load); "" means
 	// "lenet-mnist".
 	Features string
@@ -53,7 +54,7 @@ type CompareOptions struct {
 	Log io.Writer
 }
 
-func (o *CompareOptions) defaults() error {
+func (o *DeployOptions) defaults() error {
 	if o.Features == "" {
 		o.Features = "lenet-mnist"
 	}
@@ -78,26 +79,28 @@ func (o *CompareOptions) defaults() error {
 	return o.check()
 }
 
-// An OptionError is a CompareOptions field Compare cannot take.
-type OptionError struct {
+// A DeployOptionError is a DeployOptions field DeployCompare cannot take.
+type DeployOptionError struct {
 	Option string // the field, e.g. "N"
 	Err    error
 }
 
-func (e *OptionError) Error() string { return "deploy: compare: " + e.Option + ": " + e.Err.Error() }
+func (e *DeployOptionError) Error() string {
+	return "experiment: deploy-compare: " + e.Option + ": " + e.Err.Error()
+}
 
-func (e *OptionError) Unwrap() error { return e.Err }
+func (e *DeployOptionError) Unwrap() error { return e.Err }
 
-// Check reports the first field of o (with its defaults) that Compare
-// would refuse, as an *OptionError, before any work: a command can tell
-// its user which flag is wrong.
-func (o CompareOptions) Check() error {
+// Check reports the first field of o (with its defaults) that
+// DeployCompare would refuse, as a *DeployOptionError, before any work:
+// a command can tell its user which flag is wrong.
+func (o DeployOptions) Check() error {
 	return o.check()
 }
 
-func (o *CompareOptions) check() error {
+func (o *DeployOptions) check() error {
 	optErr := func(option, format string, a ...any) error {
-		return &OptionError{Option: option, Err: fmt.Errorf(format, a...)}
+		return &DeployOptionError{Option: option, Err: fmt.Errorf(format, a...)}
 	}
 	switch {
 	case o.N != 0 && o.N < 2:
@@ -106,7 +109,7 @@ func (o *CompareOptions) check() error {
 		return optErr("SearchN", "an FID needs at least 2 images, have %d", o.SearchN)
 	case o.Accum != "":
 		if _, err := quant.ParseAccumulation(o.Accum); err != nil {
-			return &OptionError{Option: "Accum", Err: err}
+			return &DeployOptionError{Option: "Accum", Err: err}
 		}
 	}
 	for _, b := range o.Bits {
@@ -117,11 +120,11 @@ func (o *CompareOptions) check() error {
 	return nil
 }
 
-// Row is one line of the deployment table: the generator deployed with
-// the dot products' operands (weights and activations) in one format,
+// DeployRow is one line of the deployment table: the generator deployed
+// with the dot products' operands (weights and activations) in one format,
 // everything else as in posit6-deploy (outputs in posit(16,1), biases
 // and batch norm in float32).
-type Row struct {
+type DeployRow struct {
 	Label  string // "FP32", "P8", "P8+", "P8+T", "FP8", "P6", ...
 	Bits   int    // width of the dot products' operands; 32 for FP32
 	Format string // their format without exponent bias, "" for FP32
@@ -147,8 +150,8 @@ type Row struct {
 	Images          [][]float32
 }
 
-// Candidate is one format and bias setting measured during the search.
-type Candidate struct {
+// DeployCandidate is one format and bias setting measured during the search.
+type DeployCandidate struct {
 	Row      string // the row it competed for
 	Format   string
 	DW, DA   int     // offsets from the histogram-chosen biases (weights, activations)
@@ -158,16 +161,16 @@ type Candidate struct {
 	Selected bool
 }
 
-// Comparison is the deployment table of one checkpoint.
-type Comparison struct {
+// DeployTable is the deployment table of one checkpoint.
+type DeployTable struct {
 	Arch       string // the checkpoint's model
 	Metric     string // e.g. "FID (LeNet-MNIST)"
 	N, SearchN int
 	Seed       uint64
-	Layers     []string // quantized layers, in the order of Row.WeightBias
-	Rows       []Row
-	Candidates []Candidate
-	Seconds    float64 // wall time of Compare
+	Layers     []string // quantized layers, in the order of DeployRow.WeightBias
+	Rows       []DeployRow
+	Candidates []DeployCandidate
+	Seconds    float64 // wall time of DeployCompare
 	grid       gridSpec
 }
 
@@ -176,44 +179,11 @@ type gridSpec struct {
 	rows, cols int
 }
 
-// PositFor returns the posit format of the b-bit rows: posit(b,1), or
-// posit(b,0) below 5 bits (posit(4,0), as the posit fork's 4-bit
-// super-resolution uses).
-func PositFor(bits int) string {
-	es := 1
-	if bits < 5 {
-		es = 0
-	}
-	return fmt.Sprintf("posit(%d,%d)", bits, es)
-}
-
-// FloatCandidates returns every b-bit float the search tries: each split
-// 1 + e + m = b with m >= 1, with IEEE specials overflowing to Inf, IEEE
-// specials saturating, and no specials (every code finite, saturating),
-// each with and without subnormals, as far as the float grammar of
-// quant.Parse allows them (IEEE specials need e >= 2). OCP's and FNUZ's
-// encodings are left out: for a deployed generator they hold fewer
-// finite values than special=none and round the same way otherwise.
-func FloatCandidates(bits int) []quant.Format {
-	var fs []quant.Format
-	for e := 1; e <= bits-2; e++ {
-		m := bits - 1 - e
-		for _, special := range []string{"", ",overflow=saturate", ",special=none"} {
-			for _, sub := range []string{"", ",subnormals=false"} {
-				f, err := quant.Parse(fmt.Sprintf("float(%d,%d%s%s)", e, m, sub, special))
-				if err == nil {
-					fs = append(fs, f)
-				}
-			}
-		}
-	}
-	return fs
-}
-
-// comparer holds what every measurement of one Compare call shares.
+// comparer holds what every measurement of one DeployCompare call
+// shares.
 type comparer struct {
 	ctx     context.Context
-	o       CompareOptions
+	o       DeployOptions
 	c       *ckpt.Checkpoint
 	ext     featnet.Extractor
 	ref     eval.Stats
@@ -221,15 +191,15 @@ type comparer struct {
 	weights map[string][]float32 // float32 weights by layer
 	wh, ah  map[string]scaling.Histogram
 	spec    gan.GeneratorSpec
-	out     *Comparison
+	out     *DeployTable
 	pix32   []float32 // the FP32 row's N images
 }
 
-// Compare measures the deployment table of checkpoint c (trained in
+// DeployCompare measures the deployment table of checkpoint c (trained in
 // float32): FP32, P8, P8+, P8+T, the best FP8, and for every width of
 // o.Bits the posit, posit with exponent biases (+), the same with the
 // bitwise tanh (+T) and the best float of that width, each as a deployed
-// generator (Export, then Generate), with its FID, file size and the
+// generator (deploy.Export, then Generate), with its FID, file size and the
 // fraction of weights that round to zero or saturate.
 //
 // Exponent biases: for each format, every layer's weights and
@@ -238,33 +208,33 @@ type comparer struct {
 // on SearchN evaluation images); a hill climb then shifts all weight
 // biases or all activation biases by ±1 while the FID on SearchN images
 // improves. "Best float" is the split, encoding and bias setting with
-// the lowest FID on SearchN images among FloatCandidates (every candidate
+// the lowest FID on SearchN images among deploy.FloatCandidates (every candidate
 // at its histogram biases, then the hill climb from the best two). The
 // rows are then measured on N images with the same noise seed.
-func Compare(ctx context.Context, c *ckpt.Checkpoint, o CompareOptions) (*Comparison, error) {
+func DeployCompare(ctx context.Context, c *ckpt.Checkpoint, o DeployOptions) (*DeployTable, error) {
 	start := time.Now()
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
 	ext, err := featnet.Load(o.Features)
 	if err != nil {
-		return nil, fmt.Errorf("deploy: compare: %w", err)
+		return nil, fmt.Errorf("experiment: deploy-compare: %w", err)
 	}
 	fp32, err := policy.Parse("fp32")
 	if err != nil {
 		return nil, err
 	}
-	m32, err := Export(c, fp32)
+	m32, err := deploy.Export(c, fp32)
 	if err != nil {
 		return nil, err
 	}
 	spec := m32.Spec()
 	test, err := datasets.Load(o.Dataset, datasets.Options{Split: datasets.Test, Height: spec.Image.H, Width: spec.Image.W, Channels: spec.Image.C})
 	if err != nil {
-		return nil, fmt.Errorf("deploy: compare: the FID's real images: %w", err)
+		return nil, fmt.Errorf("experiment: deploy-compare: the FID's real images: %w", err)
 	}
 	if test.Len() < o.N {
-		return nil, fmt.Errorf("deploy: compare: the test split of %s has %d images, fewer than N = %d", o.Dataset, test.Len(), o.N)
+		return nil, fmt.Errorf("experiment: deploy-compare: the test split of %s has %d images, fewer than N = %d", o.Dataset, test.Len(), o.N)
 	}
 	sub, err := datasets.Sample(test, o.N, o.Seed)
 	if err != nil {
@@ -272,16 +242,20 @@ func Compare(ctx context.Context, c *ckpt.Checkpoint, o CompareOptions) (*Compar
 	}
 	x, err := featnet.FeaturesOf(ext, sub, 100)
 	if err != nil {
-		return nil, fmt.Errorf("deploy: compare: reference: %w", err)
+		return nil, fmt.Errorf("experiment: deploy-compare: reference: %w", err)
 	}
 	ref, err := eval.StatsOf(x)
 	if err != nil {
-		return nil, fmt.Errorf("deploy: compare: reference: %w", err)
+		return nil, fmt.Errorf("experiment: deploy-compare: reference: %w", err)
+	}
+	metric, err := fidLabel(ext.Name())
+	if err != nil {
+		return nil, err
 	}
 	rows, cols := gan.GridShape(spec, 64)
 	cmp := &comparer{ctx: ctx, o: o, c: c, ext: ext, ref: ref, spec: spec, weights: map[string][]float32{},
 		wh: map[string]scaling.Histogram{}, ah: map[string]scaling.Histogram{},
-		out: &Comparison{Arch: m32.Meta.Model.Arch, Metric: featnet.MetricName(ext), N: o.N, SearchN: o.SearchN, Seed: o.Seed,
+		out: &DeployTable{Arch: m32.Meta.Model.Arch, Metric: metric, N: o.N, SearchN: o.SearchN, Seed: o.Seed,
 			grid: gridSpec{spec: spec, rows: rows, cols: cols}}}
 	if err := cmp.histograms(m32); err != nil {
 		return nil, err
@@ -293,7 +267,7 @@ func Compare(ctx context.Context, c *ckpt.Checkpoint, o CompareOptions) (*Compar
 	}
 	widths := append([]int{8}, o.Bits...)
 	for _, b := range widths {
-		p, err := quant.Parse(PositFor(b))
+		p, err := quant.Parse(deploy.PositFor(b))
 		if err != nil {
 			return nil, err
 		}
@@ -322,18 +296,18 @@ func Compare(ctx context.Context, c *ckpt.Checkpoint, o CompareOptions) (*Compar
 // histograms records the quantized layers, their float32 weights and the
 // log2 histograms of weights and of the activations the float32
 // generator feeds each layer on SearchN evaluation images.
-func (cm *comparer) histograms(m32 *Model) error {
+func (cm *comparer) histograms(m32 *deploy.Model) error {
 	for _, l := range m32.Meta.Layers {
 		cm.layers = append(cm.layers, l.Name)
 		t := m32.Tensor(l.Name + ".w")
 		if t == nil {
-			return fmt.Errorf("deploy: compare: layer %s has no weights", l.Name)
+			return fmt.Errorf("experiment: deploy-compare: layer %s has no weights", l.Name)
 		}
 		cm.weights[l.Name] = t.Values()
 		cm.wh[l.Name] = scaling.Log2Histogram(cm.weights[l.Name])
 	}
 	_, err := cm.evalBatches(cm.o.SearchN, func(z []float32, labels []int) error {
-		_, err := m32.forward(z, labels, func(taps []nn.Tap) {
+		_, err := m32.GenerateTaps(z, labels, func(taps []nn.Tap) {
 			for _, tp := range taps {
 				h := cm.ah[tp.Layer]
 				h.Add(tp.In.Value().Data().([]float32))
@@ -395,7 +369,7 @@ func (cm *comparer) policy(label string, f quant.Format, bias *[2][]int, tanh st
 	}
 	for _, s := range set {
 		if err := p.Apply(s); err != nil {
-			return nil, fmt.Errorf("deploy: compare: %s: %w", label, err)
+			return nil, fmt.Errorf("experiment: deploy-compare: %s: %w", label, err)
 		}
 	}
 	return p, nil
@@ -409,7 +383,7 @@ func (cm *comparer) histBias(f quant.Format, dw, da int) (*[2][]int, error) {
 		for r, h := range []scaling.Histogram{cm.wh[l], cm.ah[l]} {
 			k, err := scaling.ChooseBias(h, f)
 			if err != nil {
-				return nil, fmt.Errorf("deploy: compare: layer %s: %w", l, err)
+				return nil, fmt.Errorf("experiment: deploy-compare: layer %s: %w", l, err)
 			}
 			d := dw
 			if r == 1 {
@@ -424,11 +398,11 @@ func (cm *comparer) histBias(f quant.Format, dw, da int) (*[2][]int, error) {
 // measure exports c under p and returns the FID of n generated images
 // (+Inf with a note if a pixel is not finite or the statistics are
 // degenerate), the model, and the images of the grid if grid is set.
-func (cm *comparer) measure(p *policy.Policy, n int, grid bool) (fid float64, note string, m *Model, images, pix []float32, err error) {
+func (cm *comparer) measure(p *policy.Policy, n int, grid bool) (fid float64, note string, m *deploy.Model, images, pix []float32, err error) {
 	if err := cm.ctx.Err(); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
-	if m, err = Export(cm.c, p); err != nil {
+	if m, err = deploy.Export(cm.c, p); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
 	pix = make([]float32, 0, n*cm.spec.Image.Size())
@@ -459,10 +433,7 @@ func (cm *comparer) measure(p *policy.Policy, n int, grid bool) (fid float64, no
 	if err != nil {
 		return 0, "", nil, nil, nil, err
 	}
-	st, err := eval.StatsOf(x)
-	if err == nil {
-		fid, err = eval.FrechetDistance(st, cm.ref)
-	}
+	fid, err = fidOf(eval.Features{Rows: x}, eval.Features{Stats: cm.ref})
 	if err != nil {
 		return math.Inf(1), err.Error(), m, images, pix, nil
 	}
@@ -482,13 +453,13 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 	t0 := time.Now()
 	fid, note, m, images, pix, err := cm.measure(p, cm.o.N, true)
 	if err != nil {
-		return fmt.Errorf("deploy: compare: %s: %w", label, err)
+		return fmt.Errorf("experiment: deploy-compare: %s: %w", label, err)
 	}
 	b, err := m.Bytes()
 	if err != nil {
 		return err
 	}
-	r := Row{Label: label, Bits: bits, Tanh: tanh, Policy: p, FID: fid, Note: note, Bytes: len(b), Candidates: tried, Images: [][]float32{images}}
+	r := DeployRow{Label: label, Bits: bits, Tanh: tanh, Policy: p, FID: fid, Note: note, Bytes: len(b), Candidates: tried, Images: [][]float32{images}}
 	if f == nil {
 		cm.pix32 = pix
 	}
@@ -555,9 +526,9 @@ func (cm *comparer) candidate(row string, f quant.Format, tanh string, dw, da in
 	t0 := time.Now()
 	fid, note, _, _, _, err := cm.measure(p, cm.o.SearchN, false)
 	if err != nil {
-		return 0, fmt.Errorf("deploy: compare: %s %v: %w", row, f, err)
+		return 0, fmt.Errorf("experiment: deploy-compare: %s %v: %w", row, f, err)
 	}
-	c := Candidate{Row: row, Format: f.String(), DW: dw, DA: da, FID: fid, Note: note, Seconds: time.Since(t0).Seconds()}
+	c := DeployCandidate{Row: row, Format: f.String(), DW: dw, DA: da, FID: fid, Note: note, Seconds: time.Since(t0).Seconds()}
 	cm.out.Candidates = append(cm.out.Candidates, c)
 	fmt.Fprintf(cm.o.Log, "%s search %s: %v, biases %+d/%+d: %.4g on %d images (%.1f s)%s\n",
 		cm.out.Arch, row, f, dw, da, fid, cm.o.SearchN, c.Seconds, noteSuffix(note))
@@ -635,7 +606,7 @@ func (cm *comparer) bestFloat(b int) error {
 		fid float64
 	}
 	var all []scored
-	for _, f := range FloatCandidates(b) {
+	for _, f := range deploy.FloatCandidates(b) {
 		fid, err := cm.candidate(row, f, "", 0, 0)
 		if err != nil {
 			return err

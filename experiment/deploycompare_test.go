@@ -1,4 +1,4 @@
-package deploy_test
+package experiment_test
 
 import (
 	"bytes"
@@ -8,12 +8,14 @@ import (
 	"errors"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/positgan/positgan/ckpt"
@@ -21,68 +23,16 @@ import (
 	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/quant"
 )
-
-// The float search covers every split 1+e+m of the width with m >= 1,
-// and for each the encodings the float grammar allows.
-func TestFloatCandidates(t *testing.T) {
-	for _, tc := range []struct {
-		bits, n int
-		splits  []string
-	}{
-		{6, 20, []string{"e1m4", "e2m3", "e3m2", "e4m1"}},
-		{5, 14, []string{"e1m3", "e2m2", "e3m1"}},
-		{4, 8, []string{"e1m2", "e2m1"}},
-	} {
-		fs := deploy.FloatCandidates(tc.bits)
-		seen := map[string]bool{}
-		splits := map[string]bool{}
-		for _, f := range fs {
-			if f.Bits() != tc.bits {
-				t.Errorf("%d bits: candidate %v has %d bits", tc.bits, f, f.Bits())
-			}
-			if g, err := quant.Parse(f.String()); err != nil || g.String() != f.String() {
-				t.Errorf("%v does not parse back: %v", f, err)
-			}
-			if seen[f.String()] {
-				t.Errorf("%v twice", f)
-			}
-			seen[f.String()] = true
-			splits[split(f.String())] = true
-		}
-		if len(fs) != tc.n {
-			t.Errorf("%d bits: %d candidates %v, want %d", tc.bits, len(fs), fs, tc.n)
-		}
-		for _, s := range tc.splits {
-			if !splits[s] {
-				t.Errorf("%d bits: no candidate of split %s", tc.bits, s)
-			}
-		}
-	}
-	if got := deploy.PositFor(4) + deploy.PositFor(5) + deploy.PositFor(6); got != "posit(4,0)posit(5,1)posit(6,1)" {
-		t.Errorf("PositFor: %s", got)
-	}
-}
-
-// split returns "e3m2" for "float(3,2,...)" and for the preset names
-// "fp6-e3m2".
-func split(name string) string {
-	if rest, ok := strings.CutPrefix(name, "float("); ok {
-		p := strings.Split(strings.TrimSuffix(rest, ")"), ",")
-		return "e" + p[0] + "m" + p[1]
-	}
-	_, s, _ := strings.Cut(name, "-")
-	return s
-}
 
 // writeToyIDX writes n side×side toy images (the two classes of toyData)
 // as an IDX file, which serves as both splits.
 func writeToyIDX(t *testing.T, n, side int) string {
 	t.Helper()
-	s := toyData(t, n, side)
+	s := deployToyData(t, n, side)
 	im := binary.BigEndian.AppendUint32(nil, 0x803)
 	for _, d := range []int{n, side, side} {
 		im = binary.BigEndian.AppendUint32(im, uint32(d))
@@ -110,14 +60,14 @@ func writeToyIDX(t *testing.T, n, side int) string {
 	return p
 }
 
-// Compare makes the table's rows in order, each a deployed generator
+// DeployCompare makes the table's rows in order, each a deployed generator
 // whose size is its exported file's, picks one selected setting per
 // searched row, and writes the files.
-func TestCompare(t *testing.T) {
-	c := trained(t, cgan, "")
+func TestDeployCompare(t *testing.T) {
+	c := trainedCGAN(t)
 	var log bytes.Buffer
 	dataset := writeToyIDX(t, 24, 8)
-	cmp, err := deploy.Compare(context.Background(), c, deploy.CompareOptions{
+	cmp, err := experiment.DeployCompare(context.Background(), c, experiment.DeployOptions{
 		Dataset: dataset, N: 12, SearchN: 6, Bits: []int{4}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
@@ -215,13 +165,13 @@ func TestCompare(t *testing.T) {
 }
 
 // checkFiguresFromCheckpoint recomputes every row's FID and PSNR by
-// another path than Compare's: the checkpoint's own generator under the
+// another path than DeployCompare's: the checkpoint's own generator under the
 // row's policy (models.Load and gan.GenerateSet, as training's FID
 // makes its images) instead of the exported model, against the LeNet-MNIST
 // statistics of N test images drawn with the table's seed. Deployment is
 // bit-identical to the checkpoint (TestGenerateBitIdentical), so the
 // figures must be equal.
-func checkFiguresFromCheckpoint(t *testing.T, c *ckpt.Checkpoint, cmp *deploy.Comparison, dataset string) {
+func checkFiguresFromCheckpoint(t *testing.T, c *ckpt.Checkpoint, cmp *experiment.DeployTable, dataset string) {
 	t.Helper()
 	ext, err := featnet.Load("lenet-mnist")
 	if err != nil {
@@ -281,40 +231,40 @@ func checkFiguresFromCheckpoint(t *testing.T, c *ckpt.Checkpoint, cmp *deploy.Co
 	}
 }
 
-func TestCompareOptions(t *testing.T) {
-	c := trained(t, cgan, "")
+func TestDeployOptions(t *testing.T) {
+	c := trainedCGAN(t)
 	for _, tc := range []struct {
-		o    deploy.CompareOptions
+		o    experiment.DeployOptions
 		want string
 	}{
-		{deploy.CompareOptions{Bits: []int{8}}, "width 8 bits"},
-		{deploy.CompareOptions{N: 1}, "at least 2 images"},
-		{deploy.CompareOptions{Accum: "sideways"}, "accumulation"},
-		{deploy.CompareOptions{Features: "nosuch"}, "nosuch"},
+		{experiment.DeployOptions{Bits: []int{8}}, "width 8 bits"},
+		{experiment.DeployOptions{N: 1}, "at least 2 images"},
+		{experiment.DeployOptions{Accum: "sideways"}, "accumulation"},
+		{experiment.DeployOptions{Features: "nosuch"}, "nosuch"},
 	} {
-		if _, err := deploy.Compare(context.Background(), c, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := experiment.DeployCompare(context.Background(), c, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error with %q", tc.o, err, tc.want)
 		}
 	}
 }
 
-// TestCompareOptionsCheck: Check names the field Compare would refuse,
+// TestDeployOptionsCheck: Check names the field DeployCompare would refuse,
 // without loading anything.
-func TestCompareOptionsCheck(t *testing.T) {
+func TestDeployOptionsCheck(t *testing.T) {
 	for _, tc := range []struct {
-		o      deploy.CompareOptions
+		o      experiment.DeployOptions
 		option string // "" for no error
 	}{
-		{deploy.CompareOptions{}, ""},
-		{deploy.CompareOptions{N: 2, SearchN: 2, Bits: []int{3, 7}, Accum: "quire"}, ""},
-		{deploy.CompareOptions{N: 1}, "N"},
-		{deploy.CompareOptions{N: -5}, "N"},
-		{deploy.CompareOptions{SearchN: 1}, "SearchN"},
-		{deploy.CompareOptions{Bits: []int{6, 2}}, "Bits"},
-		{deploy.CompareOptions{Accum: "sideways"}, "Accum"},
+		{experiment.DeployOptions{}, ""},
+		{experiment.DeployOptions{N: 2, SearchN: 2, Bits: []int{3, 7}, Accum: "quire"}, ""},
+		{experiment.DeployOptions{N: 1}, "N"},
+		{experiment.DeployOptions{N: -5}, "N"},
+		{experiment.DeployOptions{SearchN: 1}, "SearchN"},
+		{experiment.DeployOptions{Bits: []int{6, 2}}, "Bits"},
+		{experiment.DeployOptions{Accum: "sideways"}, "Accum"},
 	} {
 		err := tc.o.Check()
-		var oe *deploy.OptionError
+		var oe *experiment.DeployOptionError
 		switch {
 		case tc.option == "" && err != nil:
 			t.Errorf("%+v: %v, want no error", tc.o, err)
@@ -322,4 +272,66 @@ func TestCompareOptionsCheck(t *testing.T) {
 			t.Errorf("%+v: %v, want an *OptionError for %s", tc.o, err, tc.option)
 		}
 	}
+}
+
+// deployToyData returns n side×side images in two classes (a bright left
+// or top half, with noise), as deploy's tests train on.
+func deployToyData(t testing.TB, n, side int) *datasets.Set {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	sh := datasets.Shape{C: 1, H: side, W: side}
+	pix := make([]uint8, n*sh.Size())
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = i % 2
+		for y := 0; y < side; y++ {
+			for x := 0; x < side; x++ {
+				v := rng.IntN(40)
+				if (labels[i] == 0 && x < side/2) || (labels[i] == 1 && y < side/2) {
+					v += 200
+				}
+				pix[i*sh.Size()+y*side+x] = uint8(v)
+			}
+		}
+	}
+	s, err := datasets.NewSet("toy", sh, pix, labels, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var deployCkpt struct {
+	sync.Mutex
+	c *ckpt.Checkpoint
+}
+
+// trainedCGAN returns a float32 checkpoint of a small CGAN trained for a
+// few steps with exponent biases re-estimated every step, so that
+// weights, running statistics and biases are not at their initial values.
+func trainedCGAN(t testing.TB) *ckpt.Checkpoint {
+	t.Helper()
+	deployCkpt.Lock()
+	defer deployCkpt.Unlock()
+	if deployCkpt.c != nil {
+		return deployCkpt.c
+	}
+	cfg := models.Config{Arch: models.CGAN, ZDim: 8, Classes: 2, Channels: 1, Height: 8, Width: 8, Features: 8}
+	m, err := models.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := gan.NewTrainer(m, []datasets.Dataset{deployToyData(t, 8, cfg.Height)}, gan.Options{Batch: 4, Seed: 3, BiasEvery: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := tr.TrainStep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if deployCkpt.c, err = tr.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	return deployCkpt.c
 }

@@ -1,4 +1,4 @@
-package deploy
+package experiment
 
 import (
 	"bytes"
@@ -24,14 +24,14 @@ import (
 	"github.com/positgan/positgan/internal/numfmt"
 )
 
-// WriteFiles writes the comparison to dir: deploy.md and deploy.csv (the
+// WriteFiles writes the table to dir: deploy.md and deploy.csv (the
 // table), search.csv (every candidate the search measured), fid.png (a
 // chart of the table's FIDs), grids/<row>.png (each row's sample grid,
 // from the same fixed noise) and grids.png (all of them, labelled). It
 // returns the paths written.
-func (c *Comparison) WriteFiles(dir string) ([]string, error) {
+func (c *DeployTable) WriteFiles(dir string) ([]string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "grids"), 0o755); err != nil {
-		return nil, fmt.Errorf("deploy: %w", err)
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	var paths []string
 	for _, f := range []struct {
@@ -48,7 +48,7 @@ func (c *Comparison) WriteFiles(dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	for _, r := range c.Rows {
-		p := filepath.Join(dir, "grids", fileName(strings.ReplaceAll(r.Label, " ", "_"))+".png")
+		p := filepath.Join(dir, "grids", deployFileName(strings.ReplaceAll(r.Label, " ", "_"))+".png")
 		if err := atomicfile.Write(p, func(w io.Writer) error { return png.Encode(w, c.grid1(r)) }); err != nil {
 			return paths, err
 		}
@@ -95,7 +95,7 @@ func percent(x float64) string {
 }
 
 // WriteMarkdown writes the table as Markdown.
-func (c *Comparison) WriteMarkdown(w io.Writer) error {
+func (c *DeployTable) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	fp32 := 0
 	for _, r := range c.Rows {
@@ -151,9 +151,9 @@ func thousands(n int) string {
 }
 
 // WriteCSV writes the table as CSV, one line per row; the biases are
-// listed per layer in network order (Comparison.Layers), space-separated.
+// listed per layer in network order (DeployTable.Layers), space-separated.
 // Figures are printed as every positgan CSV prints them (numfmt.Float).
-func (c *Comparison) WriteCSV(w io.Writer) error {
+func (c *DeployTable) WriteCSV(w io.Writer) error {
 	g := numfmt.Float
 	lines := [][]string{{"model", "row", "bits", "format", "tanh", "weight_biases", "act_biases", "metric", "images", "fid", "note",
 		"psnr_vs_fp32_db", "bytes", "weights_zero", "weights_saturated", "candidates", "policy"}}
@@ -167,7 +167,7 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 }
 
 // WriteSearchCSV writes every candidate the search measured.
-func (c *Comparison) WriteSearchCSV(w io.Writer) error {
+func (c *DeployTable) WriteSearchCSV(w io.Writer) error {
 	g := numfmt.Float
 	lines := [][]string{{"model", "row", "format", "weight_bias_offset", "act_bias_offset", "metric", "images", "fid", "note", "seconds", "selected"}}
 	for _, k := range c.Candidates {
@@ -181,7 +181,7 @@ func (c *Comparison) WriteSearchCSV(w io.Writer) error {
 
 // WriteChart writes a horizontal bar chart of the rows' FIDs as PNG; a
 // row whose FID is not finite gets no bar and "(∞)" after its label.
-func (c *Comparison) WriteChart(w io.Writer) error {
+func (c *DeployTable) WriteChart(w io.Writer) error {
 	p := plot.New()
 	p.Title.Text = c.Arch + ": deployed generator, " + c.Metric
 	p.X.Label.Text = fmt.Sprintf("%s, %d images (lower is better)", c.Metric, c.N)
@@ -199,7 +199,7 @@ func (c *Comparison) WriteChart(w io.Writer) error {
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(14))
 	if err != nil {
-		return fmt.Errorf("deploy: chart: %w", err)
+		return fmt.Errorf("experiment: deploy-compare: chart: %w", err)
 	}
 	bars.Horizontal = true
 	bars.Color = color.Gray{Y: 150}
@@ -209,22 +209,22 @@ func (c *Comparison) WriteChart(w io.Writer) error {
 	p.X.Min = 0
 	wt, err := p.WriterTo(6*vg.Inch, vg.Length(1+0.28*float64(n))*vg.Inch, "png")
 	if err != nil {
-		return fmt.Errorf("deploy: chart: %w", err)
+		return fmt.Errorf("experiment: deploy-compare: chart: %w", err)
 	}
 	_, err = wt.WriteTo(w)
 	return err
 }
 
 // grid1 returns row r's sample grid.
-func (c *Comparison) grid1(r Row) image.Image {
+func (c *DeployTable) grid1(r DeployRow) image.Image {
 	return gan.Grid(r.Images[0], c.grid.spec.Image, c.grid.rows, c.grid.cols)
 }
 
 // writeGrids writes every row's grid, labelled with its FID, four to a
 // line.
-func (c *Comparison) writeGrids(w io.Writer) error {
+func (c *DeployTable) writeGrids(w io.Writer) error {
 	if len(c.Rows) == 0 {
-		return fmt.Errorf("deploy: no rows")
+		return fmt.Errorf("experiment: deploy-compare: no rows")
 	}
 	tiles := make([]gan.Tile, len(c.Rows))
 	for i, r := range c.Rows {
@@ -240,3 +240,7 @@ func (c *Comparison) writeGrids(w io.Writer) error {
 	}
 	return png.Encode(w, dst)
 }
+
+// deployFileName turns a row label into a file name (as deploy names its
+// hex files).
+func deployFileName(s string) string { return strings.NewReplacer("/", "_", "#", "_").Replace(s) }
