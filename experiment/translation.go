@@ -1,5 +1,8 @@
 package experiment
 
+// How close translations made in one policy are to those of another, and
+// the images written to files.
+
 import (
 	"fmt"
 	"image"
@@ -34,9 +37,9 @@ type TranslationComparison struct {
 // against the one at the same place in ref, and their means, as the posit
 // CycleGAN deployment study measures a policy against fp32 (positgan
 // translate --policy). got and ref hold len(names) images of shape sh as
-// Translate returns them, (N, C, H, W) values in [-1, 1]; they are compared
-// as the 8-bit images that would be written to files. names[i] names
-// image i.
+// models.Translate returns them, (N, C, H, W) values in [-1, 1]; they are
+// compared as the 8-bit images that would be written to files. names[i]
+// names image i.
 func CompareTranslations(got, ref []float32, sh datasets.Shape, names []string) (TranslationComparison, error) {
 	n := len(names)
 	if len(got) != n*sh.Size() || len(ref) != n*sh.Size() {

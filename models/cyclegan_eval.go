@@ -18,16 +18,6 @@ import (
 	"github.com/positgan/positgan/policy"
 )
 
-// ImageMaps returns the two ways CycleGAN translates: AtoB by G_AB, BtoA
-// by G_BA.
-func (m *cycleGAN) ImageMaps() []ImageMap {
-	return []ImageMap{{Name: AtoB, Group: GroupGAB, Scale: 1}, {Name: BtoA, Group: GroupGBA, Scale: 1}}
-}
-
-// newTranslationEvaluator returns CycleGAN's Evaluator, which keeps the
-// real images' statistics of a sweep from run to run.
-func newTranslationEvaluator() Evaluator { return translationEvaluator{refs: new(translationRefs)} }
-
 // Directions of an image-to-image translation model: AtoB runs G_AB on
 // images of domain A, BtoA runs G_BA on images of domain B.
 const (
@@ -47,6 +37,16 @@ func ParseDirection(s string) (direction, group string, err error) {
 	}
 	return "", "", fmt.Errorf("models: direction %q: want AtoB or BtoA", s)
 }
+
+// ImageMaps returns the two ways CycleGAN translates: AtoB by G_AB, BtoA
+// by G_BA.
+func (m *cycleGAN) ImageMaps() []ImageMap {
+	return []ImageMap{{Name: AtoB, Group: GroupGAB, Scale: 1}, {Name: BtoA, Group: GroupGBA, Scale: 1}}
+}
+
+// newTranslationEvaluator returns CycleGAN's Evaluator, which keeps the
+// real images' statistics of a sweep from run to run.
+func newTranslationEvaluator() Evaluator { return translationEvaluator{refs: new(translationRefs)} }
 
 // TranslationFeatures returns the feature network that judges images of
 // the target domain of a direction of the unpaired data set: for
