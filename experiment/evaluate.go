@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -34,10 +35,11 @@ func evaluatorOf(model string) *sweepEvaluator {
 	return &sweepEvaluator{ev: spec.Evaluator()}
 }
 
-// evalSettings returns what the model's Evaluator reads of the sweep.
+// evalSettings returns what the model's Evaluator reads of the sweep, the
+// options copied: the Evaluator may keep them.
 func (s *Sweep) evalSettings() models.EvalSettings {
 	return models.EvalSettings{Dataset: s.Dataset, Features: s.Features, N: s.N, Seed: s.EvalSeed,
-		DataSeed: s.FirstSeed, Batch: s.Batch, Options: s.Options}
+		DataSeed: s.FirstSeed, Batch: s.Batch, Options: maps.Clone(s.Options)}
 }
 
 // Data returns the training data of s.Dataset, the data sets the model
