@@ -22,10 +22,11 @@
 // finished runs of one or more output roots into the same files.
 // Kubernetes and Slurm write launchers for the shards.
 //
-// A model that does not make images from noise is measured by an
-// Evaluator of its own: CycleGAN by the FID of each direction of
-// translation (TranslationFID, also what positgan translate --fid
-// prints), the table showing those figures in place of the FID.
+// A model that does not make images from noise is measured by the
+// Evaluator its models.Spec carries: CycleGAN by the FID of each
+// direction of translation (models.TranslationFID, also what positgan
+// translate --fid prints), the table showing those figures in place of
+// the FID. The package names no model.
 //
 // DeployCompare measures the deployment table of a float32 checkpoint
 // (positgan deploy-compare): its generator exported (package deploy) and

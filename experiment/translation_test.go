@@ -17,6 +17,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/models"
 )
 
 // needMNISTFashion skips a test when Fashion-MNIST (Debian's
@@ -77,8 +78,8 @@ func TestCompareCycleGAN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, dir := range []string{experiment.AtoB, experiment.BtoA} {
-		fid, _, err := experiment.TranslationFID{Dataset: s.Dataset, Direction: dir, N: s.N, Seed: s.EvalSeed}.Measure(c)
+	for i, dir := range []string{models.AtoB, models.BtoA} {
+		fid, _, err := models.TranslationFID{Dataset: s.Dataset, Direction: dir, N: s.N, Seed: s.EvalSeed}.Measure(c)
 		if got := tab.Results[1].Figures[cols[i]]; err != nil || got != fid {
 			t.Errorf("%s: table FID %v, Measure %v (%v)", dir, got, fid, err)
 		}
@@ -96,31 +97,6 @@ func TestCompareCycleGAN(t *testing.T) {
 	}
 	if strings.Count(log.String(), ": done (FID A→B (LeNet-Fashion) ") != 2 {
 		t.Errorf("log of the second sweep:\n%s", log.String())
-	}
-}
-
-// The FID of a direction is measured by the feature network of the target
-// domain; an unknown direction or a data set without a default network is
-// an error.
-func TestTranslationFeatures(t *testing.T) {
-	for _, tc := range []struct {
-		dataset, dir, want string
-		err                bool
-	}{
-		{datasets.MNISTFashion, experiment.AtoB, "lenet-fashion", false},
-		{datasets.MNISTFashion, experiment.BtoA, "lenet-mnist", false},
-		{"horse2zebra", experiment.AtoB, "", true},
-	} {
-		got, err := experiment.TranslationFeatures(tc.dataset, tc.dir)
-		if got != tc.want || (err != nil) != tc.err {
-			t.Errorf("%s %s: %q, %v; want %q", tc.dataset, tc.dir, got, err, tc.want)
-		}
-	}
-	for _, tc := range []struct{ in, dir string }{{"AtoB", experiment.AtoB}, {"a2b", experiment.AtoB}, {"BA", experiment.BtoA}, {"up", ""}} {
-		d, _, err := experiment.ParseDirection(tc.in)
-		if d != tc.dir || (err != nil) != (tc.dir == "") {
-			t.Errorf("ParseDirection(%q) = %q, %v", tc.in, d, err)
-		}
 	}
 }
 

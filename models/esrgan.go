@@ -76,7 +76,8 @@ func init() {
 		Options: map[string]string{"scale": "super-resolution factor, 2 or 4", "blocks": "RRDBs in the generator",
 			"gc": "growth channels of the dense blocks", "pretrain": "steps of L1-only pre-training before the GAN phase",
 			"pixel_weight": "weight of L1 in the GAN phase", "gan_weight": "weight of the adversarial term in the GAN phase"},
-		New: func(c Config) (gan.Model, error) { return newESRGAN(c) },
+		New:       func(c Config) (gan.Model, error) { return newESRGAN(c) },
+		Evaluator: func() Evaluator { return srEvaluator{} }, // esrgan_eval.go
 	})
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // Spec is a registered model: a name the CLI, policies and checkpoints use,
-// what it needs, and how to configure and build it. A model file calls
+// what it needs, how to configure and build it and, for a model that does
+// not make images from noise, how to measure it. A model file calls
 // Register from its init function.
 type Spec struct {
 	Name    string // e.g. "cgan"
@@ -30,6 +31,11 @@ type Spec struct {
 	Check func(c Config) error
 	// New builds the model of a checked configuration.
 	New func(c Config) (gan.Model, error)
+	// Evaluator, if not nil, returns a new Evaluator of the model, which
+	// a sweep measures its runs with instead of the FID of images made
+	// from noise. Each call returns one with state of its own (a sweep
+	// keeps what its runs share in it).
+	Evaluator func() Evaluator
 	// Options names the keys of Config.Options the model reads, each
 	// with what it sets ("blocks": "residual blocks per generator"), so
 	// that a misspelt option given on the command line is an error

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -84,7 +85,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	case o.batch <= 0:
 		return usagef("--batch %d: must be positive", o.batch)
 	}
-	_, group, err := experiment.ParseDirection(o.direction)
+	dir, group, err := models.ParseDirection(o.direction)
 	if err != nil {
 		return usagef("--direction %q: want AtoB or BtoA", o.direction)
 	}
@@ -102,7 +103,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	if spec, _ := models.Lookup(cfg.Arch); spec.Domains != 2 {
+	if !translates(cfg, dir) {
 		return usagef("--checkpoint %s holds a %s model, which does not translate images (want cyclegan)", o.checkpoint, cfg.Arch)
 	}
 	sh := datasets.Shape{C: cfg.Channels, H: cfg.Height, W: cfg.Width}
@@ -113,7 +114,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	got, err := experiment.Translate(c, pol, group, src, o.batch)
+	got, err := models.Translate(c, pol, group, src, o.batch)
 	if err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	ref, err := experiment.Translate(c, fp32, group, src, o.batch)
+	ref, err := models.Translate(c, fp32, group, src, o.batch)
 	if err != nil {
 		return err
 	}
@@ -149,6 +150,13 @@ func runTranslate(o translateOptions, io stdio) error {
 		fmt.Fprintf(io.out, "(%d identical images, PSNR inf, left out of the mean PSNR)\n", cmp.Identical)
 	}
 	return nil
+}
+
+// translates reports whether the model of configuration cfg maps images
+// to images of their own size in direction dir (models.ImageMapper).
+func translates(cfg models.Config, dir string) bool {
+	maps, err := models.MapsOf(cfg)
+	return err == nil && slices.ContainsFunc(maps, func(m models.ImageMap) bool { return m.Name == dir && m.Scale == 1 })
 }
 
 func evalFormatShort(v float64) string {
@@ -189,7 +197,7 @@ func translateSource(o translateOptions, sh datasets.Shape) (datasets.Dataset, [
 }
 
 // runTranslateFID prints the FID of the checkpoint's translations of test
-// images, per direction (experiment.TranslationFID).
+// images, per direction (models.TranslationFID).
 func runTranslateFID(o translateOptions, io stdio) error {
 	switch {
 	case o.checkpoint == "":
@@ -201,9 +209,9 @@ func runTranslateFID(o translateOptions, io stdio) error {
 	case o.n < 0 || o.n == 1:
 		return usagef("--n %d: an FID needs at least 2 images (0: all)", o.n)
 	}
-	dirs := []string{experiment.AtoB, experiment.BtoA}
+	dirs := []string{models.AtoB, models.BtoA}
 	if o.directionSet && !strings.EqualFold(o.direction, "both") {
-		d, _, err := experiment.ParseDirection(o.direction)
+		d, _, err := models.ParseDirection(o.direction)
 		if err != nil {
 			return usagef("--direction %q: want AtoB, BtoA or both", o.direction)
 		}
@@ -227,12 +235,12 @@ func runTranslateFID(o translateOptions, io stdio) error {
 		}
 	}
 	if o.features == "" {
-		if _, err := experiment.TranslationFeatures(dataset, dirs[0]); err != nil {
+		if _, err := models.TranslationFeatures(dataset, dirs[0]); err != nil {
 			return usagef("--dataset %s: no default feature network; give --features (%s)", dataset, featnet.Specs)
 		}
 	}
 	for _, d := range dirs {
-		fid, metric, err := experiment.TranslationFID{Dataset: dataset, Direction: d, Features: o.features,
+		fid, metric, err := models.TranslationFID{Dataset: dataset, Direction: d, Features: o.features,
 			N: o.n, Seed: o.seed, Batch: o.batch, Policy: pol}.Measure(c)
 		if err != nil {
 			return err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
@@ -60,7 +59,7 @@ type upscaleOptions struct {
 
 // newUpscaler loads the generator of an esrgan checkpoint, in the policy
 // named (empty: the checkpoint's).
-func newUpscaler(checkpoint, policySpec string) (*experiment.Upscaler, error) {
+func newUpscaler(checkpoint, policySpec string) (*models.Upscaler, error) {
 	var pol *policy.Policy
 	if policySpec != "" {
 		var err error
@@ -72,7 +71,7 @@ func newUpscaler(checkpoint, policySpec string) (*experiment.Upscaler, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := experiment.NewUpscaler(c, pol)
+	u, err := models.NewUpscaler(c, pol)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", checkpoint, err)
 	}
@@ -135,7 +134,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		fmt.Fprintf(io.out, "x%d super-resolution of %d images (Y-PSNR and PSNR in dB with %d pixels shaved; SSIM on RGB)\n", k, len(files), k)
 		fmt.Fprintf(io.out, "%-20s %-8s %8s %8s %8s\n", "image", "method", "Y-PSNR", "PSNR", "SSIM")
 	}
-	var scores [2][]experiment.SRScores // bicubic, esrgan
+	var scores [2][]models.SRScores // bicubic, esrgan
 	var rows []models.CropRow
 	crop := o.crop
 	label := "esrgan"
@@ -158,7 +157,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			}
 			continue
 		}
-		t := experiment.NewSRTest(base, img, k)
+		t := models.NewSRTest(base, img, k)
 		hr, lr, bic := t.HR, t.LR, t.Bicubic
 		sr, err := u.Apply(lr)
 		if err != nil {
@@ -171,7 +170,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		}
 		row := []models.CropPanel{{Image: lr, Label: fmt.Sprintf("%s LR x%d", base, k), Scale: k}}
 		for i, m := range []image.Image{bic, sr} {
-			s, err := experiment.ScoreSR(m, hr, k)
+			s, err := models.ScoreSR(m, hr, k)
 			if err != nil {
 				return fmt.Errorf("%s: %w", f, err)
 			}
@@ -188,7 +187,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		return nil
 	}
 	for i, ss := range scores {
-		m := experiment.MeanSRScores(ss)
+		m := models.MeanSRScores(ss)
 		fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", "mean", []string{"bicubic", "esrgan"}[i], m.YPSNR, m.PSNR, m.SSIM)
 	}
 	if o.compare != "" {

@@ -1,11 +1,11 @@
-package experiment_test
+package models_test
 
 import (
 	"fmt"
 	"log"
 
 	"github.com/positgan/positgan/ckpt"
-	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 )
 
@@ -23,8 +23,8 @@ func ExampleTranslationFID() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, dir := range []string{experiment.AtoB, experiment.BtoA} {
-		fid, metric, err := experiment.TranslationFID{Dataset: "mnist-fashion", Direction: dir, N: 2000, Seed: 1, Policy: pol}.Measure(c)
+	for _, dir := range []string{models.AtoB, models.BtoA} {
+		fid, metric, err := models.TranslationFID{Dataset: "mnist-fashion", Direction: dir, N: 2000, Seed: 1, Policy: pol}.Measure(c)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -1,11 +1,11 @@
-package experiment_test
+package models_test
 
 import (
 	"fmt"
 	"log"
 
 	"github.com/positgan/positgan/ckpt"
-	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/models"
 )
 
 // The figures of an ESRGAN checkpoint (positgan train --model esrgan) on
@@ -16,11 +16,11 @@ func ExampleUpscaler() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	u, err := experiment.NewUpscaler(c, nil) // nil: the checkpoint's policy
+	u, err := models.NewUpscaler(c, nil) // nil: the checkpoint's policy
 	if err != nil {
 		log.Fatal(err)
 	}
-	tests, err := experiment.SRTests("sr-photos", u.Scale())
+	tests, err := models.SRTests("sr-photos", u.Scale())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -29,11 +29,11 @@ func ExampleUpscaler() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		s, err := experiment.ScoreSR(sr, t.HR, u.Scale())
+		s, err := models.ScoreSR(sr, t.HR, u.Scale())
 		if err != nil {
 			log.Fatal(err)
 		}
-		b, err := experiment.ScoreSR(t.Bicubic, t.HR, u.Scale())
+		b, err := models.ScoreSR(t.Bicubic, t.HR, u.Scale())
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package experiment
+package models
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/policy"
 )
 
 // A sweep trains CycleGAN on an unpaired folder as positgan train does:
@@ -21,7 +22,7 @@ import (
 // different from epoch to epoch.
 func TestTranslationData(t *testing.T) {
 	dir := translationFolder(t, 3)
-	data, err := translationEvaluator{}.Data(&Sweep{Dataset: dir, FirstSeed: 1})
+	data, err := translationEvaluator{}.Data(EvalSettings{Dataset: dir, DataSeed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +50,40 @@ func TestTranslationData(t *testing.T) {
 	if len(seen) < 2 {
 		t.Error("the same crop in four epochs")
 	}
+}
+
+// trainedCycleGAN returns the checkpoint of a CycleGAN trained one step of
+// batch 2 in fp32 on the training data of s, as a sweep trains it.
+func trainedCycleGAN(t *testing.T, s EvalSettings) *ckpt.Checkpoint {
+	t.Helper()
+	data, err := translationEvaluator{}.Data(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := DefaultConfig(CycleGAN, data[0].Shape(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Parse("fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := gan.NewTrainer(m, data, gan.Options{Policy: pol, Batch: 2, Seed: 1, LR: 2e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.TrainStep(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := tr.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // translationFolder writes an unpaired folder of n 40x30 colour images in
@@ -89,45 +124,63 @@ func TestTranslationRefs(t *testing.T) {
 		t.Skipf("no %s: %v", datasets.MNISTFashion, err)
 	}
 	ctx := context.Background()
-	s := Sweep{Model: models.CycleGAN, Dataset: datasets.MNISTFashion, Policies: []string{"fp32"}, Seeds: 1, FirstSeed: 1,
-		Steps: 1, Batch: 2, LR: 2e-4, N: 20, EvalSeed: 1, Out: t.TempDir()}
-	if _, err := Compare(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ckpt.Load(filepath.Join(s.Out, "fp32", "seed1", checkpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := EvalSettings{Dataset: datasets.MNISTFashion, N: 20, Seed: 1, DataSeed: 1}
+	c := trainedCycleGAN(t, s)
 	folder := translationFolder(t, 4)
-	ev := evaluatorOf(s.Model).(translationEvaluator)
+	ev := newTranslationEvaluator().(translationEvaluator)
 	for _, tc := range []struct {
 		name   string
-		change func(s *Sweep)
+		change func(s *EvalSettings)
 		made   int // statistics made, not kept from an earlier call
 	}{
-		{"first", func(*Sweep) {}, 2},
-		{"again", func(*Sweep) {}, 0},
-		{"N", func(s *Sweep) { s.N = 30 }, 2},
-		{"seed", func(s *Sweep) { s.EvalSeed = 2 }, 2},
+		{"first", func(*EvalSettings) {}, 2},
+		{"again", func(*EvalSettings) {}, 0},
+		{"N", func(s *EvalSettings) { s.N = 30 }, 2},
+		{"seed", func(s *EvalSettings) { s.Seed = 2 }, 2},
 		// B→A is judged by lenet-mnist already.
-		{"features", func(s *Sweep) { s.Features = "lenet-mnist" }, 1},
-		{"dataset", func(s *Sweep) { s.Dataset, s.N = folder, 4 }, 2},
+		{"features", func(s *EvalSettings) { s.Features = "lenet-mnist" }, 1},
+		{"dataset", func(s *EvalSettings) { s.Dataset, s.N = folder, 4 }, 2},
 	} {
 		tc.change(&s)
 		before := len(ev.refs.m)
-		got, err := ev.Evaluate(ctx, &s, c)
+		got, err := ev.Evaluate(ctx, s, c)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if made := len(ev.refs.m) - before; made != tc.made {
 			t.Errorf("%s: %d statistics made, want %d", tc.name, made, tc.made)
 		}
-		want, err := translationEvaluator{}.Evaluate(ctx, &s, c)
+		want, err := translationEvaluator{}.Evaluate(ctx, s, c)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: figures %v, want %v", tc.name, got, want)
+		}
+	}
+}
+
+// The FID of a direction is measured by the feature network of the target
+// domain; an unknown direction or a data set without a default network is
+// an error.
+func TestTranslationFeatures(t *testing.T) {
+	for _, tc := range []struct {
+		dataset, dir, want string
+		err                bool
+	}{
+		{datasets.MNISTFashion, AtoB, "lenet-fashion", false},
+		{datasets.MNISTFashion, BtoA, "lenet-mnist", false},
+		{"horse2zebra", AtoB, "", true},
+	} {
+		got, err := TranslationFeatures(tc.dataset, tc.dir)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("%s %s: %q, %v; want %q", tc.dataset, tc.dir, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, dir string }{{"AtoB", AtoB}, {"a2b", AtoB}, {"BA", BtoA}, {"up", ""}} {
+		d, _, err := ParseDirection(tc.in)
+		if d != tc.dir || (err != nil) != (tc.dir == "") {
+			t.Errorf("ParseDirection(%q) = %q, %v", tc.in, d, err)
 		}
 	}
 }

@@ -1,19 +1,19 @@
-package experiment
+package models
+
+// ESRGAN's evaluation: the figures of super-resolution papers (ScoreSR)
+// of enlargements of the test images of a data set, what positgan
+// upscale prints and a sweep measures ESRGAN runs by (its Evaluator).
 
 import (
 	"context"
 	"fmt"
 	"image"
-	"strings"
 
 	"github.com/disintegration/imaging"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
-	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/policy"
 )
 
 // SRScores are the figures of an enlargement against its ground truth, as
@@ -84,54 +84,6 @@ func MeanSRScores(scores []SRScores) SRScores {
 	return SRScores{sum.YPSNR / n, sum.PSNR / n, sum.SSIM / n}
 }
 
-// An Upscaler runs the generator of an ESRGAN checkpoint on whole images.
-type Upscaler struct {
-	nets  *gan.Nets
-	scale int
-}
-
-// NewUpscaler loads the generator of c, run in policy pol (nil: the
-// checkpoint's).
-func NewUpscaler(c *ckpt.Checkpoint, pol *policy.Policy) (*Upscaler, error) {
-	nets, cfg, err := models.Load(c, pol)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Arch != models.ESRGAN {
-		return nil, fmt.Errorf("experiment: the checkpoint holds a %s model, not esrgan", cfg.Arch)
-	}
-	k, err := cfg.Int("scale", 4)
-	if err != nil {
-		return nil, err
-	}
-	return &Upscaler{nets: nets, scale: k}, nil
-}
-
-// Scale returns the enlargement factor.
-func (u *Upscaler) Scale() int { return u.scale }
-
-// Apply returns lr enlarged by the generator, rounded to 8 bits.
-func (u *Upscaler) Apply(lr image.Image) (*image.NRGBA, error) {
-	p, h, w := datasets.Planes(lr)
-	a, err := gan.NewApplier(u.nets, models.GroupG, []int{1, 3, h, w})
-	if err != nil {
-		return nil, err
-	}
-	x := make([]float32, len(p))
-	for i, v := range p {
-		x[i] = float32(v/127.5 - 1)
-	}
-	y := make([]float32, a.OutSize())
-	if err := a.Apply(y, x); err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(y))
-	for i, v := range y {
-		out[i] = (float64(v) + 1) * 127.5
-	}
-	return datasets.FromPlanes(out, h*u.scale, w*u.scale), nil
-}
-
 // An SRTest is a ground-truth image prepared as SR papers prepare it: HR
 // cropped to a multiple of the scale, LR made from it with MATLAB's
 // bicubic imresize, and LR enlarged again by imresize, the baseline.
@@ -189,6 +141,12 @@ func BicubicScores(ts []SRTest, k int) (SRScores, error) {
 	return MeanSRScores(scores), nil
 }
 
+// ImageMaps returns ESRGAN's one map: low-resolution images to their
+// enlargements by G.
+func (m *esrgan) ImageMaps() []ImageMap {
+	return []ImageMap{{Name: "upscale", Group: GroupG, Scale: m.scale}}
+}
+
 // srEvaluator is ESRGAN's Evaluator: Y-PSNR, RGB PSNR and SSIM (as
 // positgan upscale measures them) of x K enlargements of the test images
 // of the sweep's data set (sr-photos: butterfly and baboon), averaged
@@ -203,26 +161,26 @@ var srColumns = []string{"Y-PSNR (dB)", "PSNR (dB)", "SSIM"}
 // srPatch and srPatchesPerImage are positgan train's defaults for esrgan.
 const srPatch, srPatchesPerImage = 48, 16
 
-func (srEvaluator) Data(s *Sweep) ([]datasets.Dataset, error) {
+func (srEvaluator) Data(s EvalSettings) ([]datasets.Dataset, error) {
 	ph, err := datasets.LoadPhotos(s.Dataset, datasets.Train)
 	if err != nil {
 		return nil, err
 	}
-	p, err := datasets.NewPatches(ph, srPatch, max(ph.Len()*srPatchesPerImage, s.Batch), s.FirstSeed)
+	p, err := datasets.NewPatches(ph, srPatch, max(ph.Len()*srPatchesPerImage, s.Batch), s.DataSeed)
 	if err != nil {
 		return nil, err
 	}
 	return []datasets.Dataset{p}, nil
 }
 
-func (srEvaluator) Metrics(*Sweep) ([]string, error) { return srColumns, nil }
+func (srEvaluator) Metrics(EvalSettings) ([]string, error) { return srColumns, nil }
 
-func (srEvaluator) Describe(s *Sweep) string {
+func (srEvaluator) Describe(s EvalSettings) string {
 	return fmt.Sprintf("super-resolution of the test images of %s (sr-photos: butterfly and baboon), means over the images: Y-PSNR (BT.601 luma) and RGB PSNR with the scale shaved from each border, SSIM; the bicubic row is MATLAB's imresize.", s.Dataset)
 }
 
-func (srEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) ([]float64, error) {
-	u, err := NewUpscaler(c, nil)
+func (srEvaluator) Evaluate(ctx context.Context, s EvalSettings, c *ckpt.Checkpoint) ([]float64, error) {
+	u, err := NewUpscaler(c, nil) // imagemap.go
 	if err != nil {
 		return nil, err
 	}
@@ -248,23 +206,18 @@ func (srEvaluator) Evaluate(ctx context.Context, s *Sweep, c *ckpt.Checkpoint) (
 	return []float64{m.YPSNR, m.PSNR, m.SSIM}, nil
 }
 
-// A Baseliner is an Evaluator whose table has rows that no training run
-// makes, measured with the Evaluator's figures only (ESRGAN: bicubic
-// upscaling). Table.Summary puts them first.
-type Baseliner interface {
-	Baselines(s *Sweep) ([]eval.Result, error)
-}
-
 // Baselines returns the bicubic row, at the scale the sweep's runs
 // enlarge by: the model's default, or the sweep's "scale" option.
-func (srEvaluator) Baselines(s *Sweep) ([]eval.Result, error) {
+func (srEvaluator) Baselines(s EvalSettings) ([]eval.Result, error) {
 	sh := datasets.Shape{C: 3, H: srPatch, W: srPatch}
-	cfg, err := models.DefaultConfig(models.ESRGAN, sh, 0)
+	cfg, err := DefaultConfig(ESRGAN, sh, 0)
 	if err != nil {
 		return nil, err
 	}
-	if cfg, err = s.withOptions(cfg, sh); err != nil {
-		return nil, err
+	if len(s.Options) > 0 {
+		if cfg, err = cfg.WithOptions(s.Options); err != nil {
+			return nil, fmt.Errorf("%w (data: %v images)", err, sh)
+		}
 	}
 	k, err := cfg.Int("scale", 4)
 	if err != nil {
@@ -282,19 +235,6 @@ func (srEvaluator) Baselines(s *Sweep) ([]eval.Result, error) {
 	var rs []eval.Result
 	for i, v := range []float64{b.YPSNR, b.PSNR, b.SSIM} {
 		rs = append(rs, eval.Result{Policy: name, Metric: srColumns[i], Values: []float64{v}})
-	}
-	return rs, nil
-}
-
-// baselines returns the Baseliner rows of the sweep's model, or nil.
-func baselines(s *Sweep) ([]eval.Result, error) {
-	b, ok := evaluatorOf(s.Model).(Baseliner)
-	if !ok {
-		return nil, nil
-	}
-	rs, err := b.Baselines(s)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: %s baseline: %w", strings.ToLower(s.Model), err)
 	}
 	return rs, nil
 }
