@@ -1,0 +1,4 @@
+// Package archtest holds no code: its test checks the shape of the whole
+// module, that every import runs down the floors of docs/architecture.md
+// and that the packages meant to stay generic name no model.
+package archtest
