@@ -8,6 +8,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/nn"
 )
 
 // InceptionSize is the side of the square images the FID Inception-v3
@@ -197,22 +198,17 @@ func newInception(ts map[string]ckpt.Tensor) (*Inception, error) {
 }
 
 // fold sets l's weights and bias to the convolution w followed by batch
-// normalisation in evaluation mode: y = (conv(x) - mean)·gamma/sqrt(var +
-// eps) + beta, the product formed in float64 and rounded once.
+// normalisation in evaluation mode, y = (conv(x) - mean)·gamma/sqrt(var +
+// eps) + beta (nn.FoldBatchNorm).
 func (l *convBN) fold(w, gamma, beta, mean, vr []float32) error {
-	k := l.inC * l.kh * l.kw
-	l.w = make([]float32, l.outC*k)
-	l.b = make([]float32, l.outC)
-	for o := 0; o < l.outC; o++ {
-		if !(vr[o] >= 0) {
-			return &TensorError{Name: l.name + ".bn.running_var", Reason: fmt.Sprintf("variance %g", vr[o])}
+	for _, v := range vr {
+		if !(v >= 0) {
+			return &TensorError{Name: l.name + ".bn.running_var", Reason: fmt.Sprintf("variance %g", v)}
 		}
-		s := float64(gamma[o]) / math.Sqrt(float64(vr[o])+bnEps)
-		for i := 0; i < k; i++ {
-			l.w[o*k+i] = float32(float64(w[o*k+i]) * s)
-		}
-		l.b[o] = float32(float64(beta[o]) - float64(mean[o])*s)
 	}
+	l.w = make([]float32, len(w))
+	l.b = make([]float32, l.outC)
+	nn.FoldBatchNorm(l.w, l.b, w, nil, l.inC*l.kh*l.kw, gamma, beta, mean, vr, bnEps)
 	return nil
 }
 
