@@ -54,3 +54,11 @@ func (c *RectConv2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 		xShape: xs.Clone(), yShape: tensor.Shape{xs[0], c.OutC, g.OH, g.OW}}
 	return st.node(x, c.W, c.B, what)
 }
+
+// Share returns a copy of c in graph g whose parameter nodes hold the same
+// tensors.
+func (c *RectConv2d) Share(g *gorgonia.ExprGraph) *RectConv2d {
+	d := *c
+	d.W, d.B = shareParams(g, c.W, c.B, c.name)
+	return &d
+}

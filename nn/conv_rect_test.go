@@ -78,6 +78,11 @@ func TestNewRectConv2d(t *testing.T) {
 	if s := y.Shape(); !s.Eq(tensor.Shape{1, 3, 4, 5}) {
 		t.Errorf("output shape %v, want (1, 3, 4, 5)", s)
 	}
+	g2 := gorgonia.NewGraph()
+	d := c.Share(g2)
+	if d.W.Graph() != g2 || d.W.Value() != c.W.Value() || d.B.Value() != c.B.Value() {
+		t.Error("Share: the copy's parameters are not the same tensors in the new graph")
+	}
 	if _, err := NewRectConv2d(g, "c", 2, 3, 0, 7, 1, 0, 3, LayerFormats{}); err == nil {
 		t.Error("kernel 0x7: no error")
 	}
