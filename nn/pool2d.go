@@ -63,33 +63,6 @@ func AvgPool2DPad(x *gorgonia.Node, k, stride, pad int) (*gorgonia.Node, error) 
 		})
 }
 
-// GlobalAvgPool2D averages each channel of x (batch, C, H, W) over its
-// H·W pixels into (batch, C), as PyTorch's adaptive_avg_pool2d(x, 1)
-// followed by flattening does. It sums in float64, so that a plane's mean
-// does not depend on the order of its pixels beyond float64 rounding.
-func GlobalAvgPool2D(x *gorgonia.Node) (*gorgonia.Node, error) {
-	s, err := check4D(x, "globalavgpool2d")
-	if err != nil {
-		return nil, err
-	}
-	n, p := s[0]*s[1], s[2]*s[3]
-	return unary(x, "GlobalAvgPool2D", tensor.Shape{s[0], s[1]},
-		func(x, y *tensor.Dense) {
-			if isF64(x) {
-				planeMeans(data[float64](y), data[float64](x), n, p)
-			} else {
-				planeMeans(data[float32](y), data[float32](x), n, p)
-			}
-		},
-		func(dy, dx *tensor.Dense) {
-			if isF64(dy) {
-				planeMeansBack(data[float64](dx), data[float64](dy), n, p)
-			} else {
-				planeMeansBack(data[float32](dx), data[float32](dy), n, p)
-			}
-		})
-}
-
 // padPoolGeom checks a padded pool's arguments against x and returns its
 // geometry and x's shape.
 func padPoolGeom(x *gorgonia.Node, what string, k, stride, pad int) (padPool, tensor.Shape, error) {

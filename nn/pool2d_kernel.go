@@ -88,24 +88,3 @@ func avgPoolPadBack[T gemm.Float](g padPool, dst, dy []T) {
 		}
 	}
 }
-
-// planeMeans sets dst[i] to the mean of the i-th plane of p values of
-// src, summed in float64.
-func planeMeans[T gemm.Float](dst, src []T, n, p int) {
-	for i := range dst[:n] {
-		var s float64
-		for _, v := range src[i*p : (i+1)*p] {
-			s += float64(v)
-		}
-		dst[i] = T(s / float64(p))
-	}
-}
-
-func planeMeansBack[T gemm.Float](dst, dy []T, n, p int) {
-	for i, g := range dy[:n] {
-		v := g / T(p)
-		for j := range dst[i*p : (i+1)*p] {
-			dst[i*p+j] = v
-		}
-	}
-}

@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/gorgonia"
 )
 
-// TestPadPools checks the padded pools and the global average on the 3×3
+// TestPadPools checks the padded pools and the spatial mean on the 3×3
 // image 0..8 by hand: outputs and the gradients of their sums.
 func TestPadPools(t *testing.T) {
 	shape := []int{1, 1, 3, 3}
@@ -33,7 +33,7 @@ func TestPadPools(t *testing.T) {
 		{name: "max 3/2/0", op: func(x *gorgonia.Node) (*gorgonia.Node, error) { return MaxPool2D(x, 3, 2, 0) },
 			y:    []float64{8},
 			grad: []float64{0, 0, 0, 0, 0, 0, 0, 0, 1}},
-		{name: "global mean", op: GlobalAvgPool2D,
+		{name: "spatial mean", op: SpatialMean,
 			y:    []float64{4},
 			grad: []float64{1. / 9, 1. / 9, 1. / 9, 1. / 9, 1. / 9, 1. / 9, 1. / 9, 1. / 9, 1. / 9}},
 	} {
@@ -50,8 +50,8 @@ func TestPadPools(t *testing.T) {
 	}
 }
 
-// TestPadPoolGradients checks the gradients of the padded pools and the
-// global average against finite differences, with windows cut by the
+// TestPadPoolGradients checks the gradients of the padded pools against
+// finite differences, with windows cut by the
 // padding on both sides and a stride that skips pixels, and that their
 // float32 paths compute what the float64 ones do.
 func TestPadPoolGradients(t *testing.T) {
@@ -64,7 +64,6 @@ func TestPadPoolGradients(t *testing.T) {
 		{"maxpool2d 2/1/0", func(in []*gorgonia.Node) (*gorgonia.Node, error) { return MaxPool2D(in[0], 2, 1, 0) }},
 		{"avgpool2dpad 3/2/1", func(in []*gorgonia.Node) (*gorgonia.Node, error) { return AvgPool2DPad(in[0], 3, 2, 1) }},
 		{"avgpool2dpad 3/1/1", func(in []*gorgonia.Node) (*gorgonia.Node, error) { return AvgPool2DPad(in[0], 3, 1, 1) }},
-		{"globalavgpool2d", func(in []*gorgonia.Node) (*gorgonia.Node, error) { return GlobalAvgPool2D(in[0]) }},
 	} {
 		checkOpGrad(t, tc.name, shapes, tc.op, nil)
 		agreeFloat32(t, tc.name, shapes, tc.op)
@@ -89,9 +88,5 @@ func TestPadPoolErrors(t *testing.T) {
 		if _, err := AvgPool2DPad(x, tc.k, tc.stride, tc.pad); err == nil {
 			t.Errorf("AvgPool2DPad %s: no error", tc.name)
 		}
-	}
-	flat := input(g, "flat", []int{1, 9}, func() float64 { return 0 })
-	if _, err := GlobalAvgPool2D(flat); err == nil {
-		t.Error("GlobalAvgPool2D of a matrix: no error")
 	}
 }

@@ -491,5 +491,5 @@ func (b *inceptionBuilder) forward(x *gorgonia.Node) *gorgonia.Node {
 		}
 		x = b.cat(b1, b3, bd, cv(n+".branch_pool", pooled))
 	}
-	return b.add(func() (*gorgonia.Node, error) { return nn.GlobalAvgPool2D(x) })
+	return b.add(func() (*gorgonia.Node, error) { return nn.SpatialMean(x) })
 }
