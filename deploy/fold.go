@@ -10,9 +10,10 @@ import (
 // fold folds each batch norm of the generator into the quantized layer
 // right before it, where that layer has a bias: with s = γ/√(σ²+ε) per
 // output channel, the layer's weights become Weight(w·s) (rounded to its
-// weight format) and its bias (b−μ)·s+β (float32); the batch norm is
-// dropped (nn.FoldBatchNorm). A batch norm after a layer without a bias (DCGAN's) is kept as
-// float32. src holds the checkpoint's float32 parameters by name.
+// weight format) and its bias (b−μ)·s+β (float32), as nn.FoldBatchNorm
+// folds; the batch norm is dropped. A batch norm after a layer without a
+// bias (DCGAN's) is kept as float32. src holds the checkpoint's float32
+// parameters by name.
 func (m *Model) fold(net nn.Module, src map[string][]float32) error {
 	par, ok := net.(nn.Parent)
 	if !ok {
