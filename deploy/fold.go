@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/positgan/positgan/nn"
@@ -11,9 +10,10 @@ import (
 // fold folds each batch norm of the generator into the quantized layer
 // right before it, where that layer has a bias: with s = γ/√(σ²+ε) per
 // output channel, the layer's weights become Weight(w·s) (rounded to its
-// weight format) and its bias (b−μ)·s+β (float32); the batch norm is
-// dropped. A batch norm after a layer without a bias (DCGAN's) is kept as
-// float32. src holds the checkpoint's float32 parameters by name.
+// weight format) and its bias (b−μ)·s+β (float32), as nn.FoldBatchNorm
+// folds; the batch norm is dropped. A batch norm after a layer without a
+// bias (DCGAN's) is kept as float32. src holds the checkpoint's float32
+// parameters by name.
 func (m *Model) fold(net nn.Module, src map[string][]float32) error {
 	par, ok := net.(nn.Parent)
 	if !ok {
@@ -38,26 +38,22 @@ func (m *Model) fold(net nn.Module, src map[string][]float32) error {
 		li := prev[0]
 		gamma, beta := src[name+".gamma"], src[name+".beta"]
 		mean, variance := m.Tensor(name+".running_mean").Values(), m.Tensor(name+".running_var").Values()
-		s := make([]float64, bn.C)
-		for c := range s {
-			s[c] = float64(gamma[c]) / math.Sqrt(float64(variance[c])+bn.Eps)
-		}
 		w, b := m.Tensor(li.Name+".w"), m.Tensor(li.Name+".b")
-		wv := src[li.Name+".w"]
-		// The output channel of weight i: Linear (Out, In) and Conv2d
+		wv, bv := src[li.Name+".w"], src[li.Name+".b"]
+		// The output channel of a weight: Linear (Out, In) and Conv2d
 		// (Out, In, K, K) by the first axis, ConvTranspose2d (In, Out, K, K)
 		// by the second.
 		inner := len(wv) / w.Shape[0]
-		for i, x := range wv {
-			c := i / inner
-			if li.Kind == "convtranspose2d" {
-				c = (i / (li.K * li.K)) % li.Out
-			}
-			w.Codes[i] = encode1(w.Format, float32(float64(x)*s[c]))
+		if li.Kind == "convtranspose2d" {
+			inner = li.K * li.K
 		}
-		bv := src[li.Name+".b"]
-		for c := range b.Codes {
-			b.Codes[c] = encode1(b.Format, float32((float64(bv[c])-float64(mean[c]))*s[c]+float64(beta[c])))
+		fw, fb := make([]float32, len(wv)), make([]float32, len(bv))
+		nn.FoldBatchNorm(fw, fb, wv, bv, inner, gamma, beta, mean, variance, bn.Eps)
+		for i, x := range fw {
+			w.Codes[i] = encode1(w.Format, x)
+		}
+		for c, x := range fb {
+			b.Codes[c] = encode1(b.Format, x)
 		}
 		drop[name] = true
 		m.Meta.Folded = append(m.Meta.Folded, name)

@@ -8,6 +8,11 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/graphexec"
+	"github.com/positgan/positgan/internal/graphop"
+	"github.com/positgan/positgan/nn"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // InceptionSize is the side of the square images the FID Inception-v3
@@ -30,25 +35,34 @@ const inceptionDim = 2048
 // which is what pytorch-fid does to its [0, 1] input before mapping it to
 // [-1, 1]. Resizing commutes with that affine map only up to float32
 // rounding, so Features maps back to [0, 1] first (see toZeroOne), and
-// 8-bit images give pytorch-fid's network input bit for bit. Each
-// BasicConv2d (convolution without bias, batch
-// normalisation with epsilon 0.001 in evaluation mode, ReLU) runs as one
-// convolution with the normalisation folded into its weights and bias,
-// in float32.
+// 8-bit images give pytorch-fid's network input bit for bit. The network
+// is built from package nn's layers, in float32: each BasicConv2d
+// (convolution without bias, batch normalisation with epsilon 0.001 in
+// evaluation mode, ReLU) is one nn.RectConv2d with the normalisation
+// folded into its weights and bias (nn.FoldBatchNorm), then nn.ReLU.
 //
 // Inception is safe for concurrent use; calls run one at a time.
 type Inception struct {
-	mu    sync.Mutex
-	convs map[string]*convBN
-	size  int  // input side; InceptionSize except in tests
-	clean bool // clean-fid's preprocessing instead of pytorch-fid's
+	net   *inceptionNet // shared with the CleanFID copy
+	size  int           // input side; InceptionSize except in tests
+	clean bool          // clean-fid's preprocessing instead of pytorch-fid's
 }
 
-// convBN is a BasicConv2d with its batch normalisation folded in.
+// inceptionNet holds the folded layers and the graph last built from
+// them, for one input side.
+type inceptionNet struct {
+	mu     sync.Mutex
+	layers map[string]*nn.RectConv2d // in a graph of their own, shared into each built
+	size   int                       // the built graph's input side; 0 before the first
+	x      []float32                 // its input, written before each run
+	pool3  *gorgonia.Node
+	prog   *graphexec.Program
+}
+
+// convBN is the geometry of a BasicConv2d.
 type convBN struct {
-	name                             string
-	inC, outC, kh, kw, s, sw, ph, pw int       // sw = s: one stride, kept per axis for gemm.Geom
-	w, b                             []float32 // (outC, inC·kh·kw), (outC)
+	name                         string
+	inC, outC, kh, kw, s, ph, pw int
 }
 
 // inceptionLayers returns the BasicConv2d layers of the FID Inception-v3,
@@ -56,7 +70,7 @@ type convBN struct {
 func inceptionLayers() []*convBN {
 	var ls []*convBN
 	add := func(name string, in, out, kh, kw, stride, ph, pw int) {
-		ls = append(ls, &convBN{name: name, inC: in, outC: out, kh: kh, kw: kw, s: stride, sw: stride, ph: ph, pw: pw})
+		ls = append(ls, &convBN{name: name, inC: in, outC: out, kh: kh, kw: kw, s: stride, ph: ph, pw: pw})
 	}
 	sq := func(name string, in, out, k, stride, pad int) { add(name, in, out, k, k, stride, pad, pad) }
 	sq("Conv2d_1a_3x3", 3, 32, 3, 2, 0)
@@ -185,36 +199,39 @@ func newInception(ts map[string]ckpt.Tensor) (*Inception, error) {
 			return nil, &TensorError{Name: name, Reason: "not a tensor of the FID Inception-v3"}
 		}
 	}
-	m := &Inception{convs: map[string]*convBN{}, size: InceptionSize}
+	net := &inceptionNet{layers: map[string]*nn.RectConv2d{}}
+	g := gorgonia.NewGraph()
 	for _, l := range inceptionLayers() {
 		p := func(s string) []float32 { return ts[l.name+s].Data }
-		if err := l.fold(p(".conv.weight"), p(".bn.weight"), p(".bn.bias"), p(".bn.running_mean"), p(".bn.running_var")); err != nil {
+		c, err := l.layer(g, p(".conv.weight"), p(".bn.weight"), p(".bn.bias"), p(".bn.running_mean"), p(".bn.running_var"))
+		if err != nil {
 			return nil, err
 		}
-		m.convs[l.name] = l
+		net.layers[l.name] = c
 	}
-	return m, nil
+	return &Inception{net: net, size: InceptionSize}, nil
 }
 
-// fold sets l's weights and bias to the convolution w followed by batch
-// normalisation in evaluation mode: y = (conv(x) - mean)·gamma/sqrt(var +
-// eps) + beta, the product formed in float64 and rounded once.
-func (l *convBN) fold(w, gamma, beta, mean, vr []float32) error {
-	k := l.inC * l.kh * l.kw
-	l.w = make([]float32, l.outC*k)
-	l.b = make([]float32, l.outC)
-	for o := 0; o < l.outC; o++ {
-		if !(vr[o] >= 0) {
-			return &TensorError{Name: l.name + ".bn.running_var", Reason: fmt.Sprintf("variance %g", vr[o])}
+// layer returns l as a layer in g: the convolution w followed by batch
+// normalisation in evaluation mode, y = (conv(x) - mean)·gamma/sqrt(var +
+// eps) + beta, folded into the layer's weights and bias
+// (nn.FoldBatchNorm).
+func (l *convBN) layer(g *gorgonia.ExprGraph, w, gamma, beta, mean, vr []float32) (*nn.RectConv2d, error) {
+	for _, v := range vr {
+		if !(v >= 0) {
+			return nil, &TensorError{Name: l.name + ".bn.running_var", Reason: fmt.Sprintf("variance %g", v)}
 		}
-		s := float64(gamma[o]) / math.Sqrt(float64(vr[o])+bnEps)
-		for i := 0; i < k; i++ {
-			l.w[o*k+i] = float32(float64(w[o*k+i]) * s)
-		}
-		l.b[o] = float32(float64(beta[o]) - float64(mean[o])*s)
 	}
-	return nil
+	c, err := nn.NewRectConv2d(g, l.name, l.inC, l.outC, l.kh, l.kw, l.s, l.ph, l.pw, nn.LayerFormats{})
+	if err != nil {
+		return nil, fmt.Errorf("featnet: %w", err)
+	}
+	nn.FoldBatchNorm(float32s(c.W), float32s(c.B), w, nil, l.inC*l.kh*l.kw, gamma, beta, mean, vr, bnEps)
+	return c, nil
 }
+
+// float32s returns the values of a parameter node.
+func float32s(n *gorgonia.Node) []float32 { return graphop.Float32s(n.Value()) }
 
 func equalShape(a, b []int) bool {
 	if len(a) != len(b) {
@@ -245,7 +262,7 @@ func (m *Inception) Name() string {
 // [0, 255] and mapped by (x − 128)/128, instead of pytorch-fid's bilinear
 // F.interpolate of x/255 mapped by 2x − 1. The weights are shared.
 func (m *Inception) CleanFID() *Inception {
-	return &Inception{convs: m.convs, size: m.size, clean: true}
+	return &Inception{net: m.net, size: m.size, clean: true}
 }
 
 // Dim returns 2048.
@@ -260,19 +277,25 @@ func (m *Inception) Features(dst []float64, images []float32, s datasets.Shape) 
 	if s.C != 1 && s.C != 3 {
 		return fmt.Errorf("featnet: Inception-v3 takes gray or RGB images, not %d channels", s.C)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var ws inceptionWork
-	x := make([]float32, 3*m.size*m.size)
+	net := m.net
+	net.mu.Lock()
+	defer net.mu.Unlock()
+	if net.size != m.size {
+		if err := net.build(m.size); err != nil {
+			return err
+		}
+	}
 	unit := make([]float32, s.H*s.W)
 	for i := 0; i < n; i++ {
 		if m.clean {
-			cleanInput(x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
+			cleanInput(net.x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
 		} else {
-			networkInput(x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
+			networkInput(net.x, unit, images[i*s.Size():(i+1)*s.Size()], s, m.size)
 		}
-		f := m.forward(&ws, t3{3, m.size, m.size, x})
-		for j, v := range f {
+		if err := net.prog.Run(); err != nil {
+			return fmt.Errorf("featnet: inception: %w", err)
+		}
+		for j, v := range graphop.Float32s(net.pool3.Value()) {
 			dst[i*inceptionDim+j] = float64(v)
 		}
 	}
@@ -345,37 +368,95 @@ func toZeroOne(dst, src []float32) {
 	}
 }
 
-// t3 is a C×H×W activation.
-type t3 struct {
-	c, h, w int
-	d       []float32
+// build makes the graph for one 3×size×size image at a time, whose
+// output is pool3.
+func (net *inceptionNet) build(size int) error {
+	g := gorgonia.NewGraph()
+	xt := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, 3, size, size))
+	b := &inceptionBuilder{g: g, layers: net.layers}
+	pool3 := b.forward(gorgonia.NodeFromAny(g, xt, gorgonia.WithName("x")))
+	if b.err != nil {
+		return fmt.Errorf("featnet: inception at %dx%d: %w", size, size, b.err)
+	}
+	prog, err := graphexec.Compile(pool3)
+	if err != nil {
+		return fmt.Errorf("featnet: inception: %w", err)
+	}
+	net.size, net.x, net.pool3, net.prog = size, xt.Float32s(), pool3, prog
+	return nil
 }
 
-// inceptionWork holds the im2col buffer reused across layers.
-type inceptionWork struct{ col []float32 }
+// inceptionBuilder adds Inception's layers to a graph. Its first error
+// sticks: later calls add nothing and return nil.
+type inceptionBuilder struct {
+	g      *gorgonia.ExprGraph
+	layers map[string]*nn.RectConv2d
+	err    error
+}
 
-// forward runs the network on one 3×size×size image and returns pool3.
-func (m *Inception) forward(ws *inceptionWork, x t3) []float32 {
-	cv := func(name string, x t3) t3 { return m.convs[name].apply(ws, x) }
+func (b *inceptionBuilder) add(f func() (*gorgonia.Node, error)) *gorgonia.Node {
+	if b.err != nil {
+		return nil
+	}
+	y, err := f()
+	b.err = err
+	return y
+}
+
+// cv is the BasicConv2d name: the folded convolution, then ReLU.
+func (b *inceptionBuilder) cv(name string, x *gorgonia.Node) *gorgonia.Node {
+	return b.add(func() (*gorgonia.Node, error) {
+		y, err := b.layers[name].Share(b.g).Fwd(x)
+		if err != nil {
+			return nil, err
+		}
+		return nn.ReLU(y)
+	})
+}
+
+// maxPool is F.max_pool2d(x, k, stride, pad).
+func (b *inceptionBuilder) maxPool(x *gorgonia.Node, k, stride, pad int) *gorgonia.Node {
+	return b.add(func() (*gorgonia.Node, error) { return nn.MaxPool2D(x, k, stride, pad) })
+}
+
+// avgPool3 is F.avg_pool2d(x, 3, stride=1, padding=1,
+// count_include_pad=False).
+func (b *inceptionBuilder) avgPool3(x *gorgonia.Node) *gorgonia.Node {
+	return b.add(func() (*gorgonia.Node, error) { return nn.AvgPool2DPad(x, 3, 1, 1) })
+}
+
+// cat is torch.cat(xs, 1).
+func (b *inceptionBuilder) cat(xs ...*gorgonia.Node) *gorgonia.Node {
+	y := xs[0]
+	for _, x := range xs[1:] {
+		y = b.add(func() (*gorgonia.Node, error) { return nn.Concat(y, x) })
+	}
+	return y
+}
+
+// forward adds the network on x (1, 3, size, size) and returns pool3
+// (1, 2048).
+func (b *inceptionBuilder) forward(x *gorgonia.Node) *gorgonia.Node {
+	cv := b.cv
 	x = cv("Conv2d_1a_3x3", x)
 	x = cv("Conv2d_2a_3x3", x)
 	x = cv("Conv2d_2b_3x3", x)
-	x = maxPool(x, 3, 2, 0)
+	x = b.maxPool(x, 3, 2, 0)
 	x = cv("Conv2d_3b_1x1", x)
 	x = cv("Conv2d_4a_3x3", x)
-	x = maxPool(x, 3, 2, 0)
+	x = b.maxPool(x, 3, 2, 0)
 	for _, n := range []string{"Mixed_5b", "Mixed_5c", "Mixed_5d"} { // FIDInceptionA
 		b1 := cv(n+".branch1x1", x)
 		b5 := cv(n+".branch5x5_2", cv(n+".branch5x5_1", x))
 		b3 := cv(n+".branch3x3dbl_3", cv(n+".branch3x3dbl_2", cv(n+".branch3x3dbl_1", x)))
-		bp := cv(n+".branch_pool", avgPool3(x))
-		x = cat(b1, b5, b3, bp)
+		bp := cv(n+".branch_pool", b.avgPool3(x))
+		x = b.cat(b1, b5, b3, bp)
 	}
 	{ // Mixed_6a: InceptionB
 		n := "Mixed_6a"
 		b3 := cv(n+".branch3x3", x)
 		bd := cv(n+".branch3x3dbl_3", cv(n+".branch3x3dbl_2", cv(n+".branch3x3dbl_1", x)))
-		x = cat(b3, bd, maxPool(x, 3, 2, 0))
+		x = b.cat(b3, bd, b.maxPool(x, 3, 2, 0))
 	}
 	for _, n := range []string{"Mixed_6b", "Mixed_6c", "Mixed_6d", "Mixed_6e"} { // FIDInceptionC
 		b1 := cv(n+".branch1x1", x)
@@ -384,8 +465,8 @@ func (m *Inception) forward(ws *inceptionWork, x t3) []float32 {
 		for _, k := range []string{"1", "2", "3", "4", "5"} {
 			bd = cv(n+".branch7x7dbl_"+k, bd)
 		}
-		bp := cv(n+".branch_pool", avgPool3(x))
-		x = cat(b1, b7, bd, bp)
+		bp := cv(n+".branch_pool", b.avgPool3(x))
+		x = b.cat(b1, b7, bd, bp)
 	}
 	{ // Mixed_7a: InceptionD
 		n := "Mixed_7a"
@@ -394,21 +475,21 @@ func (m *Inception) forward(ws *inceptionWork, x t3) []float32 {
 		for _, k := range []string{"1", "2", "3", "4"} {
 			b7 = cv(n+".branch7x7x3_"+k, b7)
 		}
-		x = cat(b3, b7, maxPool(x, 3, 2, 0))
+		x = b.cat(b3, b7, b.maxPool(x, 3, 2, 0))
 	}
 	for _, n := range []string{"Mixed_7b", "Mixed_7c"} { // FIDInceptionE_1, E_2
 		b1 := cv(n+".branch1x1", x)
 		b3 := cv(n+".branch3x3_1", x)
-		b3 = cat(cv(n+".branch3x3_2a", b3), cv(n+".branch3x3_2b", b3))
+		b3 = b.cat(cv(n+".branch3x3_2a", b3), cv(n+".branch3x3_2b", b3))
 		bd := cv(n+".branch3x3dbl_2", cv(n+".branch3x3dbl_1", x))
-		bd = cat(cv(n+".branch3x3dbl_3a", bd), cv(n+".branch3x3dbl_3b", bd))
-		var pooled t3
+		bd = b.cat(cv(n+".branch3x3dbl_3a", bd), cv(n+".branch3x3dbl_3b", bd))
+		var pooled *gorgonia.Node
 		if n == "Mixed_7b" {
-			pooled = avgPool3(x)
+			pooled = b.avgPool3(x)
 		} else {
-			pooled = maxPool(x, 3, 1, 1) // E_2's max pool, as the TensorFlow graph has it
+			pooled = b.maxPool(x, 3, 1, 1) // E_2's max pool, as the TensorFlow graph has it
 		}
-		x = cat(b1, b3, bd, cv(n+".branch_pool", pooled))
+		x = b.cat(b1, b3, bd, cv(n+".branch_pool", pooled))
 	}
-	return spatialMean(x)
+	return b.add(func() (*gorgonia.Node, error) { return nn.SpatialMean(x) })
 }

@@ -14,6 +14,10 @@ import (
 	"github.com/nlpodyssey/safetensors"
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/graphexec"
+	"github.com/positgan/positgan/nn"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // TestInceptionArchitecture checks the layer list against two published
@@ -53,11 +57,11 @@ func inceptionOut(s int) int {
 }
 
 // TestConvBNDirect compares a folded BasicConv2d with a rectangular,
-// strided, padded kernel against the definition computed directly in
-// float64.
+// strided, padded kernel, as the network builds it, against the
+// definition computed directly in float64.
 func TestConvBNDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	l := &convBN{name: "c", inC: 2, outC: 3, kh: 3, kw: 2, s: 2, sw: 2, ph: 1, pw: 0}
+	l := &convBN{name: "c", inC: 2, outC: 3, kh: 3, kw: 2, s: 2, ph: 1, pw: 0}
 	r := func(n int, lo, hi float64) []float32 {
 		v := make([]float32, n)
 		for i := range v {
@@ -67,16 +71,29 @@ func TestConvBNDirect(t *testing.T) {
 	}
 	w := r(3*2*3*2, -1, 1)
 	gamma, beta, mean, vr := r(3, 0.5, 2), r(3, -1, 1), r(3, -1, 1), r(3, 0.1, 2)
-	if err := l.fold(w, gamma, beta, mean, vr); err != nil {
+	g := gorgonia.NewGraph()
+	c, err := l.layer(g, w, gamma, beta, mean, vr)
+	if err != nil {
 		t.Fatal(err)
 	}
-	x := t3{2, 5, 4, r(2*5*4, -1, 1)}
-	var ws inceptionWork
-	y := l.apply(&ws, x)
-	oh, ow := (5+2-3)/2+1, (4-2)/2+1
-	if y.c != 3 || y.h != oh || y.w != ow {
-		t.Fatalf("output %dx%dx%d, want 3x%dx%d", y.c, y.h, y.w, oh, ow)
+	x := r(2*5*4, -1, 1)
+	b := &inceptionBuilder{g: g, layers: map[string]*nn.RectConv2d{"c": c}}
+	yn := b.cv("c", gorgonia.NodeFromAny(g, tensor.New(tensor.WithShape(1, 2, 5, 4), tensor.WithBacking(x)), gorgonia.WithName("x")))
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
+	prog, err := graphexec.Compile(yn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prog.Run(); err != nil {
+		t.Fatal(err)
+	}
+	oh, ow := (5+2-3)/2+1, (4-2)/2+1
+	if s := yn.Shape(); !s.Eq(tensor.Shape{1, 3, oh, ow}) {
+		t.Fatalf("output %v, want (1, 3, %d, %d)", s, oh, ow)
+	}
+	y := yn.Value().Data().([]float32)
 	for o := 0; o < 3; o++ {
 		for oy := 0; oy < oh; oy++ {
 			for ox := 0; ox < ow; ox++ {
@@ -88,51 +105,26 @@ func TestConvBNDirect(t *testing.T) {
 							if iy < 0 || iy >= 5 || ix < 0 || ix >= 4 {
 								continue
 							}
-							s += float64(w[((o*2+c)*3+i)*2+j]) * float64(x.d[(c*5+iy)*4+ix])
+							s += float64(w[((o*2+c)*3+i)*2+j]) * float64(x[(c*5+iy)*4+ix])
 						}
 					}
 				}
 				want := (s-float64(mean[o]))*float64(gamma[o])/math.Sqrt(float64(vr[o])+0.001) + float64(beta[o])
 				want = math.Max(want, 0)
-				if got := float64(y.d[(o*oh+oy)*ow+ox]); math.Abs(got-want) > 1e-5 {
+				if got := float64(y[(o*oh+oy)*ow+ox]); math.Abs(got-want) > 1e-5 {
 					t.Errorf("y[%d,%d,%d] = %v, want %v", o, oy, ox, got, want)
 				}
 			}
 		}
 	}
-	if err := l.fold(w, gamma, beta, mean, []float32{1, -1, 1}); err == nil || !strings.Contains(err.Error(), `"c.bn.running_var"`) {
+	if _, err := l.layer(g, w, gamma, beta, mean, []float32{1, -1, 1}); err == nil || !strings.Contains(err.Error(), `"c.bn.running_var"`) {
 		t.Errorf("negative variance: error %v", err)
 	}
 }
 
-// TestPools checks the pools on a 3×3 image 1..9 by hand.
-func TestPools(t *testing.T) {
-	x := t3{1, 3, 3, []float32{1, 2, 3, 4, 5, 6, 7, 8, 9}}
-	// count_include_pad=False: a corner averages its 4 neighbours, an edge
-	// its 6, the centre all 9.
-	avg := avgPool3(x)
-	wantAvg := []float32{3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7}
-	for i, w := range wantAvg {
-		if avg.d[i] != w {
-			t.Errorf("avg[%d] = %v, want %v", i, avg.d[i], w)
-		}
-	}
-	// Max pool 3, stride 1, padding 1: the largest in-image neighbour.
-	mx := maxPool(x, 3, 1, 1)
-	wantMax := []float32{5, 6, 6, 8, 9, 9, 8, 9, 9}
-	for i, w := range wantMax {
-		if mx.d[i] != w {
-			t.Errorf("max[%d] = %v, want %v", i, mx.d[i], w)
-		}
-	}
-	// Max pool 3, stride 2, no padding on 3×3 gives one value.
-	if m := maxPool(x, 3, 2, 0); m.h != 1 || m.w != 1 || m.d[0] != 9 {
-		t.Errorf("max pool stride 2: %+v", m)
-	}
-	if got := spatialMean(x); got[0] != 5 {
-		t.Errorf("mean %v, want 5", got[0])
-	}
-}
+// The pools Inception uses (count_include_pad=False averages, max pools
+// whose padding never wins, the final mean) are nn's, tested there
+// (nn.TestPadPools).
 
 // randomInception returns random weights of the right shapes (He-scaled
 // convolutions, batch normalisation near the identity), plus the tensors
