@@ -19,7 +19,7 @@
 // with a Fwd method that adds ONE node to the graph. Its forward kernel
 // rounds the input to LayerFormats.Act and the weights to Weight while
 // packing them into buffers the layer keeps, multiplies them with
-// internal/gemm, adds the bias and rounds the result to Out. Its backward
+// compute.Gemm, adds the bias and rounds the result to Out. Its backward
 // kernels round the incoming gradient to Err (a matrix-multiply operand),
 // the input gradient to Err and the weight and bias gradients to WGrad.
 // Rounding is straight-through: the backward pass treats each rounding as
@@ -30,10 +30,10 @@
 // Accumulation (LayerFormats.Accum): AccumFP32 multiplies the rounded
 // operands with float32 SGEMM. AccumQuire rounds each exact dot product
 // once, to AccumFormat (nil: the result's role format: Out, Err or WGrad),
-// by exact float64 DGEMMs (internal/gemm.QuireWorkspace). AccumPerOp rounds
+// by exact float64 DGEMMs (compute.QuireGemm). AccumPerOp rounds
 // every product and every partial sum to that format, summing in order of
 // the inner index, with byte-indexed tables for 8-bit formats
-// (internal/gemm.PerOpWorkspace).
+// (compute.PerOpGemm).
 //
 // The other ops: AvgPool2D, SpatialMean, Upsample2D, PixelShuffle,
 // ReflectionPad2D, Reshape (a copy), Concat, Add, Scale, ReLU, LeakyReLU,

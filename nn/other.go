@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -51,12 +51,12 @@ func (s *Scope) OtherNames() []string { return append([]string(nil), s.st.names.
 // stream is seeded from the layer's seed (see LayerSeed), which the
 // trainer derives from the step when it rebuilds, so that a resumed run
 // rounds as an uninterrupted one.
-func newOtherRounder(rf RoleFormat, seed uint64) *gemm.Rounder {
+func newOtherRounder(rf RoleFormat, seed uint64) *compute.Rounder {
 	var rng *rand.PCG
 	if rf.Rounding == quant.Stochastic {
 		rng = rand.NewPCG(seed, 9) // stream 9: after the roles of the dot-product layers
 	}
-	return gemm.NewRounder(rf.Format, rf.Rounding, rng)
+	return compute.NewRounder(rf.Format, rf.Rounding, rng)
 }
 
 // RoundOther returns x rounded to the format rf, with the gradient that
@@ -76,7 +76,7 @@ type otherLayer struct {
 	m    Module
 	// q is shared by the copies Share makes: a TapeMachine runs one node
 	// at a time, so its random source is used by one node at a time.
-	q *gemm.Rounder
+	q *compute.Rounder
 }
 
 // Forward rounds the module's input and output, and in the backward pass
@@ -113,7 +113,7 @@ func unwrapOther(m Module) Module {
 
 // roundNode adds a node that rounds x with q and, in the backward pass,
 // rounds the gradient with q (straight-through otherwise).
-func roundNode(x *gorgonia.Node, name string, q *gemm.Rounder) (*gorgonia.Node, error) {
+func roundNode(x *gorgonia.Node, name string, q *compute.Rounder) (*gorgonia.Node, error) {
 	return unary(x, fmt.Sprintf("Round(%s,%v)[%p]", name, q.Format(), q), x.Shape(),
 		func(x, y *tensor.Dense) { roundDense(q, y, x) },
 		func(dy, dx *tensor.Dense) { roundDense(q, dx, dy) })
@@ -122,7 +122,7 @@ func roundNode(x *gorgonia.Node, name string, q *gemm.Rounder) (*gorgonia.Node, 
 // roundDense sets dst to src rounded by q (float64 data: to nearest). A
 // scalar (the loss) is a tensor of one value to the typed accessors, which
 // unlike Dense.Data do not allocate.
-func roundDense(q *gemm.Rounder, dst, src *tensor.Dense) {
+func roundDense(q *compute.Rounder, dst, src *tensor.Dense) {
 	if isF64(src) {
 		q.Round64(data[float64](dst), data[float64](src))
 		return

@@ -3,12 +3,12 @@ package featnet
 import (
 	"math"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 )
 
 // apply returns relu(conv(x)·scale + shift), the folded BasicConv2d.
 func (l *convBN) apply(ws *inceptionWork, x t3) t3 {
-	g := gemm.Geom{C: x.c, H: x.h, W: x.w, KH: l.kh, KW: l.kw, SH: l.s, SW: l.sw, PH: l.ph, PW: l.pw}
+	g := compute.Geom{C: x.c, H: x.h, W: x.w, KH: l.kh, KW: l.kw, SH: l.s, SW: l.sw, PH: l.ph, PW: l.pw}
 	g.OH = (x.h+2*l.ph-l.kh)/l.s + 1
 	g.OW = (x.w+2*l.pw-l.kw)/l.sw + 1
 	y := t3{l.outC, g.OH, g.OW, make([]float32, l.outC*g.OH*g.OW)}
@@ -16,10 +16,10 @@ func (l *convBN) apply(ws *inceptionWork, x t3) t3 {
 	col := x.d
 	if !(l.kh == 1 && l.kw == 1 && l.s == 1 && l.ph == 0 && l.pw == 0) {
 		ws.col = grow(ws.col, g.Rows()*g.Cols())
-		gemm.Im2col(ws.col, g.Cols(), x.d, g)
+		compute.Im2col(ws.col, g.Cols(), x.d, g)
 		col = ws.col
 	}
-	gemm.Gemm(false, false, l.outC, g.Cols(), cols, 1, l.w, cols, col, g.Cols(), 0, y.d, g.Cols())
+	compute.Gemm(false, false, l.outC, g.Cols(), cols, 1, l.w, cols, col, g.Cols(), 0, y.d, g.Cols())
 	p := g.Cols()
 	for o := 0; o < l.outC; o++ {
 		b := l.b[o]

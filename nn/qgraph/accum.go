@@ -6,7 +6,7 @@ import (
 	"hash/fnv"
 
 	"github.com/chewxy/hm"
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
@@ -185,10 +185,10 @@ func (op *accumMatMulOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error
 	return nil, fmt.Errorf("qgraph: %v: dtype %v, want float32 or float64", op, a.Dtype())
 }
 
-func matmul[T gemm.Float](op *accumMatMulOp, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
+func matmul[T compute.Float](op *accumMatMulOp, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
 	if op.accum == quant.AccumQuire {
-		gemm.QuireGemm(op.f, op.tA, op.tB, m, n, k, a, lda, b, ldb, c, n)
+		compute.QuireGemm(nil, op.f, op.tA, op.tB, m, n, k, a, lda, b, ldb, c, n)
 	} else {
-		gemm.PerOpGemm(op.f, op.tA, op.tB, m, n, k, a, lda, b, ldb, c, n)
+		compute.PerOpGemm(nil, op.f, op.tA, op.tB, m, n, k, a, lda, b, ldb, c, n)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"hash/fnv"
 
 	"github.com/chewxy/hm"
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
@@ -28,7 +28,7 @@ import (
 // activation as X (m×k, one row per sample or output position) and the
 // weight as W (n×k, one row per output channel, as nn stores it), Y = X·Wᵀ
 // is C, or Cᵀ when the weight is the left operand. Layout linear (nn.Linear)
-// calls gemm.Gemm on X and W; layout conv (nn.Conv2d) on W and Xᵀ, the
+// calls compute.Gemm on X and W; layout conv (nn.Conv2d) on W and Xᵀ, the
 // column matrix. The gradients are the same op with grad set to 1 (of A)
 // or 2 (of B) and the upstream gradient as a third input.
 type layerMatMulOp struct {
@@ -226,7 +226,7 @@ func denseInputs(op gorgonia.Op, vals []gorgonia.Value) ([]*tensor.Dense, error)
 
 // pack returns op(src) as a new r×c row-major matrix, where src is r×c
 // (trans false) or c×r (trans true), row-major and contiguous.
-func pack[T gemm.Float](src []T, r, c int, trans bool) []T {
+func pack[T compute.Float](src []T, r, c int, trans bool) []T {
 	dst := make([]T, r*c)
 	if !trans {
 		copy(dst, src[:r*c])
@@ -241,10 +241,10 @@ func pack[T gemm.Float](src []T, r, c int, trans bool) []T {
 }
 
 // layerMatMul computes the value of op: C = op(A)·op(B) or one of its
-// gradients, with the calls to gemm.Gemm nn.Linear (linear) or nn.Conv2d
+// gradients, with the calls to compute.Gemm nn.Linear (linear) or nn.Conv2d
 // (conv) makes. Buffers are fresh, of the sizes nn's are, so that SIMD
 // dot products see the same alignment.
-func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K int) ([]T, error) {
+func layerMatMul[T compute.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K int) ([]T, error) {
 	a, b := ts[0].Data().([]T), ts[1].Data().([]T)
 	// opnd returns op(A) (M×K) or op(B) (K×N), transposed if t.
 	opnd := func(i int, t bool) []T {
@@ -277,7 +277,7 @@ func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K in
 	// k×m; GY m×n, GYt n×m).
 	block := func(b quant.BlockFormat, s []T, rows, cols int, axis quant.Axis) {
 		if !b.IsZero() {
-			gemm.RoundMatrix(gemm.NewBlockRounder(b, quant.Nearest, nil), s, s, rows, cols, axis)
+			compute.RoundMatrix(compute.NewBlockRounder(b, quant.Nearest, nil), s, s, rows, cols, axis)
 		}
 	}
 	if op.grad == 0 {
@@ -290,14 +290,14 @@ func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K in
 		var Y []T // m×n
 		if op.conv {
 			Yt := make([]T, n*m)
-			gemm.Gemm(false, false, n, m, k, 1, W, k, Xt, m, 0, Yt, m)
+			compute.Gemm(false, false, n, m, k, 1, W, k, Xt, m, 0, Yt, m)
 			if op.weight == 0 {
 				return Yt, nil // C = Yᵀ
 			}
 			Y = pack(Yt, m, n, true)
 		} else {
 			Y = make([]T, m*n)
-			gemm.Gemm(false, true, m, n, k, 1, X, k, W, k, 0, Y, n)
+			compute.Gemm(false, true, m, n, k, 1, X, k, W, k, 0, Y, n)
 		}
 		if op.weight == 0 {
 			return pack(Y, n, m, true), nil
@@ -319,13 +319,13 @@ func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K in
 			dXt := make([]T, k*m)
 			g := gy(true)
 			block(op.blk.Err, g, n, m, quant.AlongColumn)
-			gemm.Gemm(true, false, k, m, n, 1, W, k, g, m, 0, dXt, m)
+			compute.Gemm(true, false, k, m, n, 1, W, k, g, m, 0, dXt, m)
 			dX = pack(dXt, m, k, true)
 		} else {
 			dX = make([]T, m*k)
 			g := gy(false)
 			block(op.blk.Err, g, m, n, quant.AlongRow)
-			gemm.Gemm(false, false, m, k, n, 1, g, n, W, k, 0, dX, k)
+			compute.Gemm(false, false, m, k, n, 1, g, n, W, k, 0, dX, k)
 		}
 		// d op(A) = dX (M×K) if A is the activation; d op(B) = dXᵀ (K×N).
 		if act == 0 {
@@ -338,12 +338,12 @@ func layerMatMul[T gemm.Float](op *layerMatMulOp, ts []*tensor.Dense, M, N, K in
 		g := gy(true)
 		block(op.blk.Err, g, n, m, quant.AlongRow)
 		block(op.blk.Act, Xt, k, m, quant.AlongRow)
-		gemm.Gemm(false, true, n, k, m, 1, g, m, Xt, m, 0, dW, k)
+		compute.Gemm(false, true, n, k, m, 1, g, m, Xt, m, 0, dW, k)
 	} else {
 		g := gy(false)
 		block(op.blk.Err, g, m, n, quant.AlongColumn)
 		block(op.blk.Act, X, m, k, quant.AlongColumn)
-		gemm.Gemm(true, false, n, k, m, 1, g, n, X, k, 0, dW, k)
+		compute.Gemm(true, false, n, k, m, 1, g, n, X, k, 0, dW, k)
 	}
 	// d op(B) = dWᵀ (K×N) if B is the weight; d op(A) = dW (M×K).
 	if op.weight == 1 {
@@ -359,8 +359,8 @@ func pick(c bool, x, y int) int {
 	return y
 }
 
-// im2colOp is gorgonia.Im2Col (dilation 1) computed with gemm.Im2col, and
-// its gradient with gemm.Col2im, which adds each pixel's window
+// im2colOp is gorgonia.Im2Col (dilation 1) computed with compute.Im2col, and
+// its gradient with compute.Col2im, which adds each pixel's window
 // contributions in the order nn.Conv2d does. Input (B, C, H, W), output
 // (B, OH, OW, C·KH·KW) as Gorgonia's; col2im (back true) maps the other
 // way, to shape in.
@@ -370,9 +370,9 @@ type im2colOp struct {
 	in   tensor.Shape // col2im: the image shape
 }
 
-func (op *im2colOp) geom(s tensor.Shape) gemm.Geom {
+func (op *im2colOp) geom(s tensor.Shape) compute.Geom {
 	p := op.p
-	g := gemm.Geom{C: s[1], H: s[2], W: s[3], KH: p.kh, KW: p.kw, SH: p.sh, SW: p.sw, PH: p.ph, PW: p.pw}
+	g := compute.Geom{C: s[1], H: s[2], W: s[3], KH: p.kh, KW: p.kw, SH: p.sh, SW: p.sw, PH: p.ph, PW: p.pw}
 	g.OH = (g.H+2*g.PH-g.KH)/g.SH + 1
 	g.OW = (g.W+2*g.PW-g.KW)/g.SW + 1
 	return g
@@ -478,27 +478,27 @@ func (op *im2colOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error) {
 
 // im2colDo packs each of the batch images of src into its (P, rows)
 // patches, or (back) adds such patches back into images.
-func im2colDo[T gemm.Float](back bool, src []T, batch int, g gemm.Geom) []T {
+func im2colDo[T compute.Float](back bool, src []T, batch int, g compute.Geom) []T {
 	rows, p, img := g.Rows(), g.Cols(), g.C*g.H*g.W
 	col := make([]T, rows*p)
 	if back {
 		dst := make([]T, batch*img)
 		for i := 0; i < batch; i++ {
 			col = packInto(col, src[i*p*rows:(i+1)*p*rows], rows, p)
-			gemm.Col2im(dst[i*img:(i+1)*img], col, p, g)
+			compute.Col2im(dst[i*img:(i+1)*img], col, p, g)
 		}
 		return dst
 	}
 	dst := make([]T, batch*p*rows)
 	for i := 0; i < batch; i++ {
-		gemm.Im2col(col, p, src[i*img:(i+1)*img], g)
+		compute.Im2col(col, p, src[i*img:(i+1)*img], g)
 		packInto(dst[i*p*rows:(i+1)*p*rows], col, p, rows)
 	}
 	return dst
 }
 
 // packInto sets dst (r×c) to the transpose of src (c×r) and returns it.
-func packInto[T gemm.Float](dst, src []T, r, c int) []T {
+func packInto[T compute.Float](dst, src []T, r, c int) []T {
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			dst[i*c+j] = src[j*r+i]
@@ -610,7 +610,7 @@ func (op *biasAddOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error) {
 	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(out)), nil
 }
 
-func biasDo[T gemm.Float](back bool, ts []*tensor.Dense, s tensor.Shape) []T {
+func biasDo[T compute.Float](back bool, ts []*tensor.Dense, s tensor.Shape) []T {
 	x := ts[0].Data().([]T)
 	n, c := s[0], s[1]
 	inner := s.TotalSize() / (n * c)
