@@ -110,3 +110,18 @@ func RoundSlice[T Float](q *Rounder, dst, src []T) {
 		q.Round64(d, any(src).([]float64))
 	}
 }
+
+// Round sets dst to src rounded to the element-wise format f with mode
+// (nil f: copied), as a Rounder for f would; rng is used only by
+// stochastic rounding, which panics without one. It panics if the lengths
+// differ.
+func Round(dst, src []float32, f quant.Format, mode quant.Rounding, rng *rand.PCG) {
+	if len(dst) != len(src) {
+		panic("compute: slice lengths differ")
+	}
+	if f == nil {
+		copy(dst, src)
+		return
+	}
+	impl.Round(dst, src, f, mode, rng)
+}

@@ -159,7 +159,7 @@ func (a *Adam) round(x []float32, rf nn.RoleFormat, role int) {
 	if rf.Format == nil {
 		return
 	}
-	quant.RoundTo(x, x, rf.Format, rf.Rounding, &a.rng[role])
+	compute.Round(x, x, rf.Format, rf.Rounding, &a.rng[role])
 }
 
 // grow returns a slice of length n, reusing buf's storage when it can.
