@@ -40,8 +40,13 @@
 // Tanh, Sigmoid, InstanceNorm and BatchNorm (running statistics, with
 // training and evaluation modes per copy), and the losses SoftplusLoss,
 // MSETarget, MSELoss, L1Loss, WeightedSum and the projection AddRowDot.
-// They are not quantized; quantize around them with nn/qgraph where a
-// policy asks for it.
+// They are not quantized themselves; Scope.Other rounds around them where
+// a policy gives them an Other format.
+//
+// Quantizers: a Quantizer is one tensor role's format (or block format)
+// and rounding. Quantize is the one quantizer op, forward and backward
+// (QPyTorch's quantizer): Scope.Other, RoundOther and nn/qgraph's
+// Quantize all build it; its kernel is compute.Rounder.
 //
 // Values are float32 for training and float64 for gradient checks; with
 // float64 data the formats round with Format.Round64, always to nearest.
