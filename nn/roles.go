@@ -25,32 +25,33 @@ type roles struct {
 }
 
 func newRoles(f LayerFormats, seed uint64) *roles {
-	// One stream per role, so that adding a role does not shift the others.
-	mk := func(fm quant.Format, stream uint64) *compute.Rounder {
-		if fm == nil {
-			return compute.NewRounder(nil, quant.Nearest, nil)
-		}
+	// Each role is a Quantizer of its format and the layer's rounding,
+	// with one random stream per role, so that adding a role does not
+	// shift the others.
+	mk := func(q Quantizer, stream uint64) *compute.Rounder {
 		var rng *rand.PCG
-		if f.Rounding == quant.Stochastic {
+		if !q.IsZero() && q.Rounding == quant.Stochastic {
 			rng = rand.NewPCG(seed, stream)
 		}
-		return compute.NewRounder(fm, f.Rounding, rng)
+		return q.Rounder(rng)
+	}
+	el := func(fm quant.Format) Quantizer {
+		if fm == nil {
+			return Quantizer{}
+		}
+		return Quantizer{Format: fm, Rounding: f.Rounding}
 	}
 	r := &roles{f: f}
-	r.w = mk(f.Weight, 1)
-	r.act = mk(f.Act, 2)
-	r.out = mk(f.Out, 3)
-	r.err = mk(f.Err, 4)
-	r.wgrad = mk(f.WGrad, 5)
+	r.w = mk(el(f.Weight), 1)
+	r.act = mk(el(f.Act), 2)
+	r.out = mk(el(f.Out), 3)
+	r.err = mk(el(f.Err), 4)
+	r.wgrad = mk(el(f.WGrad), 5)
 	mkB := func(b quant.BlockFormat, stream uint64) *compute.Rounder {
 		if b.IsZero() {
 			return nil
 		}
-		var rng *rand.PCG
-		if f.Rounding == quant.Stochastic {
-			rng = rand.NewPCG(seed, stream)
-		}
-		return compute.NewBlockRounder(b, f.Rounding, rng)
+		return mk(Quantizer{Block: b, Rounding: f.Rounding}, stream)
 	}
 	r.wB = mkB(f.Block.Weight, 6)
 	r.actB = mkB(f.Block.Act, 7)
@@ -60,7 +61,7 @@ func newRoles(f LayerFormats, seed uint64) *roles {
 			if f.AccumFormat == nil {
 				return target
 			}
-			return compute.NewRounder(f.AccumFormat, quant.Nearest, nil)
+			return Quantizer{Format: f.AccumFormat}.Rounder(nil)
 		}
 		r.accOut, r.accErr, r.accWGrad = acc(r.out), acc(r.err), acc(r.wgrad)
 	}
