@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 )
@@ -36,7 +36,7 @@ type Adam struct {
 	job     adamJob // the float32 update of one tensor, split across cores
 }
 
-// adamJob is Adam's float32 update of one tensor, a gemm.Ranger: kept in
+// adamJob is Adam's float32 update of one tensor, a compute.Ranger: kept in
 // the Adam, it splits across cores without allocating.
 type adamJob struct {
 	p, g, m, v                []float32
@@ -98,7 +98,7 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 		}
 		if a.Formats == nil || a.Formats[i] == (ParamFormats{}) {
 			a.job = adamJob{p, g, m, v, inv, b1, b2, lr, sc2, eps}
-			gemm.ForRanges(len(p), adamParallelMin, &a.job)
+			compute.ForRanges(len(p), adamParallelMin, &a.job)
 			a.job = adamJob{} // keep no tensors alive
 			continue
 		}
@@ -159,7 +159,7 @@ func (a *Adam) round(x []float32, rf nn.RoleFormat, role int) {
 	if rf.Format == nil {
 		return
 	}
-	quant.RoundTo(x, x, rf.Format, rf.Rounding, &a.rng[role])
+	compute.Round(x, x, rf.Format, rf.Rounding, &a.rng[role])
 }
 
 // grow returns a slice of length n, reusing buf's storage when it can.

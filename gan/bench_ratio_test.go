@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/internal/gemm"
 )
 
 // ratioPolicies are the policies BenchmarkTrainStepRatio compares with
@@ -29,7 +29,7 @@ var ratioPolicies = []string{"fp32", "posit8+", "fp8-ibm", "posit8+-quire", "pos
 // synthetic data. The bars: posit8+ and fp8-ibm within 1.15, quire within
 // 2, per-op within 10.
 func BenchmarkTrainStepRatio(b *testing.B) {
-	b.Logf("BLAS: %s", gemm.Backend())
+	b.Logf("BLAS: %s", compute.Name())
 	ds := toyData(b, 256, 28, 1)
 	for _, c := range benchModels(b, "cgan", "dcgan64") {
 		for _, policy := range ratioPolicies {

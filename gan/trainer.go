@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/nn"
@@ -153,7 +154,7 @@ func newTrainer(m Model, data []datasets.Dataset, opt Options, biases Biases) (*
 	// stored in it too (to nearest).
 	for _, p := range t.nets.Params() {
 		if f := t.formats(p.Layer).Master.Format; f != nil {
-			f.RoundSlice(p.Data(), p.Data())
+			compute.Round(p.Data(), p.Data(), f, quant.Nearest, nil)
 		}
 	}
 	for _, u := range m.Updates() {

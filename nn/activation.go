@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 )
 
 // The activations below do what gorgonia.Rectify, LeakyRelu, Tanh and
@@ -77,7 +77,7 @@ func (j *passJob) Range(lo, hi int) { j.f(j.dst[lo:hi], j.src[lo:hi], j.saved[lo
 // elementwise runs r over [0, n) split across the cores when n is large
 // enough to pay for the goroutines; r must be element-wise, so that the
 // split does not change the bits.
-func elementwise(n int, r gemm.Ranger) { gemm.ForRanges(n, 1<<15, r) }
+func elementwise(n int, r compute.Ranger) { compute.ForRanges(n, 1<<15, r) }
 
 // Tanh returns tanh(x).
 func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {

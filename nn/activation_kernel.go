@@ -3,18 +3,18 @@ package nn
 import (
 	"math"
 
-	"github.com/positgan/positgan/internal/gemm"
-	"github.com/positgan/positgan/internal/vec"
+	"github.com/positgan/positgan/compute"
 )
 
 // leaky sets dst = src where src > 0 and alpha·src elsewhere (alpha 0:
-// ReLU). float32, the training path, runs vec's branch-free kernel:
-// activations have random signs, on which a branch mispredicts half the
-// time; float64 (gradient checks) keeps the loop.
-func leaky[T gemm.Float](dst, src []T, alpha T) {
+// ReLU). float32, the training path, runs the backend's branch-free
+// kernel (compute.LeakyReLU): activations have random signs, on which a
+// branch mispredicts half the time; float64 (gradient checks) keeps the
+// loop.
+func leaky[T compute.Float](dst, src []T, alpha T) {
 	dst = dst[:len(src)]
 	if d, ok := any(dst).([]float32); ok {
-		vec.LeakyReLU(d, any(src).([]float32), float32(alpha))
+		compute.LeakyReLU(d, any(src).([]float32), float32(alpha))
 		return
 	}
 	for i, v := range src {
@@ -27,10 +27,10 @@ func leaky[T gemm.Float](dst, src []T, alpha T) {
 }
 
 // leakyBack sets dst = dy where x > 0 and alpha·dy elsewhere.
-func leakyBack[T gemm.Float](dst, dy, x []T, alpha T) {
+func leakyBack[T compute.Float](dst, dy, x []T, alpha T) {
 	dst, x = dst[:len(dy)], x[:len(dy)]
 	if d, ok := any(dst).([]float32); ok {
-		vec.LeakyReLUBack(d, any(dy).([]float32), any(x).([]float32), float32(alpha))
+		compute.LeakyReLUBack(d, any(dy).([]float32), any(x).([]float32), float32(alpha))
 		return
 	}
 	for i, d := range dy {
@@ -42,14 +42,15 @@ func leakyBack[T gemm.Float](dst, dy, x []T, alpha T) {
 	}
 }
 
-// tanh sets dst = tanh(src), computed in float64. float32 runs vec's
-// kernel: four values at a time, every branch of math.Tanh computed and
-// blended, which is both vector work and free of math.Tanh's branch on
-// |x| >= 0.625, unpredictable on activations.
-func tanh[T gemm.Float](dst, src []T) {
+// tanh sets dst = tanh(src), computed in float64. float32 runs the
+// backend's kernel (compute.Tanh; on the CPU, four values at a time,
+// every branch of math.Tanh computed and blended, which is both vector
+// work and free of math.Tanh's branch on |x| >= 0.625, unpredictable on
+// activations).
+func tanh[T compute.Float](dst, src []T) {
 	dst = dst[:len(src)]
 	if d, ok := any(dst).([]float32); ok {
-		vec.Tanh(d, any(src).([]float32))
+		compute.Tanh(d, any(src).([]float32))
 		return
 	}
 	for i, v := range src {
@@ -57,7 +58,7 @@ func tanh[T gemm.Float](dst, src []T) {
 	}
 }
 
-func tanhBack[T gemm.Float](dst, dy, y []T) {
+func tanhBack[T compute.Float](dst, dy, y []T) {
 	dst, y = dst[:len(dy)], y[:len(dy)]
 	for i, d := range dy {
 		dst[i] = d * (1 - y[i]*y[i])
@@ -73,14 +74,14 @@ func sigmoid(x float64) float64 {
 	return e / (1 + e)
 }
 
-func sigmoidTo[T gemm.Float](dst, src []T) {
+func sigmoidTo[T compute.Float](dst, src []T) {
 	dst = dst[:len(src)]
 	for i, v := range src {
 		dst[i] = T(sigmoid(float64(v)))
 	}
 }
 
-func sigmoidBack[T gemm.Float](dst, dy, y []T) {
+func sigmoidBack[T compute.Float](dst, dy, y []T) {
 	dst, y = dst[:len(dy)], y[:len(dy)]
 	for i, d := range dy {
 		dst[i] = d * (1 - y[i]) * y[i] // PyTorch's order

@@ -3,7 +3,7 @@ package nn
 import (
 	"fmt"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -98,7 +98,7 @@ func (c *ConvTranspose2d) Share(g *gorgonia.ExprGraph) *ConvTranspose2d {
 func (c *ConvTranspose2d) Params() gorgonia.Nodes { return params(c.W, c.B) }
 
 // convBufs are the working buffers of one convolution node.
-type convBufs[T gemm.Float] struct {
+type convBufs[T compute.Float] struct {
 	xq, wq, col, yt, dyq, dcol, dxt []T
 	blk                             blockBufs[T] // block-rounded operands (roles.go)
 	gen, dyGen                      int
@@ -112,7 +112,7 @@ type convState struct {
 	name          string
 	transposed    bool
 	roles         *roles
-	g             gemm.Geom
+	g             compute.Geom
 	batch         int
 	inC, outC     int
 	xShape        tensor.Shape
@@ -130,7 +130,7 @@ func (c *Conv2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if xs.Dims() != 4 || xs[1] != c.InC {
 		return nil, fmt.Errorf("nn: %s: input shape %v, want (batch, %d, H, W)", what, xs, c.InC)
 	}
-	g, err := gemm.ConvGeom(c.InC, xs[2], xs[3], c.K, c.K, c.Stride, c.Pad)
+	g, err := compute.ConvGeom(c.InC, xs[2], xs[3], c.K, c.K, c.Stride, c.Pad)
 	if err != nil {
 		return nil, fmt.Errorf("nn: %s: %w", what, err)
 	}
@@ -149,7 +149,7 @@ func (c *ConvTranspose2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 	}
 	oh := (xs[2]-1)*c.Stride - 2*c.Pad + c.K + c.OutPad
 	ow := (xs[3]-1)*c.Stride - 2*c.Pad + c.K + c.OutPad
-	g, err := gemm.ConvGeom(c.OutC, oh, ow, c.K, c.K, c.Stride, c.Pad)
+	g, err := compute.ConvGeom(c.OutC, oh, ow, c.K, c.K, c.Stride, c.Pad)
 	if err != nil || g.OH != xs[2] || g.OW != xs[3] {
 		return nil, fmt.Errorf("nn: %s: input %dx%d gives no valid %dx%d output", what, xs[2], xs[3], oh, ow)
 	}

@@ -3,7 +3,7 @@ package nn
 import (
 	"sync"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/tensor"
 )
@@ -11,7 +11,7 @@ import (
 // Conv2d: Y = W·col(X), with the columns of all images side by side:
 // col is (C·K·K) × (B·P), Y is OutC × (B·P), P = OH·OW output positions.
 
-func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tensor.Dense) {
+func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *tensor.Dense) {
 	r, g, n := st.roles, st.g, st.batch
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
@@ -20,18 +20,18 @@ func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tenso
 	xq := data[T](x)
 	if !r.act.IsIdentity() || r.actB != nil {
 		bb.xq = grow(bb.xq, x.Size())
-		gemm.RoundSlice(r.act, bb.xq, xq)
+		compute.RoundSlice(r.act, bb.xq, xq)
 		xq = bb.xq
 	}
 	bb.col = grow(bb.col, rows*ld)
-	gemm.Im2colBatch(bb.col, xq, n, g)
+	compute.Im2colBatch(bb.col, xq, n, g)
 	bb.wq = grow(bb.wq, w.Size())
-	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	compute.RoundSlice(r.w, bb.wq, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
 	// (C·K·K): the packed columns in place (convBackW packs the unrounded
 	// input again), the weights into a copy.
 	if r.actB != nil {
-		gemm.RoundMatrix(r.actB, bb.col, bb.col, rows, ld, quant.AlongColumn)
+		compute.RoundMatrix(r.actB, bb.col, bb.col, rows, ld, quant.AlongColumn)
 	}
 	wf := blocked(r.wB, &bb.blk.w, bb.wq, st.outC, rows, quant.AlongRow)
 	bb.yt = grow(bb.yt, st.outC*ld)
@@ -41,7 +41,7 @@ func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tenso
 		bias = data[T](b)
 	}
 	scatter(data[T](y), bb.yt, n, st.outC, p, bias)
-	gemm.RoundSlice(r.out, data[T](y), data[T](y))
+	compute.RoundSlice(r.out, data[T](y), data[T](y))
 	bb.gen++
 }
 
@@ -52,7 +52,7 @@ func convForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tenso
 // it; the whole product for a batch (12.8 MB for dcgan64's middle layers,
 // against 3.2 MB a pass) often is not: their GEMM and col2im take 12% less
 // time in passes.
-func col2imProduct[T gemm.Float](r *roles, acc *gemm.Rounder, dst, a, b []T, k, n int, g gemm.Geom, chunk int, buf *[]T) {
+func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []T, k, n int, g compute.Geom, chunk int, buf *[]T) {
 	rows, p, img := g.Rows(), g.Cols(), g.C*g.H*g.W
 	ld := n * p
 	*buf = grow(*buf, rows*min(chunk, n)*p)
@@ -60,7 +60,7 @@ func col2imProduct[T gemm.Float](r *roles, acc *gemm.Rounder, dst, a, b []T, k, 
 		nb := min(chunk, n-b0)
 		col := (*buf)[:rows*nb*p]
 		mm(r, acc, true, false, rows, nb*p, k, a, rows, b[b0*p:], ld, col)
-		gemm.Col2imBatch(dst[b0*img:(b0+nb)*img], col, nb, g)
+		compute.Col2imBatch(dst[b0*img:(b0+nb)*img], col, nb, g)
 	}
 }
 
@@ -72,8 +72,8 @@ func col2imProduct[T gemm.Float](r *roles, acc *gemm.Rounder, dst, a, b []T, k, 
 // quire and per-op kernels (with their costs per call) and float64
 // products (gradient checks, whose GEMM blocks half as many columns) take
 // all n at once too.
-func colChunk[T gemm.Float](r *roles, n, p int) int {
-	if _, ok := any(T(0)).(float32); !ok || r.f.Accum != quant.AccumFP32 || gemm.Backend() == "openblas" || n*p <= chunkCols {
+func colChunk[T compute.Float](r *roles, n, p int) int {
+	if _, ok := any(T(0)).(float32); !ok || r.f.Accum != quant.AccumFP32 || compute.Name() == "openblas" || n*p <= chunkCols {
 		return max(n, 1)
 	}
 	passes := (n*p + chunkCols - 1) / chunkCols
@@ -86,17 +86,17 @@ func colChunk[T gemm.Float](r *roles, n, p int) int {
 const chunkCols = 1024
 
 // scatter sets dst[b][c][p] = src[c][b·P+p] + bias[c] (bias may be nil).
-func scatter[T gemm.Float](dst, src []T, n, c, p int, bias []T) {
+func scatter[T compute.Float](dst, src []T, n, c, p int, bias []T) {
 	// Images write disjoint parts of dst: split them across the cores.
 	j := getTranspose(dst, src, bias, n, c, p)
-	gemm.ForEaches(n, n*c*p, (*scatterJob[T])(j))
+	compute.ForEaches(n, n*c*p, (*scatterJob[T])(j))
 	j.put()
 }
 
 // gather sets dst[c][b·P+p] = src[b][c][p].
-func gather[T gemm.Float](dst, src []T, n, c, p int) {
+func gather[T compute.Float](dst, src []T, n, c, p int) {
 	j := getTranspose(dst, src, nil, n, c, p)
-	gemm.ForEaches(n, n*c*p, (*gatherJob[T])(j))
+	compute.ForEaches(n, n*c*p, (*gatherJob[T])(j))
 	j.put()
 }
 
@@ -105,14 +105,14 @@ func gather[T gemm.Float](dst, src []T, n, c, p int) {
 // bodies (an image each). The workers that run those keep a pointer to
 // it, so that a transpose on the stack would be allocated at every call:
 // the calls take them from a pool instead.
-type transpose[T gemm.Float] struct {
+type transpose[T compute.Float] struct {
 	dst, src, bias []T
 	n, c, p        int
 }
 
 // getTranspose returns a transpose from the pool for the arguments of a
 // call.
-func getTranspose[T gemm.Float](dst, src, bias []T, n, c, p int) *transpose[T] {
+func getTranspose[T compute.Float](dst, src, bias []T, n, c, p int) *transpose[T] {
 	j, ok := transposePool[T]().Get().(*transpose[T])
 	if !ok {
 		j = new(transpose[T])
@@ -130,7 +130,7 @@ func (j *transpose[T]) put() {
 var transposes32, transposes64 sync.Pool // *transpose[float32], *transpose[float64]
 
 // transposePool returns the pool of transposes of element type T.
-func transposePool[T gemm.Float]() *sync.Pool {
+func transposePool[T compute.Float]() *sync.Pool {
 	if _, ok := any(T(0)).(float32); ok {
 		return &transposes32
 	}
@@ -138,7 +138,7 @@ func transposePool[T gemm.Float]() *sync.Pool {
 }
 
 // scatterJob is scatter's image b.
-type scatterJob[T gemm.Float] transpose[T]
+type scatterJob[T compute.Float] transpose[T]
 
 func (j *scatterJob[T]) Each(b int) {
 	n, c, p := j.n, j.c, j.p
@@ -157,7 +157,7 @@ func (j *scatterJob[T]) Each(b int) {
 }
 
 // gatherJob is gather's image b.
-type gatherJob[T gemm.Float] transpose[T]
+type gatherJob[T compute.Float] transpose[T]
 
 func (j *gatherJob[T]) Each(b int) {
 	n, c, p := j.n, j.c, j.p
@@ -169,7 +169,7 @@ func (j *gatherJob[T]) Each(b int) {
 // convDY rounds the incoming gradient to Err once per run: for Conv2d into
 // a (OutC, B·P) matrix; for ConvTranspose2d in place of dy's layout, and
 // packs it into the column matrix dcol.
-func convDY[T gemm.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T {
+func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T {
 	if bb.dyGen == bb.gen && len(bb.dyq) == dy.Size() {
 		return bb.dyq
 	}
@@ -178,16 +178,16 @@ func convDY[T gemm.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T 
 	bb.dyq = grow(bb.dyq, dy.Size())
 	if !st.transposed {
 		gather(bb.dyq, data[T](dy), n, st.outC, g.Cols())
-		gemm.RoundSlice(st.roles.err, bb.dyq, bb.dyq)
+		compute.RoundSlice(st.roles.err, bb.dyq, bb.dyq)
 		return bb.dyq
 	}
-	gemm.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
+	compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
 	bb.dcol = grow(bb.dcol, g.Rows()*n*g.Cols())
-	gemm.Im2colBatch(bb.dcol, bb.dyq, n, g)
+	compute.Im2colBatch(bb.dcol, bb.dyq, n, g)
 	return bb.dyq
 }
 
-func convBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dense) {
+func convBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dense) {
 	r, g, n := st.roles, st.g, st.batch
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
@@ -197,10 +197,10 @@ func convBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dens
 	wb := blocked(r.wB, &bb.blk.wb, bb.wq, st.outC, rows, quant.AlongColumn)
 	d := data[T](dx)
 	col2imProduct(r, r.accErr, d, wb, dyx, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
-	gemm.RoundSlice(r.err, d, d)
+	compute.RoundSlice(r.err, d, d)
 }
 
-func convBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {
+func convBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {
 	r, g := st.roles, st.g
 	rows, ld := g.Rows(), st.batch*g.Cols()
 	dyq := convDY(st, bb, dy)
@@ -210,28 +210,28 @@ func convBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dens
 	col := bb.col
 	if r.actB != nil {
 		bb.blk.col = grow(bb.blk.col, rows*ld)
-		gemm.Im2colBatch(bb.blk.col, bb.xq, st.batch, g)
-		gemm.RoundMatrix(r.actB, bb.blk.col, bb.blk.col, rows, ld, quant.AlongRow)
+		compute.Im2colBatch(bb.blk.col, bb.xq, st.batch, g)
+		compute.RoundMatrix(r.actB, bb.blk.col, bb.blk.col, rows, ld, quant.AlongRow)
 		col = bb.blk.col
 	}
 	d := data[T](dw)
 	mm(r, r.accWGrad, false, true, st.outC, rows, ld, dyw, ld, col, ld, d)
-	gemm.RoundSlice(r.wgrad, d, d)
+	compute.RoundSlice(r.wgrad, d, d)
 }
 
 // ConvTranspose2d: the geometry g maps the output image (OutC channels) to
 // the input grid (P = H·W positions). col = Wᵀ·X, with X as an
 // InC × (B·P) matrix, and the output is col2im(col).
 
-func convTForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tensor.Dense) {
+func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *tensor.Dense) {
 	r, g, n := st.roles, st.g, st.batch
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	bb.xq = grow(bb.xq, x.Size())
 	gather(bb.xq, data[T](x), n, st.inC, p)
-	gemm.RoundSlice(r.act, bb.xq, bb.xq)
+	compute.RoundSlice(r.act, bb.xq, bb.xq)
 	bb.wq = grow(bb.wq, w.Size())
-	gemm.RoundSlice(r.w, bb.wq, data[T](w))
+	compute.RoundSlice(r.w, bb.wq, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
 	// (InC), into copies (the backward products re-block the originals).
 	xf := blocked(r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
@@ -249,11 +249,11 @@ func convTForward[T gemm.Float](st *convState, bb *convBufs[T], x, w, b, y *tens
 			}
 		}
 	}
-	gemm.RoundSlice(r.out, yd, yd)
+	compute.RoundSlice(r.out, yd, yd)
 	bb.gen++
 }
 
-func convTBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dense) {
+func convTBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Dense) {
 	r, g, n := st.roles, st.g, st.batch
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
@@ -266,10 +266,10 @@ func convTBackX[T gemm.Float](st *convState, bb *convBufs[T], dy, dx *tensor.Den
 	mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
 	d := data[T](dx)
 	scatter(d, bb.dxt, n, st.inC, p, nil)
-	gemm.RoundSlice(r.err, d, d)
+	compute.RoundSlice(r.err, d, d)
 }
 
-func convTBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {
+func convTBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {
 	r, g := st.roles, st.g
 	rows, ld := g.Rows(), st.batch*g.Cols()
 	convDY(st, bb, dy)
@@ -278,5 +278,5 @@ func convTBackW[T gemm.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Den
 	xb := blocked(r.actB, &bb.blk.xb, bb.xq, st.inC, ld, quant.AlongRow)
 	d := data[T](dw)
 	mm(r, r.accWGrad, false, true, st.inC, rows, ld, xb, ld, dcw, ld, d)
-	gemm.RoundSlice(r.wgrad, d, d)
+	compute.RoundSlice(r.wgrad, d, d)
 }

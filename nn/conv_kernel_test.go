@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 )
 
 // col2imProduct gives, whatever the number of images per pass, the bits
@@ -12,7 +12,7 @@ import (
 // colChunk splits dcgan64's batches into equal passes of at most
 // chunkCols columns (with this module's GEMM).
 func TestCol2imProductChunks(t *testing.T) {
-	if gemm.Backend() == "openblas" {
+	if compute.Name() == "openblas" {
 		t.Skip("OpenBLAS: no passes (colChunk)")
 	}
 	r := newRoles(LayerFormats{}, 1)
@@ -22,7 +22,7 @@ func TestCol2imProductChunks(t *testing.T) {
 		{2, 14, 4, 2, 1, 23, 9},
 		{4, 5, 5, 1, 0, 6, 3},
 	} {
-		g, err := gemm.ConvGeom(tc.c, tc.h, tc.h, tc.k, tc.k, tc.s, tc.p)
+		g, err := compute.ConvGeom(tc.c, tc.h, tc.h, tc.k, tc.k, tc.s, tc.p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,10 +36,10 @@ func TestCol2imProductChunks(t *testing.T) {
 		img := g.C * g.H * g.W
 		p, ld := g.Cols(), tc.n*g.Cols()
 		col := make([]float32, g.Rows()*ld)
-		gemm.Gemm(true, false, g.Rows(), ld, tc.inC, 1, a, g.Rows(), b, ld, 0, col, ld)
+		compute.Gemm(true, false, g.Rows(), ld, tc.inC, 1, a, g.Rows(), b, ld, 0, col, ld)
 		want := make([]float32, tc.n*img)
 		for i := 0; i < tc.n; i++ {
-			gemm.Col2im(want[i*img:(i+1)*img], col[i*p:], ld, g)
+			compute.Col2im(want[i*img:(i+1)*img], col[i*p:], ld, g)
 		}
 		var buf []float32
 		for _, chunk := range []int{1, 2, 3, 5, tc.n} {
@@ -70,7 +70,7 @@ func TestCol2imProductChunks(t *testing.T) {
 func BenchmarkCol2imProduct(b *testing.B) {
 	const n, k = 64, 128
 	r := newRoles(LayerFormats{}, 1)
-	g, err := gemm.ConvGeom(64, 14, 14, 4, 4, 2, 1)
+	g, err := compute.ConvGeom(64, 14, 14, 4, 4, 2, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

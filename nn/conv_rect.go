@@ -3,7 +3,7 @@ package nn
 import (
 	"fmt"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -48,7 +48,7 @@ func (c *RectConv2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 	if h+2*c.PH < c.KH || w+2*c.PW < c.KW {
 		return nil, fmt.Errorf("nn: %s: kernel %dx%d larger than padded image %dx%d", what, c.KH, c.KW, h+2*c.PH, w+2*c.PW)
 	}
-	g := gemm.Geom{C: c.InC, H: h, W: w, KH: c.KH, KW: c.KW, SH: c.Stride, SW: c.Stride, PH: c.PH, PW: c.PW,
+	g := compute.Geom{C: c.InC, H: h, W: w, KH: c.KH, KW: c.KW, SH: c.Stride, SW: c.Stride, PH: c.PH, PW: c.PW,
 		OH: (h+2*c.PH-c.KH)/c.Stride + 1, OW: (w+2*c.PW-c.KW)/c.Stride + 1}
 	st := &convState{name: c.name, roles: c.roles, g: g, batch: xs[0], inC: c.InC, outC: c.OutC,
 		xShape: xs.Clone(), yShape: tensor.Shape{xs[0], c.OutC, g.OH, g.OW}}

@@ -19,7 +19,7 @@
 // with a Fwd method that adds ONE node to the graph. Its forward kernel
 // rounds the input to LayerFormats.Act and the weights to Weight while
 // packing them into buffers the layer keeps, multiplies them with
-// internal/gemm, adds the bias and rounds the result to Out. Its backward
+// compute.Gemm, adds the bias and rounds the result to Out. Its backward
 // kernels round the incoming gradient to Err (a matrix-multiply operand),
 // the input gradient to Err and the weight and bias gradients to WGrad.
 // Rounding is straight-through: the backward pass treats each rounding as
@@ -30,18 +30,23 @@
 // Accumulation (LayerFormats.Accum): AccumFP32 multiplies the rounded
 // operands with float32 SGEMM. AccumQuire rounds each exact dot product
 // once, to AccumFormat (nil: the result's role format: Out, Err or WGrad),
-// by exact float64 DGEMMs (internal/gemm.QuireWorkspace). AccumPerOp rounds
+// by exact float64 DGEMMs (compute.QuireGemm). AccumPerOp rounds
 // every product and every partial sum to that format, summing in order of
 // the inner index, with byte-indexed tables for 8-bit formats
-// (internal/gemm.PerOpWorkspace).
+// (compute.PerOpGemm).
 //
 // The other ops: AvgPool2D, SpatialMean, Upsample2D, PixelShuffle,
 // ReflectionPad2D, Reshape (a copy), Concat, Add, Scale, ReLU, LeakyReLU,
 // Tanh, Sigmoid, InstanceNorm and BatchNorm (running statistics, with
 // training and evaluation modes per copy), and the losses SoftplusLoss,
 // MSETarget, MSELoss, L1Loss, WeightedSum and the projection AddRowDot.
-// They are not quantized; quantize around them with nn/qgraph where a
-// policy asks for it.
+// They are not quantized themselves; Scope.Other rounds around them where
+// a policy gives them an Other format.
+//
+// Quantizers: a Quantizer is one tensor role's format (or block format)
+// and rounding. Quantize is the one quantizer op, forward and backward
+// (QPyTorch's quantizer): Scope.Other, RoundOther and nn/qgraph's
+// Quantize all build it; its kernel is compute.Rounder.
 //
 // Values are float32 for training and float64 for gradient checks; with
 // float64 data the formats round with Format.Round64, always to nearest.

@@ -33,29 +33,24 @@ type LayerFormats struct {
 	// computes (normalisation, activations, residual adds, the loss): its
 	// outputs in the forward pass and the gradients it passes back. The
 	// name it is looked up under is the layer's (see nn.Scope).
-	Other RoleFormat
+	Other Quantizer
 	// Master is the format the stored weights (every parameter of the
 	// layer) are rounded to after each optimizer update.
-	Master RoleFormat
+	Master Quantizer
 	// Grad is the format of the gradient the optimizer sees: the weight
 	// gradient after loss scaling has been undone.
-	Grad RoleFormat
+	Grad Quantizer
 	// Moment1 and Moment2 are the formats Adam's first and second moments
 	// are rounded to after each update.
-	Moment1, Moment2 RoleFormat
+	Moment1, Moment2 Quantizer
 }
 
-// RoleFormat is one tensor role's format and rounding. A nil Format is
-// float32. Stochastic rounding draws its random bits from a stream the
-// user of the role derives from the run's seed and step, so that a resumed
-// run rounds exactly as an uninterrupted one.
-type RoleFormat struct {
-	Format   quant.Format
-	Rounding quant.Rounding
-}
-
-// IsZero reports whether r rounds nothing.
-func (r RoleFormat) IsZero() bool { return r.Format == nil }
+// RoleFormat is the name LayerFormats' quantizers had before Quantizer:
+// one tensor role's format and rounding. A zero Format is float32.
+// Stochastic rounding draws its random bits from a stream the user of the
+// role derives from the run's seed and step, so that a resumed run rounds
+// exactly as an uninterrupted one.
+type RoleFormat = Quantizer
 
 // BlockRoles are the block-scaled formats of a layer's dot-product
 // operands; the zero BlockFormat leaves a role to LayerFormats.

@@ -5,7 +5,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 )
 
 // The kernels of the fused layers, for packages that build graph ops of
@@ -99,7 +99,7 @@ func NewConv2dKernel(batch, inC, h, w, outC, k, stride, pad int, f LayerFormats,
 	if batch <= 0 || outC <= 0 {
 		return nil, fmt.Errorf("nn: conv2d kernel: batch %d and %d output channels must be positive", batch, outC)
 	}
-	g, err := gemm.ConvGeom(inC, h, w, k, k, stride, pad)
+	g, err := compute.ConvGeom(inC, h, w, k, k, stride, pad)
 	if err != nil {
 		return nil, fmt.Errorf("nn: conv2d kernel: %w", err)
 	}
@@ -151,7 +151,7 @@ func (k *Conv2dKernel) BackW(dw, dy *tensor.Dense) {
 // src[(b·len(dst)+c)·inner+p]: the gradient of a bias added along axis 1
 // of an (n, len(dst), inner) tensor, summed in float64 in the order the
 // layers sum their bias gradients.
-func SumBias[T gemm.Float](dst, src []T, n, inner int) {
+func SumBias[T compute.Float](dst, src []T, n, inner int) {
 	if len(src) != n*len(dst)*inner {
 		panic(fmt.Sprintf("nn: SumBias: %d values, want %d·%d·%d", len(src), n, len(dst), inner))
 	}

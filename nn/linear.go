@@ -3,7 +3,7 @@ package nn
 import (
 	"fmt"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -55,7 +55,7 @@ func params(w, b *gorgonia.Node) gorgonia.Nodes {
 }
 
 // linBufs are the working buffers of one Linear node for element type T.
-type linBufs[T gemm.Float] struct {
+type linBufs[T compute.Float] struct {
 	xq, wq, dyq []T
 	// wOwn holds the rounded weights; without a weight format wq is the
 	// weight tensor itself, which nothing changes between a forward and

@@ -1,22 +1,22 @@
 package nn
 
 import (
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/tensor"
 )
 
 // linForward computes y = Out(Act(x)·Weight(w)ᵀ + b).
-func linForward[T gemm.Float](st *linState, bb *linBufs[T], x, w, b, y *tensor.Dense) {
+func linForward[T compute.Float](st *linState, bb *linBufs[T], x, w, b, y *tensor.Dense) {
 	r := st.roles()
 	n, in, out := st.batch, st.l.In, st.l.Out
 	bb.xq = grow(bb.xq, n*in)
-	gemm.RoundSlice(r.act, bb.xq, data[T](x))
+	compute.RoundSlice(r.act, bb.xq, data[T](x))
 	if r.w.IsIdentity() {
 		bb.wq = data[T](w)[:out*in]
 	} else {
 		bb.wOwn = grow(bb.wOwn, out*in)
-		gemm.RoundSlice(r.w, bb.wOwn, data[T](w))
+		compute.RoundSlice(r.w, bb.wOwn, data[T](w))
 		bb.wq = bb.wOwn
 	}
 	// Block formats: both operands blocked along the reduction dimension
@@ -34,22 +34,22 @@ func linForward[T gemm.Float](st *linState, bb *linBufs[T], x, w, b, y *tensor.D
 			}
 		}
 	}
-	gemm.RoundSlice(r.out, yd, yd)
+	compute.RoundSlice(r.out, yd, yd)
 	bb.gen++
 }
 
 // linDY returns the incoming gradient rounded to Err, rounding it once per
 // run for the backward ops that share it.
-func linDY[T gemm.Float](st *linState, bb *linBufs[T], dy *tensor.Dense) []T {
+func linDY[T compute.Float](st *linState, bb *linBufs[T], dy *tensor.Dense) []T {
 	if bb.dyGen != bb.gen || len(bb.dyq) != dy.Size() {
 		bb.dyq = grow(bb.dyq, dy.Size())
-		gemm.RoundSlice(st.roles().err, bb.dyq, data[T](dy))
+		compute.RoundSlice(st.roles().err, bb.dyq, data[T](dy))
 		bb.dyGen = bb.gen
 	}
 	return bb.dyq
 }
 
-func linBackX[T gemm.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dense) {
+func linBackX[T compute.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dense) {
 	r := st.roles()
 	dyq := linDY(st, bb, dy)
 	n, in, out := st.batch, st.l.In, st.l.Out
@@ -59,10 +59,10 @@ func linBackX[T gemm.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dense) 
 	wb := blocked(r.wB, &bb.blk.wb, bb.wq, out, in, quant.AlongColumn)
 	d := data[T](dx)
 	mm(r, r.accErr, false, false, n, in, out, dyb, out, wb, in, d)
-	gemm.RoundSlice(r.err, d, d)
+	compute.RoundSlice(r.err, d, d)
 }
 
-func linBackW[T gemm.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dense) {
+func linBackW[T compute.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dense) {
 	r := st.roles()
 	dyq := linDY(st, bb, dy)
 	n, in, out := st.batch, st.l.In, st.l.Out
@@ -71,13 +71,13 @@ func linBackW[T gemm.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dense) 
 	xb := blocked(r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
 	d := data[T](dw)
 	mm(r, r.accWGrad, true, false, out, in, n, dyb, out, xb, in, d)
-	gemm.RoundSlice(r.wgrad, d, d)
+	compute.RoundSlice(r.wgrad, d, d)
 }
 
 // sumRows sets dst[c] to the sum over b < n and p < inner of
 // src[(b·len(dst)+c)·inner+p] (the bias gradient of an (n, C, inner)
 // tensor), rounded to WGrad.
-func sumRows[T gemm.Float](r *roles, src, dst []T, n, inner int) {
+func sumRows[T compute.Float](r *roles, src, dst []T, n, inner int) {
 	c := len(dst)
 	for j := range dst {
 		var s float64
@@ -88,5 +88,5 @@ func sumRows[T gemm.Float](r *roles, src, dst []T, n, inner int) {
 		}
 		dst[j] = T(s)
 	}
-	gemm.RoundSlice(r.wgrad, dst, dst)
+	compute.RoundSlice(r.wgrad, dst, dst)
 }

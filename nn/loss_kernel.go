@@ -3,14 +3,14 @@ package nn
 import (
 	"math"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 )
 
 // Kernels of loss.go and projection.go.
 
 // lossSum returns Σ f(x[i] - y[i]) in float64, or Σ f(x[i] - c) when y is
 // nil; the difference is taken in T.
-func lossSum[T gemm.Float](kind lossKind, x, y []T, c T) float64 {
+func lossSum[T compute.Float](kind lossKind, x, y []T, c T) float64 {
 	if y != nil {
 		y = y[:len(x)]
 	}
@@ -32,7 +32,7 @@ func lossSum[T gemm.Float](kind lossKind, x, y []T, c T) float64 {
 
 // lossGrad sets dst[i] to k·f'(d) for d = x[i] - y[i] (y nil: x[i] - c),
 // with f'(d) = sign(d) (0 at 0) for L1 and d for MSE (k holds the 2).
-func lossGrad[T gemm.Float](kind lossKind, dst, x, y []T, c T, k float64) {
+func lossGrad[T compute.Float](kind lossKind, dst, x, y []T, c T, k float64) {
 	dst = dst[:len(x)]
 	if y != nil {
 		y = y[:len(x)]
@@ -63,7 +63,7 @@ func signum(d float64) float64 {
 }
 
 // softplusSum returns Σ softplus(sign·x) in float64.
-func softplusSum[T gemm.Float](x []T, sign float64) float64 {
+func softplusSum[T compute.Float](x []T, sign float64) float64 {
 	var s float64
 	for _, v := range x {
 		s += softplus(sign * float64(v))
@@ -72,7 +72,7 @@ func softplusSum[T gemm.Float](x []T, sign float64) float64 {
 }
 
 // softplusGrad sets dst[i] to k·sigmoid(sign·x[i]).
-func softplusGrad[T gemm.Float](dst, x []T, sign, k float64) {
+func softplusGrad[T compute.Float](dst, x []T, sign, k float64) {
 	dst = dst[:len(x)]
 	for i, v := range x {
 		dst[i] = T(k * sigmoid(sign*float64(v)))
@@ -85,7 +85,7 @@ func softplus(x float64) float64 {
 	return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
 }
 
-func addRowDot[T gemm.Float](dst, s, h, e []T, rows, n int) {
+func addRowDot[T compute.Float](dst, s, h, e []T, rows, n int) {
 	for r := 0; r < rows; r++ {
 		var acc float64
 		for j := r * n; j < (r+1)*n; j++ {
@@ -95,7 +95,7 @@ func addRowDot[T gemm.Float](dst, s, h, e []T, rows, n int) {
 	}
 }
 
-func mulRows[T gemm.Float](dst, x, g []T, rows, n int) {
+func mulRows[T compute.Float](dst, x, g []T, rows, n int) {
 	for r := 0; r < rows; r++ {
 		for j := r * n; j < (r+1)*n; j++ {
 			dst[j] = g[r] * x[j]

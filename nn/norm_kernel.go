@@ -3,7 +3,7 @@ package nn
 import (
 	"math"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"gorgonia.org/tensor"
 )
 
@@ -31,7 +31,7 @@ func (st *normState) samples(gi int) (int, int) {
 }
 
 // plane returns the inner elements of sample b, channel c.
-func plane[T gemm.Float](s []T, st *normState, b, c int) []T {
+func plane[T compute.Float](s []T, st *normState, b, c int) []T {
 	i := (b*st.c + c) * st.inner
 	return s[i : i+st.inner]
 }
@@ -43,12 +43,12 @@ func quad(c, n int) [4]int {
 }
 
 // planes4 returns sample b's planes of the channels ch.
-func planes4[T gemm.Float](s []T, st *normState, b int, ch [4]int) (p0, p1, p2, p3 []T) {
+func planes4[T compute.Float](s []T, st *normState, b int, ch [4]int) (p0, p1, p2, p3 []T) {
 	return plane(s, st, b, ch[0]), plane(s, st, b, ch[1]), plane(s, st, b, ch[2]), plane(s, st, b, ch[3])
 }
 
 // sum4 returns Σ x over samples [b0, b1) of each of the channels ch.
-func sum4[T gemm.Float](x []T, st *normState, ch [4]int, b0, b1 int) [4]float64 {
+func sum4[T compute.Float](x []T, st *normState, ch [4]int, b0, b1 int) [4]float64 {
 	var s0, s1, s2, s3 float64
 	for b := b0; b < b1; b++ {
 		x0, x1, x2, x3 := planes4(x, st, b, ch)
@@ -65,7 +65,7 @@ func sum4[T gemm.Float](x []T, st *normState, ch [4]int, b0, b1 int) [4]float64 
 
 // sqDev4 returns Σ (x - mean)² over samples [b0, b1) of each of the
 // channels ch.
-func sqDev4[T gemm.Float](x []T, st *normState, ch [4]int, b0, b1 int, mean [4]float64) [4]float64 {
+func sqDev4[T compute.Float](x []T, st *normState, ch [4]int, b0, b1 int, mean [4]float64) [4]float64 {
 	var s0, s1, s2, s3 float64
 	m0, m1, m2, m3 := mean[0], mean[1], mean[2], mean[3]
 	for b := b0; b < b1; b++ {
@@ -87,7 +87,7 @@ func sqDev4[T gemm.Float](x []T, st *normState, ch [4]int, b0, b1 int, mean [4]f
 
 // sumDot4 returns Σ dy and Σ dy·x̂ over samples [b0, b1) of each of the
 // channels ch, in one pass.
-func sumDot4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0, b1 int) (s, sx [4]float64) {
+func sumDot4[T compute.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0, b1 int) (s, sx [4]float64) {
 	var s0, s1, s2, s3, t0, t1, t2, t3 float64
 	for b := b0; b < b1; b++ {
 		d0, d1, d2, d3 := planes4(dy, st, b, ch)
@@ -113,14 +113,14 @@ func sumDot4[T gemm.Float](dy []T, xhat []float64, st *normState, ch [4]int, b0,
 // T, one call for four channels, which ForEaches splits. The workers that
 // run them keep a pointer to them, so that jobs on the stack would be
 // allocated at every call: the node's normState keeps them instead.
-type normJobs[T gemm.Float] struct {
+type normJobs[T compute.Float] struct {
 	sums  normSumsJob[T]
 	fwd   normForwardJob[T]
 	backX normBackXJob[T]
 }
 
 // normJobsOf returns st's jobs for element type T.
-func normJobsOf[T gemm.Float](st *normState) *normJobs[T] {
+func normJobsOf[T compute.Float](st *normState) *normJobs[T] {
 	if j, ok := any(&st.jobs32).(*normJobs[T]); ok {
 		return j
 	}
@@ -130,7 +130,7 @@ func normJobsOf[T gemm.Float](st *normState) *normJobs[T] {
 // normSums returns Σdy and Σdy·x̂ per channel, over the whole batch
 // (batch norm's dx needs both; the affine gradients of both norms are
 // them), computed once per forward run and gradient dyt.
-func normSums[T gemm.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) {
+func normSums[T compute.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) {
 	if st.sumsGen == st.gen && st.sumsDy == dyt && len(st.sumDy) == st.c {
 		return st.sumDy, st.sumDyHat
 	}
@@ -139,13 +139,13 @@ func normSums[T gemm.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) 
 	// Channels are independent: split them across the cores.
 	j := &normJobsOf[T](st).sums
 	*j = normSumsJob[T]{st: st, dy: dy}
-	gemm.ForEaches((st.c+3)/4, 4*len(dy), j)
+	compute.ForEaches((st.c+3)/4, 4*len(dy), j)
 	st.sumsGen, st.sumsDy = st.gen, dyt
 	return st.sumDy, st.sumDyHat
 }
 
 // normSumsJob is normSums of channels 4q to 4q+3.
-type normSumsJob[T gemm.Float] struct {
+type normSumsJob[T compute.Float] struct {
 	st *normState
 	dy []T
 }
@@ -158,7 +158,7 @@ func (j *normSumsJob[T]) Each(q int) {
 	copy(st.sumDyHat[c0:min(c0+4, st.c)], sx4[:])
 }
 
-func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
+func normForward[T compute.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x, gamma, beta, y := data[T](xt), data[T](gt), data[T](bt), data[T](yt)
 	st.gen++
 	st.xhat = grow(st.xhat, len(x))
@@ -172,11 +172,11 @@ func normForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	// Channels are independent: split them across the cores.
 	j := &normJobsOf[T](st).fwd
 	*j = normForwardJob[T]{st: st, x: x, gamma: gamma, beta: beta, y: y, rm: rm, rv: rv}
-	gemm.ForEaches((st.c+3)/4, 8*len(x), j)
+	compute.ForEaches((st.c+3)/4, 8*len(x), j)
 }
 
 // normForwardJob is normForward of channels 4q to 4q+3.
-type normForwardJob[T gemm.Float] struct {
+type normForwardJob[T compute.Float] struct {
 	st                *normState
 	x, gamma, beta, y []T
 	rm, rv            []T // batch norm's running statistics, or nil
@@ -231,7 +231,7 @@ func (j *normForwardJob[T]) Each(q int) {
 	}
 }
 
-func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
+func normBackX[T compute.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	dy, gamma, dx := data[T](dyt), data[T](gt), data[T](dxt)
 	var bs, bsx []float64
 	if st.batchStats && !st.perSample {
@@ -240,11 +240,11 @@ func normBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	// Channels are independent: split them across the cores.
 	j := &normJobsOf[T](st).backX
 	*j = normBackXJob[T]{st: st, dy: dy, gamma: gamma, dx: dx, bs: bs, bsx: bsx}
-	gemm.ForEaches((st.c+3)/4, 8*len(dy), j)
+	compute.ForEaches((st.c+3)/4, 8*len(dy), j)
 }
 
 // normBackXJob is normBackX of channels 4q to 4q+3.
-type normBackXJob[T gemm.Float] struct {
+type normBackXJob[T compute.Float] struct {
 	st            *normState
 	dy, gamma, dx []T
 	bs, bsx       []float64 // batch norm's sums over the batch, or nil
@@ -294,7 +294,7 @@ func (j *normBackXJob[T]) Each(q int) {
 }
 
 // normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
-func normBackAffine[T gemm.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
+func normBackAffine[T compute.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
 	dst := data[T](dstt)
 	s, sx := normSums[T](st, dyt)
 	if gamma {

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"gorgonia.org/tensor"
 )
 
@@ -21,7 +21,7 @@ func TestNormKernelsBits(t *testing.T) {
 	testNormKernelsBits[float64](t, tensor.Float64)
 }
 
-func testNormKernelsBits[T gemm.Float](t *testing.T, dt tensor.Dtype) {
+func testNormKernelsBits[T compute.Float](t *testing.T, dt tensor.Dtype) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	vals := func(n int, scale, shift float64) []T {
 		s := make([]T, n)
@@ -101,11 +101,11 @@ func testNormKernelsBits[T gemm.Float](t *testing.T, dt tensor.Dtype) {
 	}
 }
 
-func dense[T gemm.Float](dt tensor.Dtype, shape []int, s []T) *tensor.Dense {
+func dense[T compute.Float](dt tensor.Dtype, shape []int, s []T) *tensor.Dense {
 	return tensor.New(tensor.Of(dt), tensor.WithShape(shape...), tensor.WithBacking(s))
 }
 
-func bitsOf[T gemm.Float](v T) uint64 {
+func bitsOf[T compute.Float](v T) uint64 {
 	switch v := any(v).(type) {
 	case float32:
 		return uint64(math.Float32bits(v))
@@ -166,7 +166,7 @@ func BenchmarkNorm(b *testing.B) {
 
 // The kernels as they were, one group's sums at a time.
 
-func refNormForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
+func refNormForward[T compute.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x, gamma, beta, y := data[T](xt), data[T](gt), data[T](bt), data[T](yt)
 	st.xhat = grow(st.xhat, len(x))
 	ng := st.groups()
@@ -222,7 +222,7 @@ func refNormForward[T gemm.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	}
 }
 
-func refNormBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
+func refNormBackX[T compute.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 	dy, gamma, dx := data[T](dyt), data[T](gt), data[T](dxt)
 	ng := st.groups()
 	for c := 0; c < st.c; c++ {
@@ -261,7 +261,7 @@ func refNormBackX[T gemm.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
 }
 
 // refNormBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
-func refNormBackAffine[T gemm.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
+func refNormBackAffine[T compute.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
 	dy, dst := data[T](dyt), data[T](dstt)
 	for c := 0; c < st.c; c++ {
 		var s float64

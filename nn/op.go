@@ -6,7 +6,7 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/internal/graphop"
 )
 
@@ -21,7 +21,7 @@ type (
 // panics if the tensor holds another type. Dense.Data would box the slice
 // through reflection, an allocation per call and so thousands per
 // training step; the typed accessors do not allocate.
-func data[T gemm.Float](d *tensor.Dense) []T {
+func data[T compute.Float](d *tensor.Dense) []T {
 	var s []T
 	switch p := any(&s).(type) {
 	case *[]float32:

@@ -2,13 +2,8 @@ package nn
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
-
-	"github.com/positgan/positgan/internal/gemm"
-	"github.com/positgan/positgan/quant"
 )
 
 // A layer that is not a dot product (normalisation, activation, residual
@@ -38,7 +33,7 @@ func (s *Scope) Other(name string, m Module) Module {
 		return m
 	}
 	n := s.st.uses[full] - 1
-	return &otherLayer{name: full, m: m, q: newOtherRounder(rf, LayerSeed(s.st.seed, fmt.Sprintf("%s#%d", full, n)))}
+	return &otherLayer{name: full, m: m, q: rf, s: otherStream(LayerSeed(s.st.seed, fmt.Sprintf("%s#%d", full, n)))}
 }
 
 // OtherNames returns the names of the layers built in this scope's graph
@@ -47,36 +42,33 @@ func (s *Scope) Other(name string, m Module) Module {
 // every name a policy can address.
 func (s *Scope) OtherNames() []string { return append([]string(nil), s.st.names...) }
 
-// newOtherRounder returns the rounder of an Other role. Its stochastic
-// stream is seeded from the layer's seed (see LayerSeed), which the
-// trainer derives from the step when it rebuilds, so that a resumed run
-// rounds as an uninterrupted one.
-func newOtherRounder(rf RoleFormat, seed uint64) *gemm.Rounder {
-	var rng *rand.PCG
-	if rf.Rounding == quant.Stochastic {
-		rng = rand.NewPCG(seed, 9) // stream 9: after the roles of the dot-product layers
-	}
-	return gemm.NewRounder(rf.Format, rf.Rounding, rng)
+// otherStream returns the random stream of an Other role, seeded from the
+// layer's seed (see LayerSeed), which the trainer derives from the step
+// when it rebuilds, so that a resumed run rounds as an uninterrupted one.
+func otherStream(seed uint64) *Stream {
+	return SharedStream(seed, 9) // id 9: after the roles of the dot-product layers
 }
 
-// RoundOther returns x rounded to the format rf, with the gradient that
-// flows back through it rounded too: the Other role applied to a tensor
-// that no module of this package computes (the loss, a network's output
-// entering it). seed seeds stochastic rounding. A zero rf returns x.
-func RoundOther(x *gorgonia.Node, rf RoleFormat, seed uint64) (*gorgonia.Node, error) {
-	if rf.IsZero() {
+// RoundOther returns x rounded by q, with the gradient that flows back
+// through it rounded by q too: the Other role applied to a tensor that no
+// module of this package computes (the loss, a network's output entering
+// it). seed seeds stochastic rounding. A zero q returns x. It is Quantize
+// with q both ways.
+func RoundOther(x *gorgonia.Node, q RoleFormat, seed uint64) (*gorgonia.Node, error) {
+	if q.IsZero() {
 		return x, nil
 	}
-	return roundNode(x, "Other", newOtherRounder(rf, seed))
+	return roundNode(x, "Other", q, otherStream(seed))
 }
 
 // otherLayer is a module whose output and input gradient are rounded.
 type otherLayer struct {
 	name string
 	m    Module
-	// q is shared by the copies Share makes: a TapeMachine runs one node
+	q    Quantizer
+	// s is shared by the copies Share makes: a TapeMachine runs one node
 	// at a time, so its random source is used by one node at a time.
-	q *gemm.Rounder
+	s *Stream
 }
 
 // Forward rounds the module's input and output, and in the backward pass
@@ -84,7 +76,7 @@ type otherLayer struct {
 // input (which, at a fan-out such as a residual block's input, includes
 // the sum of the branches' gradients).
 func (o *otherLayer) Forward(p *Pass, x *gorgonia.Node) (*gorgonia.Node, error) {
-	x, err := roundNode(x, o.name+".in", o.q)
+	x, err := roundNode(x, o.name+".in", o.q, o.s)
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +84,16 @@ func (o *otherLayer) Forward(p *Pass, x *gorgonia.Node) (*gorgonia.Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	return roundNode(y, o.name, o.q)
+	return roundNode(y, o.name, o.q, o.s)
 }
 
 func (o *otherLayer) Params() []Param    { return o.m.Params() }
 func (o *otherLayer) Buffers() []Buffer  { return o.m.Buffers() }
 func (o *otherLayer) Children() []Module { return []Module{o.m} }
 func (o *otherLayer) Share(g *gorgonia.ExprGraph) Module {
-	return &otherLayer{name: o.name, m: o.m.Share(g), q: o.q}
+	return &otherLayer{name: o.name, m: o.m.Share(g), q: o.q, s: o.s}
 }
-func (o *otherLayer) String() string { return fmt.Sprintf("%v rounded to %v", o.m, o.q.Format()) }
+func (o *otherLayer) String() string { return fmt.Sprintf("%v rounded to %v", o.m, o.q.Format) }
 
 // unwrapOther returns the module an Other rounding wraps, or m.
 func unwrapOther(m Module) Module {
@@ -111,21 +103,8 @@ func unwrapOther(m Module) Module {
 	return m
 }
 
-// roundNode adds a node that rounds x with q and, in the backward pass,
-// rounds the gradient with q (straight-through otherwise).
-func roundNode(x *gorgonia.Node, name string, q *gemm.Rounder) (*gorgonia.Node, error) {
-	return unary(x, fmt.Sprintf("Round(%s,%v)[%p]", name, q.Format(), q), x.Shape(),
-		func(x, y *tensor.Dense) { roundDense(q, y, x) },
-		func(dy, dx *tensor.Dense) { roundDense(q, dx, dy) })
-}
-
-// roundDense sets dst to src rounded by q (float64 data: to nearest). A
-// scalar (the loss) is a tensor of one value to the typed accessors, which
-// unlike Dense.Data do not allocate.
-func roundDense(q *gemm.Rounder, dst, src *tensor.Dense) {
-	if isF64(src) {
-		q.Round64(data[float64](dst), data[float64](src))
-		return
-	}
-	q.Round(data[float32](dst), data[float32](src))
+// roundNode adds a node that rounds x by q and, in the backward pass,
+// rounds the gradient by q too, drawing from s.
+func roundNode(x *gorgonia.Node, label string, q Quantizer, s *Stream) (*gorgonia.Node, error) {
+	return apply(newQuantizeOp(q, q, s, 0, label), x)
 }

@@ -1,8 +1,8 @@
 package nn
 
-import "github.com/positgan/positgan/internal/gemm"
+import "github.com/positgan/positgan/compute"
 
-func reflectPad[T gemm.Float](g padGeom, dst, src []T) {
+func reflectPad[T compute.Float](g padGeom, dst, src []T) {
 	for p := 0; p < g.n; p++ {
 		in, out := src[p*g.h*g.w:(p+1)*g.h*g.w], dst[p*g.oh*g.ow:(p+1)*g.oh*g.ow]
 		for i, r := range g.rows {
@@ -14,7 +14,7 @@ func reflectPad[T gemm.Float](g padGeom, dst, src []T) {
 	}
 }
 
-func reflectPadBack[T gemm.Float](g padGeom, dst, dy []T) {
+func reflectPadBack[T compute.Float](g padGeom, dst, dy []T) {
 	clear(dst)
 	for p := 0; p < g.n; p++ {
 		d, in := dst[p*g.h*g.w:(p+1)*g.h*g.w], dy[p*g.oh*g.ow:(p+1)*g.oh*g.ow]

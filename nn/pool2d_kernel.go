@@ -1,6 +1,6 @@
 package nn
 
-import "github.com/positgan/positgan/internal/gemm"
+import "github.com/positgan/positgan/compute"
 
 // padPool is the geometry of a pool whose window may reach pad pixels
 // outside the image on each side.
@@ -19,7 +19,7 @@ func (g padPool) window(oy, ox int) (y0, y1, x0, x1 int) {
 // maxPool sets dst to the window maxima of src and arg to the index in
 // its plane of each maximum: the first in row-major order on ties, the
 // last NaN if there is one (PyTorch's rule).
-func maxPool[T gemm.Float](g padPool, dst []T, arg []int32, src []T) {
+func maxPool[T compute.Float](g padPool, dst []T, arg []int32, src []T) {
 	for p := 0; p < g.n; p++ {
 		img := src[p*g.h*g.w : (p+1)*g.h*g.w]
 		out, at := dst[p*g.oh*g.ow:(p+1)*g.oh*g.ow], arg[p*g.oh*g.ow:(p+1)*g.oh*g.ow]
@@ -40,7 +40,7 @@ func maxPool[T gemm.Float](g padPool, dst []T, arg []int32, src []T) {
 	}
 }
 
-func maxPoolBack[T gemm.Float](g padPool, dst, dy []T, arg []int32) {
+func maxPoolBack[T compute.Float](g padPool, dst, dy []T, arg []int32) {
 	clear(dst)
 	for p := 0; p < g.n; p++ {
 		img := dst[p*g.h*g.w : (p+1)*g.h*g.w]
@@ -50,7 +50,7 @@ func maxPoolBack[T gemm.Float](g padPool, dst, dy []T, arg []int32) {
 	}
 }
 
-func avgPoolPad[T gemm.Float](g padPool, dst, src []T) {
+func avgPoolPad[T compute.Float](g padPool, dst, src []T) {
 	for p := 0; p < g.n; p++ {
 		img := src[p*g.h*g.w : (p+1)*g.h*g.w]
 		out := dst[p*g.oh*g.ow : (p+1)*g.oh*g.ow]
@@ -69,7 +69,7 @@ func avgPoolPad[T gemm.Float](g padPool, dst, src []T) {
 	}
 }
 
-func avgPoolPadBack[T gemm.Float](g padPool, dst, dy []T) {
+func avgPoolPadBack[T compute.Float](g padPool, dst, dy []T) {
 	clear(dst)
 	for p := 0; p < g.n; p++ {
 		img := dst[p*g.h*g.w : (p+1)*g.h*g.w]

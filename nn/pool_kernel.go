@@ -1,12 +1,12 @@
 package nn
 
-import "github.com/positgan/positgan/internal/gemm"
+import "github.com/positgan/positgan/compute"
 
 // poolGeom is the geometry of pooling n planes of h×w with a k×k window
 // and stride s into oh×ow.
 type poolGeom struct{ n, h, w, k, s, oh, ow int }
 
-func avgPool[T gemm.Float](g poolGeom, dst, src []T) {
+func avgPool[T compute.Float](g poolGeom, dst, src []T) {
 	inv := 1 / T(g.k*g.k)
 	for p := 0; p < g.n; p++ {
 		img := src[p*g.h*g.w : (p+1)*g.h*g.w]
@@ -26,7 +26,7 @@ func avgPool[T gemm.Float](g poolGeom, dst, src []T) {
 	}
 }
 
-func avgPoolBack[T gemm.Float](g poolGeom, dst, dy []T) {
+func avgPoolBack[T compute.Float](g poolGeom, dst, dy []T) {
 	clear(dst)
 	inv := 1 / T(g.k*g.k)
 	for p := 0; p < g.n; p++ {
@@ -46,7 +46,7 @@ func avgPoolBack[T gemm.Float](g poolGeom, dst, dy []T) {
 	}
 }
 
-func upsample[T gemm.Float](dst, src []T, n, h, w, s int) {
+func upsample[T compute.Float](dst, src []T, n, h, w, s int) {
 	ow := w * s
 	for p := 0; p < n*h; p++ { // one input row at a time
 		in := src[p*w : (p+1)*w]
@@ -63,7 +63,7 @@ func upsample[T gemm.Float](dst, src []T, n, h, w, s int) {
 	}
 }
 
-func upsampleBack[T gemm.Float](dst, dy []T, n, h, w, s int) {
+func upsampleBack[T compute.Float](dst, dy []T, n, h, w, s int) {
 	ow := w * s
 	for p := 0; p < n*h; p++ {
 		out := dst[p*w : (p+1)*w]

@@ -3,7 +3,7 @@ package nn
 import (
 	"fmt"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -54,7 +54,7 @@ func SpatialMean(x *gorgonia.Node) (*gorgonia.Node, error) {
 		})
 }
 
-func planeMean[T gemm.Float](dst, src []T, n, hw int) {
+func planeMean[T compute.Float](dst, src []T, n, hw int) {
 	for p := 0; p < n; p++ {
 		var s float64
 		for _, v := range src[p*hw : (p+1)*hw] {
@@ -64,7 +64,7 @@ func planeMean[T gemm.Float](dst, src []T, n, hw int) {
 	}
 }
 
-func planeMeanBack[T gemm.Float](dst, dy []T, n, hw int) {
+func planeMeanBack[T compute.Float](dst, dy []T, n, hw int) {
 	inv := 1 / T(hw)
 	for p := 0; p < n; p++ {
 		v := dy[p] * inv

@@ -1,11 +1,11 @@
 package nn
 
-import "github.com/positgan/positgan/internal/gemm"
+import "github.com/positgan/positgan/compute"
 
 // shuffle copies between the input planes in (n·r² planes of h×w) and the
 // output planes out (n planes of h·r×w·r): into out, or into in when back
 // is set (the backward pass).
-func shuffle[T gemm.Float](g shuffleGeom, out, in []T, back bool) {
+func shuffle[T compute.Float](g shuffleGeom, out, in []T, back bool) {
 	r, hw, ow := g.r, g.h*g.w, g.w*g.r
 	for p := 0; p < g.n; p++ {
 		o := out[p*hw*r*r : (p+1)*hw*r*r]

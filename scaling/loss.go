@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/positgan/positgan/internal/vec"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -83,10 +83,10 @@ func Inspect(grad []float32, f quant.Format) GradStats {
 // decoding 65536 codes.
 //
 // A value saturates when its magnitude is at least float32(limit), as
-// float32 compares them; vec.CountLimit counts both kinds in one
+// float32 compares them; compute.CountLimit counts both kinds in one
 // branch-free pass.
 func InspectLimit(grad []float32, limit float64) GradStats {
-	nonFinite, saturated := vec.CountLimit(grad, float32(limit))
+	nonFinite, saturated := compute.CountLimit(grad, float32(limit))
 	return GradStats{Total: len(grad), NonFinite: nonFinite, Saturated: saturated}
 }
 

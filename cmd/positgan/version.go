@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 )
 
 func versionCmd() *command {
@@ -49,7 +49,7 @@ func versionText() string {
 		fmt.Fprintf(&b, " %s%s", rev, dirty)
 	}
 	fmt.Fprintf(&b, "\n%s %s/%s, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Fprintf(&b, "matrix multiply: %s\n", gemm.Backend())
+	fmt.Fprintf(&b, "matrix multiply: %s\n", compute.Name())
 	var feats []string
 	for _, f := range []struct {
 		name string

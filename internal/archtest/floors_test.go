@@ -139,6 +139,22 @@ func TestApart(t *testing.T) {
 	}
 }
 
+// TestKernelsBehindCompute: above the compute seam nothing calls a kernel
+// package directly, so a backend installed with compute.Use sees every
+// GEMM, im2col, rounding and element-wise kernel the layers run.
+func TestKernelsBehindCompute(t *testing.T) {
+	for pkg, deps := range imports(t) {
+		if f, _ := floorOf(pkg); f <= 3 {
+			continue
+		}
+		for _, dep := range deps {
+			if dep == "internal/gemm" || dep == "internal/vec" {
+				t.Errorf("%s imports %s: go through package compute", pkg, dep)
+			}
+		}
+	}
+}
+
 // TestQuantImportsNothing: the formats stand alone.
 func TestQuantImportsNothing(t *testing.T) {
 	for pkg, deps := range imports(t) {

@@ -37,7 +37,13 @@ func BenchmarkConvForward(b *testing.B) {
 		{"fp8", quant.MustParse("fp8-ibm-fwd"), quant.MustParse("fp8-ibm-fwd"), quant.MustParse("float(6,9)")},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			ra, rw, ro := NewRounder(tc.act, quant.Nearest, nil), NewRounder(tc.wt, quant.Nearest, nil), NewRounder(tc.out, quant.Nearest, nil)
+			round := func(dst, src []float32, f quant.Format) {
+				if f == nil {
+					copy(dst, src)
+					return
+				}
+				f.RoundSlice(dst, src)
+			}
 			p, ld, img := g.Cols(), n*g.Cols(), c*h*h
 			xq, wq := make([]float32, len(x)), make([]float32, len(w))
 			col := make([]float32, g.Rows()*ld)
@@ -45,13 +51,13 @@ func BenchmarkConvForward(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for it := 0; it < b.N; it++ {
-				ra.Round(xq, x)
+				round(xq, x, tc.act)
 				for i := 0; i < n; i++ {
 					Im2col(col[i*p:], ld, xq[i*img:(i+1)*img], g)
 				}
-				rw.Round(wq, w)
+				round(wq, w, tc.wt)
 				Gemm(false, false, oc, ld, g.Rows(), 1, wq, g.Rows(), col, ld, 0, y, ld)
-				ro.Round(y, y)
+				round(y, y, tc.out)
 			}
 			b.ReportMetric(float64(2*oc*ld*g.Rows())*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

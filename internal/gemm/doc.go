@@ -1,7 +1,7 @@
 // Package gemm holds the kernels behind the quantized layers of nn:
 // matrix multiply (SGEMM/DGEMM), image-to-column packing for convolutions,
-// rounding of the packed operands to a quant.Format, and exact (quire) and
-// per-operation-rounded (per-op) matrix multiplies.
+// and exact (quire) and per-operation-rounded (per-op) matrix multiplies.
+// Nothing above package compute calls it: compute's CPU backend does.
 //
 // The float32 and float64 matrix multiplies of the default build are this
 // package's own, with no cgo: one generic driver (sgemm.go) of packed

@@ -3,7 +3,8 @@
 // them), leaky ReLU (and so ReLU) forward and backward, tanh, and a count
 // of a tensor's non-finite and saturated values. They are Go assembly
 // for amd64 (AVX2, and AVX-512 where it pays) and a portable Go fallback
-// elsewhere or with the purego build tag.
+// elsewhere or with the purego build tag. Package compute's CPU backend
+// calls them; nothing above compute does.
 //
 // Every kernel gives the same bits as the scalar Go loop it replaced, on
 // every input, ±0, subnormals, ±Inf and NaN included, so that moving a

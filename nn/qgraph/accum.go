@@ -3,7 +3,7 @@ package qgraph
 import (
 	"fmt"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/internal/graphop"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
@@ -129,11 +129,11 @@ func newAccumMatMulOp(accum quant.Accumulation, f, fa, fb quant.Format, sa, sb t
 
 // accumGemm sets c (m×n) to op(a)·op(b), accumulated in a quire or
 // rounded to f at every step.
-func accumGemm[T gemm.Float](accum quant.Accumulation, f quant.Format, tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
+func accumGemm[T compute.Float](accum quant.Accumulation, f quant.Format, tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
 	if accum == quant.AccumQuire {
-		gemm.QuireGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, n)
+		compute.QuireGemm(nil, f, tA, tB, m, n, k, a, lda, b, ldb, c, n)
 	} else {
-		gemm.PerOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, n)
+		compute.PerOpGemm(nil, f, tA, tB, m, n, k, a, lda, b, ldb, c, n)
 	}
 }
 

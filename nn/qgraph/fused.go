@@ -3,7 +3,7 @@ package qgraph
 import (
 	"fmt"
 
-	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/internal/graphop"
 	"github.com/positgan/positgan/nn"
 	"gorgonia.org/gorgonia"
@@ -152,13 +152,13 @@ func layerMatMul(p layerProduct, a, b *gorgonia.Node) (*gorgonia.Node, error) {
 }
 
 // tensorOf returns s as a tensor of the given shape, sharing s.
-func tensorOf[T gemm.Float](s []T, shape ...int) *tensor.Dense {
+func tensorOf[T compute.Float](s []T, shape ...int) *tensor.Dense {
 	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(s))
 }
 
 // pack returns op(src) as a new r×c row-major matrix, where src is r×c
 // (trans false) or c×r (trans true), row-major and contiguous.
-func pack[T gemm.Float](src []T, r, c int, trans bool) []T {
+func pack[T compute.Float](src []T, r, c int, trans bool) []T {
 	dst := make([]T, r*c)
 	if !trans {
 		copy(dst, src[:r*c])
@@ -169,7 +169,7 @@ func pack[T gemm.Float](src []T, r, c int, trans bool) []T {
 
 // packOperand returns op(A) (M×K) if i is 0, op(B) (K×N) if it is 1, as a new
 // matrix, transposed if t.
-func packOperand[T gemm.Float](lk *layerKernel, a, b []T, i int, t bool) []T {
+func packOperand[T compute.Float](lk *layerKernel, a, b []T, i int, t bool) []T {
 	M, N, K := lk.M, lk.N, lk.K
 	if i == 0 {
 		if t {
@@ -186,7 +186,7 @@ func packOperand[T gemm.Float](lk *layerKernel, a, b []T, i int, t bool) []T {
 // layerForward returns the value of C = op(A)·op(B) as an M×N tensor. The
 // packed operands are new at every run: the kernel keeps them for the
 // gradients.
-func layerForward[T gemm.Float](lk *layerKernel, a, b []T) *tensor.Dense {
+func layerForward[T compute.Float](lk *layerKernel, a, b []T) *tensor.Dense {
 	m, n, k := lk.m, lk.n, lk.k
 	act := 1 - lk.weight
 	W := packOperand(lk, a, b, lk.weight, lk.weight == 1) // n×k
@@ -210,7 +210,7 @@ func layerForward[T gemm.Float](lk *layerKernel, a, b []T) *tensor.Dense {
 
 // layerBackward returns the gradient of operand i (0: A, 1: B), of shape
 // s, given g, the gradient of C (M×N).
-func layerBackward[T gemm.Float](lk *layerKernel, i int, g []T, s tensor.Shape) *tensor.Dense {
+func layerBackward[T compute.Float](lk *layerKernel, i int, g []T, s tensor.Shape) *tensor.Dense {
 	m, n, k := lk.m, lk.n, lk.k
 	M, N, K := lk.M, lk.N, lk.K
 	// gy returns the gradient of Y, m×n, or of Yᵀ (n×m) if t.
@@ -259,8 +259,8 @@ func pick(c bool, x, y int) int {
 
 // geom returns the geometry of an im2col with parameters p of images of
 // shape s (B, C, H, W).
-func (p im2colParams) geom(s tensor.Shape) gemm.Geom {
-	g := gemm.Geom{C: s[1], H: s[2], W: s[3], KH: p.kh, KW: p.kw, SH: p.sh, SW: p.sw, PH: p.ph, PW: p.pw}
+func (p im2colParams) geom(s tensor.Shape) compute.Geom {
+	g := compute.Geom{C: s[1], H: s[2], W: s[3], KH: p.kh, KW: p.kw, SH: p.sh, SW: p.sw, PH: p.ph, PW: p.pw}
 	g.OH = (g.H+2*g.PH-g.KH)/g.SH + 1
 	g.OW = (g.W+2*g.PW-g.KW)/g.SW + 1
 	return g
@@ -332,27 +332,27 @@ func im2colOp(p im2colParams, back bool, img, cols tensor.Shape) *graphop.Diff {
 
 // im2colDo packs each of the batch images of src into its (P, rows)
 // patches, or (back) adds such patches back into images.
-func im2colDo[T gemm.Float](back bool, src []T, batch int, g gemm.Geom) []T {
+func im2colDo[T compute.Float](back bool, src []T, batch int, g compute.Geom) []T {
 	rows, p, img := g.Rows(), g.Cols(), g.C*g.H*g.W
 	col := make([]T, rows*p)
 	if back {
 		dst := make([]T, batch*img)
 		for i := 0; i < batch; i++ {
 			col = packInto(col, src[i*p*rows:(i+1)*p*rows], rows, p)
-			gemm.Col2im(dst[i*img:(i+1)*img], col, p, g)
+			compute.Col2im(dst[i*img:(i+1)*img], col, p, g)
 		}
 		return dst
 	}
 	dst := make([]T, batch*p*rows)
 	for i := 0; i < batch; i++ {
-		gemm.Im2col(col, p, src[i*img:(i+1)*img], g)
+		compute.Im2col(col, p, src[i*img:(i+1)*img], g)
 		packInto(dst[i*p*rows:(i+1)*p*rows], col, p, rows)
 	}
 	return dst
 }
 
 // packInto sets dst (r×c) to the transpose of src (c×r) and returns it.
-func packInto[T gemm.Float](dst, src []T, r, c int) []T {
+func packInto[T compute.Float](dst, src []T, r, c int) []T {
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			dst[i*c+j] = src[j*r+i]
@@ -418,7 +418,7 @@ func biasAdd(x, b *gorgonia.Node) (*gorgonia.Node, error) {
 
 // addBias returns x with bias[i%c] added to its i-th run of inner values,
 // for the rows = n·c runs of x.
-func addBias[T gemm.Float](x, bias []T, rows, inner int) []T {
+func addBias[T compute.Float](x, bias []T, rows, inner int) []T {
 	c := len(bias)
 	y := make([]T, len(x))
 	for i := 0; i < rows; i++ {

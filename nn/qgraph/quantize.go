@@ -3,12 +3,8 @@ package qgraph
 import (
 	"errors"
 	"fmt"
-	"hash"
-	"hash/fnv"
-	"math/rand/v2"
-	"sync"
 
-	"github.com/chewxy/hm"
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -53,6 +49,8 @@ func newConfig(opts []Option) config {
 // (nil: passed straight through, the straight-through estimator). With
 // both nil it returns x itself. Rounding r applies to both passes unless
 // WithBackwardRounding says otherwise; stochastic rounding needs WithSeed.
+// It is nn.Quantize, the one quantizer op, with quantizers made of these
+// formats and roundings, and an nn.RunStream of the seed.
 //
 // x may be float32 or float64 (a tensor or a scalar). float64 values are
 // rounded once, by quant.Format.Round64; stochastic rounding of float64 is
@@ -86,219 +84,38 @@ func Quantize(x *gorgonia.Node, fwd, bwd quant.Format, r quant.Rounding, opts ..
 	if dt := x.Dtype(); dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("qgraph: Quantize %s: dtype %v, want float32 or float64", x.Name(), dt)
 	}
-	op := newQuantizeOp(fwd, bwd, r, br, c.seed, 0)
-	n, err := gorgonia.ApplyOp(op, x)
+	n, err := gorgonia.ApplyOp(newQuantizeOp(fwd, bwd, r, br, c.seed, 0), x)
 	if err != nil {
 		return nil, fmt.Errorf("qgraph: Quantize %s: %w", x.Name(), err)
 	}
 	return n, nil
 }
 
-// quantizeOp rounds its input to fwd; its gradient is rounded to bwd by a
-// second quantizeOp (stream+1) or passed through.
-type quantizeOp struct {
-	fwd, bwd   quant.Format
-	fwdR, bwdR quant.Rounding
-	seed       uint64
-	stream     uint64 // 0 for a forward node, 1 for its backward node
-	runs       *runCounter
-}
+// quantizeOp is the op Quantize applies: nn's.
+type quantizeOp = nn.QuantizeOp
 
-// runCounter counts the runs of one node; it is not part of the op's
-// identity (hash).
-type runCounter struct {
-	mu sync.Mutex
-	n  uint64
-}
-
-func (c *runCounter) next() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n++
-	return c.n
-}
-
+// newQuantizeOp returns a forward quantizer node's op (stream 0; the
+// gradient's node, stream 1, is made by its SymDiff).
 func newQuantizeOp(fwd, bwd quant.Format, fr, br quant.Rounding, seed, stream uint64) *quantizeOp {
-	return &quantizeOp{fwd: fwd, bwd: bwd, fwdR: fr, bwdR: br, seed: seed, stream: stream, runs: &runCounter{}}
-}
-
-func (op *quantizeOp) Arity() int { return 1 }
-
-func (op *quantizeOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a)
-}
-
-func (op *quantizeOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("qgraph: quantize takes 1 input, got %d", len(in))
+	if stream != 0 {
+		panic("qgraph: a quantizer's gradient node is made by its SymDiff")
 	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("qgraph: quantize: input shape %v is not a tensor.Shape", in[0])
-	}
-	return s.Clone(), nil
+	return nn.NewQuantizeOp(nn.Quantizer{Format: fwd, Rounding: fr}, nn.Quantizer{Format: bwd, Rounding: br}, nn.RunStream(seed))
 }
 
-func (op *quantizeOp) ReturnsPtr() bool     { return false }
-func (op *quantizeOp) CallsExtern() bool    { return false }
-func (op *quantizeOp) OverwritesInput() int { return -1 }
+// Runs returns how many times the quantization node n has run (the
+// counter that, with the seed, fixes its stochastic rounding), and false
+// if n is not a quantization node.
+func Runs(n *gorgonia.Node) (uint64, bool) { return nn.QuantizerRuns(n) }
+
+// SetRuns sets the run counter of the quantization node n, as when
+// resuming from a checkpoint. It reports false if n is not a quantization
+// node.
+func SetRuns(n *gorgonia.Node, runs uint64) bool { return nn.SetQuantizerRuns(n, runs) }
 
 func fmtName(f quant.Format) string {
 	if f == nil {
 		return "none"
 	}
 	return f.String()
-}
-
-// WriteHash writes every parameter: Gorgonia merges nodes whose hashes
-// are equal, and two quantizers that differ in any field must stay apart.
-func (op *quantizeOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "qgraph.quantize{fwd=%s,bwd=%s,fr=%v,br=%v,seed=%d,stream=%d}",
-		fmtName(op.fwd), fmtName(op.bwd), op.fwdR, op.bwdR, op.seed, op.stream)
-}
-
-func (op *quantizeOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
-
-func (op *quantizeOp) String() string {
-	s := "Q(" + fmtName(op.fwd)
-	if op.fwdR == quant.Stochastic && op.fwd != nil {
-		s += ",sr"
-	}
-	if op.bwd != nil {
-		s += "|∇" + op.bwd.String()
-		if op.bwdR == quant.Stochastic {
-			s += ",sr"
-		}
-	}
-	return s + ")"
-}
-
-func (op *quantizeOp) DiffWRT(inputs int) []bool { return []bool{true} }
-
-// SymDiff passes the gradient through, or rounds it to bwd with a
-// quantizeOp of its own.
-func (op *quantizeOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-	if op.bwd == nil {
-		return gorgonia.Nodes{grad}, nil
-	}
-	back := newQuantizeOp(op.bwd, nil, op.bwdR, op.bwdR, op.seed, op.stream+1)
-	n, err := gorgonia.ApplyOp(back, grad)
-	if err != nil {
-		return nil, fmt.Errorf("qgraph: quantized gradient: %w", err)
-	}
-	return gorgonia.Nodes{n}, nil
-}
-
-// Do rounds a copy of its input.
-func (op *quantizeOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("qgraph: quantize takes 1 input, got %d", len(vals))
-	}
-	defer func() { // format code panics on programmer errors; the VM must not crash
-		if r := recover(); r != nil {
-			v, err = nil, fmt.Errorf("qgraph: %v: %v", op, r)
-		}
-	}()
-	run := op.runs.next()
-	var rng *rand.PCG
-	if op.fwdR == quant.Stochastic && op.fwd != nil {
-		rng = rand.NewPCG(op.seed^op.stream*0x9e3779b97f4a7c15, run)
-	}
-	switch x := vals[0].(type) {
-	case *tensor.Dense:
-		if x.RequiresIterator() {
-			x = x.Materialize().(*tensor.Dense)
-		}
-		var out any
-		switch src := x.Data().(type) {
-		case []float32:
-			dst := make([]float32, len(src))
-			op.round32(dst, src, rng)
-			out = dst
-		case []float64:
-			dst := make([]float64, len(src))
-			if err := op.round64(dst, src, rng); err != nil {
-				return nil, err
-			}
-			out = dst
-		case float32: // a 0-d tensor
-			var dst [1]float32
-			op.round32(dst[:], []float32{src}, rng)
-			return tensor.New(tensor.FromScalar(dst[0])), nil
-		case float64:
-			var dst [1]float64
-			if err := op.round64(dst[:], []float64{src}, rng); err != nil {
-				return nil, err
-			}
-			return tensor.New(tensor.FromScalar(dst[0])), nil
-		default:
-			return nil, fmt.Errorf("qgraph: quantize: dtype %v, want float32 or float64", x.Dtype())
-		}
-		return tensor.New(tensor.WithShape(x.Shape().Clone()...), tensor.WithBacking(out)), nil
-	case *gorgonia.F32:
-		var dst [1]float32
-		op.round32(dst[:], []float32{float32(*x)}, rng)
-		return gorgonia.NewF32(dst[0]), nil
-	case *gorgonia.F64:
-		var dst [1]float64
-		if err := op.round64(dst[:], []float64{float64(*x)}, rng); err != nil {
-			return nil, err
-		}
-		return gorgonia.NewF64(dst[0]), nil
-	}
-	return nil, fmt.Errorf("qgraph: quantize: value of type %T, want a float32 or float64 tensor", vals[0])
-}
-
-func (op *quantizeOp) round32(dst, src []float32, rng *rand.PCG) {
-	if op.fwd == nil {
-		copy(dst, src)
-		return
-	}
-	quant.RoundTo(dst, src, op.fwd, op.fwdR, rng)
-}
-
-func (op *quantizeOp) round64(dst, src []float64, rng *rand.PCG) error {
-	switch {
-	case op.fwd == nil:
-		copy(dst, src)
-	case op.fwdR == quant.Stochastic:
-		return fmt.Errorf("qgraph: %v: stochastic rounding of float64 tensors is not supported", op)
-	default:
-		for i, x := range src {
-			dst[i] = op.fwd.Round64(x)
-		}
-	}
-	return nil
-}
-
-// Runs returns how many times the quantization node n has run (the
-// counter that, with the seed, fixes its stochastic rounding), and false
-// if n is not a quantization node.
-func Runs(n *gorgonia.Node) (uint64, bool) {
-	op, ok := n.Op().(*quantizeOp)
-	if !ok {
-		return 0, false
-	}
-	op.runs.mu.Lock()
-	defer op.runs.mu.Unlock()
-	return op.runs.n, true
-}
-
-// SetRuns sets the run counter of the quantization node n, as when
-// resuming from a checkpoint. It reports false if n is not a quantization
-// node.
-func SetRuns(n *gorgonia.Node, runs uint64) bool {
-	op, ok := n.Op().(*quantizeOp)
-	if !ok {
-		return false
-	}
-	op.runs.mu.Lock()
-	defer op.runs.mu.Unlock()
-	op.runs.n = runs
-	return true
 }

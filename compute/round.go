@@ -1,4 +1,4 @@
-package gemm
+package compute
 
 import (
 	"math/rand/v2"
@@ -9,8 +9,8 @@ import (
 // A Rounder rounds slices to one quant.Format, or matrices to one
 // quant.BlockFormat, with one rounding mode, for float32 or float64 data.
 // A Rounder with neither rounds nothing: it copies. Rounding itself is the
-// format's (Format.RoundSlice, which the quant package vectorises;
-// BlockFormat.RoundMatrix).
+// Backend's (Round, RoundBlock; on the CPU, the format's Format.RoundSlice,
+// which the quant package vectorises, and BlockFormat.RoundMatrix).
 //
 // A Rounder with stochastic rounding holds a random source and is not safe
 // for concurrent use; otherwise it is.
@@ -49,35 +49,33 @@ func (q *Rounder) IsIdentity() bool { return q == nil || q.f == nil && q.b.IsZer
 // RoundMatrix).
 func (q *Rounder) Round(dst, src []float32) {
 	if len(dst) != len(src) {
-		panic("gemm: slice lengths differ")
+		panic("compute: slice lengths differ")
 	}
 	if q.IsIdentity() {
 		copy(dst, src)
 		return
 	}
 	q.mustBeElementwise()
-	quant.RoundTo(dst, src, q.f, q.mode, q.rng)
+	impl.Round(dst, src, q.f, q.mode, q.rng)
 }
 
 // Round64 sets dst[i] to src[i] rounded once to the format (always to
 // nearest: float64 data serve gradient checks, which need determinism).
 func (q *Rounder) Round64(dst, src []float64) {
 	if len(dst) != len(src) {
-		panic("gemm: slice lengths differ")
+		panic("compute: slice lengths differ")
 	}
 	if q.IsIdentity() {
 		copy(dst, src)
 		return
 	}
 	q.mustBeElementwise()
-	for i, x := range src {
-		dst[i] = q.f.Round64(x)
-	}
+	impl.Round64(dst, src, q.f)
 }
 
 func (q *Rounder) mustBeElementwise() {
 	if q.f == nil {
-		panic("gemm: a block format rounds matrices (RoundMatrix), not slices")
+		panic("compute: a block format rounds matrices (RoundMatrix), not slices")
 	}
 }
 
@@ -89,7 +87,7 @@ func (q *Rounder) mustBeElementwise() {
 // len(src) != rows·cols or the lengths differ.
 func RoundMatrix[T Float](q *Rounder, dst, src []T, rows, cols int, axis quant.Axis) {
 	if len(dst) != len(src) || rows*cols != len(src) {
-		panic("gemm: matrix shape does not match the slice lengths")
+		panic("compute: matrix shape does not match the slice lengths")
 	}
 	if q == nil || q.b.IsZero() {
 		RoundSlice(q, dst, src)
@@ -97,9 +95,9 @@ func RoundMatrix[T Float](q *Rounder, dst, src []T, rows, cols int, axis quant.A
 	}
 	switch d := any(dst).(type) {
 	case []float32:
-		q.b.RoundMatrix(d, any(src).([]float32), rows, cols, axis, q.mode, q.rng)
+		impl.RoundBlock(d, any(src).([]float32), q.b, rows, cols, axis, q.mode, q.rng)
 	case []float64:
-		q.b.RoundMatrix64(d, any(src).([]float64), rows, cols, axis)
+		impl.RoundBlock64(d, any(src).([]float64), q.b, rows, cols, axis)
 	}
 }
 
@@ -111,4 +109,19 @@ func RoundSlice[T Float](q *Rounder, dst, src []T) {
 	case []float64:
 		q.Round64(d, any(src).([]float64))
 	}
+}
+
+// Round sets dst to src rounded to the element-wise format f with mode
+// (nil f: copied), as a Rounder for f would; rng is used only by
+// stochastic rounding, which panics without one. It panics if the lengths
+// differ.
+func Round(dst, src []float32, f quant.Format, mode quant.Rounding, rng *rand.PCG) {
+	if len(dst) != len(src) {
+		panic("compute: slice lengths differ")
+	}
+	if f == nil {
+		copy(dst, src)
+		return
+	}
+	impl.Round(dst, src, f, mode, rng)
 }

@@ -1,4 +1,4 @@
-package gemm
+package compute
 
 import (
 	"math"
