@@ -124,32 +124,26 @@ func (m *model) checkCheckpoint(s *Sweep, r Run) error {
 		return err
 	}
 	path := filepath.Join(r.Dir, checkpointFile)
-	st, err := gan.ReadState(c)
+	res, err := CheckResume(c, Resume{
+		Compare: []Setting{SettingConfig, SettingSeed, SettingBatch, SettingLR, SettingDataset, SettingPolicy, SettingStep},
+		Config:  m.cfg.WithPolicy(r.policy), Seed: r.Seed, Batch: s.Batch, LR: s.LR, Dataset: s.Dataset,
+		Policy: r.policy, Steps: s.Steps,
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	o := st.Options
 	var bad []string
-	if cfg, err := models.ConfigOf(c); err != nil || cfg.String() != m.cfg.WithPolicy(r.policy).String() {
-		bad = append(bad, fmt.Sprintf("model %s (now %s)", st.Model, m.cfg.WithPolicy(r.policy)))
-	}
-	if o.Seed != r.Seed {
-		bad = append(bad, fmt.Sprintf("seed %d (now %d)", o.Seed, r.Seed))
-	}
-	if o.Batch != s.Batch {
-		bad = append(bad, fmt.Sprintf("batch %d (now %d)", o.Batch, s.Batch))
-	}
-	if o.LR != s.LR {
-		bad = append(bad, fmt.Sprintf("lr %g (now %g)", o.LR, s.LR))
-	}
-	if d := c.Meta["positgan.dataset"]; d != "" && d != s.Dataset {
-		bad = append(bad, fmt.Sprintf("dataset %s (now %s)", d, s.Dataset))
-	}
-	if o.Policy != nil && o.Policy.String() != r.policy.String() {
-		bad = append(bad, "a different policy "+r.Policy)
-	}
-	if st.Step > s.Steps {
-		bad = append(bad, fmt.Sprintf("step %d (past %d steps)", st.Step, s.Steps))
+	for _, d := range res.Mismatches {
+		switch d.Setting {
+		case SettingConfig:
+			bad = append(bad, fmt.Sprintf("model %s (now %s)", d.Saved, d.Want))
+		case SettingPolicy:
+			bad = append(bad, "a different policy "+r.Policy)
+		case SettingStep:
+			bad = append(bad, fmt.Sprintf("step %s (past %s steps)", d.Saved, d.Want))
+		default:
+			bad = append(bad, fmt.Sprintf("%s %s (now %s)", d.Setting, d.Saved, d.Want))
+		}
 	}
 	if len(bad) > 0 {
 		return configErrorf("Out", "", "%s was trained with %s: use another folder", path, strings.Join(bad, ", "))
@@ -191,7 +185,7 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 		onStep = s.Progress(r, t.Step(), t.LogColumns())
 	}
 	_, err = t.Run(ctx, gan.RunOptions{Dir: r.Dir, Steps: s.Steps, CheckpointEvery: s.CheckpointEvery,
-		Meta: map[string]string{"positgan.dataset": s.Dataset}, OnStep: onStep})
+		Meta: map[string]string{gan.MetaDataset: s.Dataset}, OnStep: onStep})
 	return err
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
@@ -349,49 +351,44 @@ func runLabel(arg string) string {
 }
 
 // checkResume compares the flags given explicitly with the run a
-// checkpoint holds.
+// checkpoint holds (experiment.CheckResume), then takes the checkpoint's
+// settings for the flags not given.
 func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
-	s, err := gan.ReadState(c)
-	if err != nil {
-		return err
+	want := experiment.Resume{Config: models.Config{Arch: f.model}, Options: f.options,
+		Seed: f.seed, Batch: f.batch, LR: f.lr, Dataset: f.dataset, Policy: r.policy}
+	for _, s := range []experiment.Setting{experiment.SettingModel, experiment.SettingBatch, experiment.SettingSeed,
+		experiment.SettingLR, experiment.SettingDataset} {
+		if f.set[string(s)] {
+			want.Compare = append(want.Compare, s)
+		}
 	}
-	o := s.Options
-	cfg, err := models.ConfigOf(c)
+	want.Compare = append(want.Compare, experiment.SettingOption, experiment.SettingPolicy)
+	res, err := experiment.CheckResume(c, want)
 	if err != nil {
 		return err
 	}
 	var bad []string
-	if f.set["model"] && f.model != cfg.Arch {
-		bad = append(bad, fmt.Sprintf("--model %s (checkpoint: %s)", f.model, cfg.Arch))
-	}
-	if f.set["batch"] && f.batch != o.Batch {
-		bad = append(bad, fmt.Sprintf("--batch %d (checkpoint: %d)", f.batch, o.Batch))
-	}
-	if f.set["seed"] && f.seed != o.Seed {
-		bad = append(bad, fmt.Sprintf("--seed %d (checkpoint: %d)", f.seed, o.Seed))
-	}
-	if f.set["lr"] && f.lr != o.LR {
-		bad = append(bad, fmt.Sprintf("--lr %g (checkpoint: %g)", f.lr, o.LR))
-	}
-	if d := c.Meta["positgan.dataset"]; f.set["dataset"] && d != "" && d != f.dataset {
-		bad = append(bad, fmt.Sprintf("--dataset %s (checkpoint: %s)", f.dataset, d))
-	}
-	bad = append(bad, f.options.differences(cfg.Options)...)
-	if o.Policy != nil && r.policy.String() != o.Policy.String() {
-		bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.name))
+	for _, d := range res.Mismatches {
+		switch d.Setting {
+		case experiment.SettingOption:
+			bad = append(bad, fmt.Sprintf("--option %s=%s (checkpoint: %s)", d.Option, d.Want, cmp.Or(d.Saved, "not set")))
+		case experiment.SettingPolicy:
+			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.name))
+		default:
+			bad = append(bad, fmt.Sprintf("--%s %s (checkpoint: %s)", d.Setting, d.Want, d.Saved))
+		}
 	}
 	if len(bad) > 0 {
 		return usagef("--resume: %s", strings.Join(bad, ", "))
 	}
-	if !f.set["dataset"] {
-		if d := c.Meta["positgan.dataset"]; d != "" {
-			f.dataset = d
-		}
+	if !f.set["dataset"] && res.Dataset != "" {
+		f.dataset = res.Dataset
 	}
+	cfg := res.Config
 	if !f.set["image-size"] && !f.set["channels"] {
 		f.imageSize, f.channels = cfg.Height, cfg.Channels
 	}
-	f.batch, f.model = o.Batch, cfg.Arch
+	f.batch, f.model = res.State.Options.Batch, cfg.Arch
 	return nil
 }
 
@@ -461,7 +458,7 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 	onStep := progressReporter(io, r.name, t.LogColumns(), start, steps, f.logEvery, r.later)
 	sum, err := t.Run(ctx, gan.RunOptions{
 		Dir: r.dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
-		KeepCheckpoints: f.keep, Meta: map[string]string{"positgan.dataset": f.dataset},
+		KeepCheckpoints: f.keep, Meta: map[string]string{gan.MetaDataset: f.dataset},
 		OnStep: onStep,
 		Warn:   func(msg string) { fmt.Fprintf(io.err, "\nWARNING: %s: %s\n", r.name, msg) },
 	})
