@@ -6,6 +6,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -82,31 +83,21 @@ func loadModel(s *Sweep) (*model, error) {
 			return nil, &ConfigError{Field: "Dataset", Err: err}
 		}
 	} else {
-		opt := datasets.Options{Split: datasets.Train}
-		if datasets.IsImageFolder(s.Dataset) {
-			opt.Height, opt.Width = 64, 64 // image folders: the DCGAN 64x64 setting
-		}
-		ds, err := datasets.Load(s.Dataset, opt)
+		ds, err := LoadTrainSet(s.Dataset, 0, 0)
 		if err != nil {
 			return nil, &ConfigError{Field: "Dataset", Err: err}
 		}
 		data = []datasets.Dataset{ds}
 	}
-	ds := data[0]
-	sh := ds.Shape()
-	spec, err := models.Lookup(s.Model)
-	if err != nil {
+	if _, err := models.Lookup(s.Model); err != nil {
 		return nil, configErrorf("Model", s.Model, "%w", err)
 	}
-	classes := 0
-	if spec.Labels {
-		if classes = ds.NumClasses(); classes < 2 {
-			return nil, configErrorf("Model", s.Model, "needs labelled data (2 or more classes); %s has %d: use dcgan", s.Dataset, classes)
-		}
-	}
-	cfg, err := models.DefaultConfig(s.Model, sh, classes)
-	if err != nil {
-		return nil, configErrorf("Model", s.Model, "%w (data: %v images)", err, sh)
+	cfg, err := ModelConfig(s.Model, data[0], 0, nil)
+	var le *LabelsError
+	if errors.As(err, &le) {
+		return nil, configErrorf("Model", s.Model, "needs labelled data (2 or more classes); %s has %d: use dcgan", s.Dataset, le.Classes)
+	} else if err != nil {
+		return nil, configErrorf("Model", s.Model, "%w (data: %v images)", err, data[0].Shape())
 	}
 	for _, ds := range data {
 		if ds.Len() < s.Batch {
@@ -114,6 +105,54 @@ func loadModel(s *Sweep) (*model, error) {
 		}
 	}
 	return &model{cfg: cfg, data: data}, nil
+}
+
+// LoadTrainSet loads the training split of the data set spec names (see
+// datasets.Load) with images of size×size (0: the data's own size, or
+// 64×64 for a folder of images, the DCGAN setting) and channels (0: the
+// data's own).
+func LoadTrainSet(spec string, size, channels int) (*datasets.Set, error) {
+	if size == 0 && datasets.IsImageFolder(spec) {
+		size = 64
+	}
+	return datasets.Load(spec, datasets.Options{Split: datasets.Train, Height: size, Width: size, Channels: channels})
+}
+
+// A LabelsError says that a conditional model was given data with fewer
+// than two classes.
+type LabelsError struct {
+	Model   string
+	Classes int // the data's
+}
+
+func (e *LabelsError) Error() string {
+	return fmt.Sprintf("experiment: %s needs labelled data (2 or more classes); the data has %d", e.Model, e.Classes)
+}
+
+// ModelConfig returns the configuration of the registered model for data
+// ds: the model's default for the data's shape and, for a conditional
+// model, its classes (a *LabelsError if it has fewer than two), with
+// features as the width unit (0: the model's default) and the model
+// options.
+func ModelConfig(model string, ds datasets.Dataset, features int, options map[string]string) (models.Config, error) {
+	spec, err := models.Lookup(model)
+	if err != nil {
+		return models.Config{}, err
+	}
+	classes := 0
+	if spec.Labels {
+		if classes = ds.NumClasses(); classes < 2 {
+			return models.Config{}, &LabelsError{Model: model, Classes: classes}
+		}
+	}
+	cfg, err := models.DefaultConfig(model, ds.Shape(), classes)
+	if features > 0 || len(options) > 0 {
+		if features > 0 {
+			cfg.Features = features
+		}
+		cfg, err = cfg.WithOptions(options)
+	}
+	return cfg, err
 }
 
 // checkCheckpoint checks that a run's checkpoint, if it has one, is a run

@@ -7,9 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
 )
 
@@ -61,40 +59,29 @@ func checkResumable(dirs []string, missing []bool) error {
 	return fmt.Errorf("--resume: no checkpoint %s", strings.Join(paths, ", "))
 }
 
-// resumeDefaults returns the configuration of the first resumed run, in
-// which runs without a checkpoint start, and takes its seed, learning
-// rate, bias interval and width for them (and run.toml) where the flags
-// are not given.
-func resumeDefaults(f *trainFlags, saved []*ckpt.Checkpoint) (models.Config, error) {
-	for _, c := range saved {
-		if c == nil {
-			continue
-		}
-		st, err := gan.ReadState(c)
-		if err != nil {
-			return models.Config{}, err
-		}
-		cfg, err := models.ConfigOf(c)
-		if err != nil {
-			return models.Config{}, err
-		}
-		o := st.Options
-		if !f.set["seed"] {
-			f.seed = o.Seed
-		}
-		if !f.set["lr"] {
-			f.lr = o.LR
-		}
-		if !f.set["bias-every"] {
-			f.biasEvery = o.BiasEvery
-		}
-		if !f.set["features"] {
-			f.features = cfg.Features // so that run.toml holds the width trained
-		}
-		if !f.set["option"] && len(cfg.Options) > 0 {
-			f.options = modelOptions(maps.Clone(cfg.Options)) // and the model's options
-		}
-		return cfg, nil
+// resumeDefaults returns the configuration of the first resumed run
+// (nil: none), in which runs without a checkpoint start, and takes its
+// seed, learning rate, bias interval and width for them (and run.toml)
+// where the flags are not given.
+func resumeDefaults(f *trainFlags, first *experiment.Resumed) models.Config {
+	if first == nil {
+		return models.Config{}
 	}
-	return models.Config{}, nil
+	o, cfg := first.State.Options, first.Config
+	if !f.set["seed"] {
+		f.seed = o.Seed
+	}
+	if !f.set["lr"] {
+		f.lr = o.LR
+	}
+	if !f.set["bias-every"] {
+		f.biasEvery = o.BiasEvery
+	}
+	if !f.set["features"] {
+		f.features = cfg.Features // so that run.toml holds the width trained
+	}
+	if !f.set["option"] && len(cfg.Options) > 0 {
+		f.options = modelOptions(maps.Clone(cfg.Options)) // and the model's options
+	}
+	return cfg
 }

@@ -162,6 +162,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	saved := make([]*ckpt.Checkpoint, len(runs))
 	var dirs []string
 	var missing, empty []bool
+	var first *experiment.Resumed // the first run with a checkpoint
 	for i, r := range runs {
 		dirs = append(dirs, r.dir)
 		if !f.resume {
@@ -176,8 +177,12 @@ func runTrain(f *trainFlags, io stdio) error {
 			return err
 		}
 		if c != nil {
-			if err := checkResume(f, r, c); err != nil {
+			res, err := checkResume(f, r, c)
+			if err != nil {
 				return err
+			}
+			if first == nil {
+				first = &res
 			}
 		}
 		saved[i] = c
@@ -188,10 +193,7 @@ func runTrain(f *trainFlags, io stdio) error {
 		if err := checkResumable(dirs, missing); err != nil {
 			return err
 		}
-		var err error
-		if cfg, err = resumeDefaults(f, saved); err != nil {
-			return err
-		}
+		cfg = resumeDefaults(f, first)
 	}
 
 	// The model's own data set and batch, when not given (nor resumed).
@@ -353,7 +355,7 @@ func runLabel(arg string) string {
 // checkResume compares the flags given explicitly with the run a
 // checkpoint holds (experiment.CheckResume), then takes the checkpoint's
 // settings for the flags not given.
-func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
+func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) (experiment.Resumed, error) {
 	want := experiment.Resume{Config: models.Config{Arch: f.model}, Options: f.options,
 		Seed: f.seed, Batch: f.batch, LR: f.lr, Dataset: f.dataset, Policy: r.policy}
 	for _, s := range []experiment.Setting{experiment.SettingModel, experiment.SettingBatch, experiment.SettingSeed,
@@ -365,7 +367,7 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 	want.Compare = append(want.Compare, experiment.SettingOption, experiment.SettingPolicy)
 	res, err := experiment.CheckResume(c, want)
 	if err != nil {
-		return err
+		return res, err
 	}
 	var bad []string
 	for _, d := range res.Mismatches {
@@ -379,7 +381,7 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 		}
 	}
 	if len(bad) > 0 {
-		return usagef("--resume: %s", strings.Join(bad, ", "))
+		return res, usagef("--resume: %s", strings.Join(bad, ", "))
 	}
 	if !f.set["dataset"] && res.Dataset != "" {
 		f.dataset = res.Dataset
@@ -389,47 +391,23 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
 		f.imageSize, f.channels = cfg.Height, cfg.Channels
 	}
 	f.batch, f.model = res.State.Options.Batch, cfg.Arch
-	return nil
+	return res, nil
 }
 
 // loadTrainData loads the training split of --dataset at the size the
 // model needs.
 func loadTrainData(f *trainFlags) (*datasets.Set, error) {
-	opt := datasets.Options{Split: datasets.Train, Channels: f.channels}
-	size := f.imageSize
-	if size == 0 && datasets.IsImageFolder(f.dataset) {
-		size = 64 // image folders: the DCGAN 64x64 setting
-	}
-	opt.Height, opt.Width = size, size
-	ds, err := datasets.Load(f.dataset, opt)
-	if err != nil {
-		return nil, err
-	}
-	return ds, nil
+	return experiment.LoadTrainSet(f.dataset, f.imageSize, f.channels)
 }
 
 // trainConfig returns the model configuration for the data set.
 func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
-	sh := ds.Shape()
-	spec, err := models.Lookup(f.model)
-	if err != nil {
-		return models.Config{}, usageError{err}
-	}
-	classes := 0
-	if spec.Labels {
-		if classes = ds.NumClasses(); classes < 2 {
-			return models.Config{}, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.model, f.dataset, classes)
-		}
-	}
-	cfg, err := models.DefaultConfig(f.model, sh, classes)
-	if f.features > 0 || len(f.options) > 0 {
-		if f.features > 0 {
-			cfg.Features = f.features
-		}
-		cfg, err = cfg.WithOptions(f.options)
-	}
-	if err != nil {
-		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, sh)}
+	cfg, err := experiment.ModelConfig(f.model, ds, f.features, f.options)
+	var le *experiment.LabelsError
+	if errors.As(err, &le) {
+		return cfg, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.model, f.dataset, le.Classes)
+	} else if err != nil {
+		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, ds.Shape())}
 	}
 	return cfg, nil
 }
