@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/runlock"
@@ -19,6 +20,15 @@ import (
 // the run, as positgan train's flags: train --config reads it back, so
 // that a run is repeated from its folder alone.
 const RunConfigFile = "run.toml"
+
+// PolicyLabel names the run folder of a policy given as policy.Parse
+// reads it: the preset name, or the policy file's base name.
+func PolicyLabel(arg string) string {
+	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
+		return strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
+	}
+	return arg // a preset name
+}
 
 // RunIn returns the file that shows dir holds a run (its checkpoint or
 // log), or "" if it holds none.

@@ -105,3 +105,17 @@ func TestClaimFolders(t *testing.T) {
 		t.Errorf("a missing folder: %v", err)
 	}
 }
+
+func TestPolicyLabel(t *testing.T) {
+	for arg, want := range map[string]string{
+		"posit8+":                    "posit8+",
+		"fp8-ibm":                    "fp8-ibm",
+		"mine.toml":                  "mine",
+		filepath.Join("p", "q.toml"): "q",
+		filepath.Join("p", "q"):      "q",
+	} {
+		if got := experiment.PolicyLabel(arg); got != want {
+			t.Errorf("PolicyLabel(%q) = %q, want %q", arg, got, want)
+		}
+	}
+}

@@ -142,7 +142,7 @@ func runTrain(f *trainFlags, io stdio) error {
 		if err != nil {
 			return usageError{fmt.Errorf("--policy %s: %w", name, err)}
 		}
-		label := runLabel(name)
+		label := experiment.PolicyLabel(name)
 		if seen[label] {
 			return usagef("--policy: %s given twice", label)
 		}
@@ -341,15 +341,6 @@ func modelDefaultsHelp(value func(models.TrainDefaults) string) string {
 		return ""
 	}
 	return " (by default " + strings.Join(parts, ", ") + ")"
-}
-
-// runLabel names a policy's run folder: the preset name, or the policy
-// file's base name.
-func runLabel(arg string) string {
-	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
-		return strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
-	}
-	return arg // a preset name
 }
 
 // checkResume compares the flags given explicitly with the run a
