@@ -15,8 +15,8 @@ import (
 
 // untrained returns the checkpoint of a CGAN trainer on toy data before
 // its first step, with seed 3, batch 8, lr 1e-3, policy posit8 and data
-// set "toy", and its configuration.
-func untrained(t *testing.T) (*ckpt.Checkpoint, models.Config, *policy.Policy) {
+// set "toy", its configuration, policy and data.
+func untrained(t *testing.T) (*ckpt.Checkpoint, models.Config, *policy.Policy, *datasets.Set) {
 	t.Helper()
 	data := writeIDXSplits(t, filepath.Join(t.TempDir(), "data"), 16)
 	ds, err := datasets.Load(data, datasets.Options{Split: datasets.Train})
@@ -49,11 +49,11 @@ func untrained(t *testing.T) (*ckpt.Checkpoint, models.Config, *policy.Policy) {
 		c.Meta = map[string]string{}
 	}
 	c.Meta[gan.MetaDataset] = "toy"
-	return c, cfg, pol
+	return c, cfg, pol, ds
 }
 
 func TestCheckResume(t *testing.T) {
-	c, cfg, pol := untrained(t)
+	c, cfg, pol, _ := untrained(t)
 	fp32, err := policy.Parse("fp32")
 	if err != nil {
 		t.Fatal(err)
@@ -108,5 +108,31 @@ func TestCheckResume(t *testing.T) {
 
 	if _, err := experiment.CheckResume(&ckpt.Checkpoint{Meta: map[string]string{}}, same); err == nil {
 		t.Error("a checkpoint without training state: no error")
+	}
+}
+
+// NewTrainer resumes a checkpoint's run in its own settings, or starts
+// the configured model in the options' policy.
+func TestNewTrainer(t *testing.T) {
+	c, cfg, pol, ds := untrained(t)
+	data := []datasets.Dataset{ds}
+	fp32, err := policy.Parse("fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The options are the checkpoint's when resuming, whatever o says.
+	tr, err := experiment.NewTrainer(c, models.Config{}, data, gan.Options{Policy: fp32, Batch: 4, Seed: 9, LR: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := tr.Options(); o.Seed != 3 || o.Batch != 8 || o.LR != 1e-3 || o.Policy.String() != pol.String() {
+		t.Errorf("resumed with %+v, want the checkpoint's settings", o)
+	}
+	tr, err = experiment.NewTrainer(nil, cfg, data, gan.Options{Policy: fp32, Batch: 4, Seed: 9, LR: 1e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := tr.Options(); o.Seed != 9 || o.Batch != 4 || tr.Step() != 0 || tr.Model().Config() != cfg.WithPolicy(fp32).String() {
+		t.Errorf("started with %+v, model %s", o, tr.Model().Config())
 	}
 }

@@ -326,7 +326,6 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 	if err != nil {
 		return err
 	}
-	var t *gan.Trainer
 	if c != nil {
 		st, err := gan.ReadState(c)
 		if err != nil {
@@ -335,18 +334,13 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 		if st.Step >= s.Steps {
 			return nil
 		}
-		if t, err = models.Resume(c, m.data...); err != nil {
-			return err
-		}
+	}
+	t, err := NewTrainer(c, m.cfg, m.data, gan.Options{Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR})
+	if err != nil {
+		return err
+	}
+	if c != nil {
 		fmt.Fprintf(log, "%s: resuming at step %d of %d\n", r, t.Step(), s.Steps)
-	} else {
-		gm, err := models.New(m.cfg.WithPolicy(r.policy))
-		if err != nil {
-			return err
-		}
-		if t, err = gan.NewTrainer(gm, m.data, gan.Options{Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR}); err != nil {
-			return err
-		}
 	}
 	var onStep func(gan.StepStats, time.Duration)
 	if s.Progress != nil {
@@ -355,6 +349,21 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 	_, err = t.Run(ctx, gan.RunOptions{Dir: r.Dir, Steps: s.Steps, CheckpointEvery: s.CheckpointEvery,
 		Meta: map[string]string{gan.MetaDataset: s.Dataset}, OnStep: onStep})
 	return err
+}
+
+// NewTrainer returns a trainer on data that continues the run checkpoint
+// c saved (models.Resume) or, if c is nil, starts a run of the model cfg
+// describes with options o, in o.Policy. positgan train and sweeps start
+// every run through it.
+func NewTrainer(c *ckpt.Checkpoint, cfg models.Config, data []datasets.Dataset, o gan.Options) (*gan.Trainer, error) {
+	if c != nil {
+		return models.Resume(c, data...)
+	}
+	m, err := models.New(cfg.WithPolicy(o.Policy))
+	if err != nil {
+		return nil, err
+	}
+	return gan.NewTrainer(m, data, o)
 }
 
 // readFigures fills the training figures of res from a run's log.csv:

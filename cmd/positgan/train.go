@@ -220,16 +220,8 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 
 	for i, r := range runs {
-		if saved[i] != nil {
-			r.trainer, err = models.Resume(saved[i], data...)
-		} else {
-			var m gan.Model
-			if m, err = models.New(cfg.WithPolicy(r.policy)); err != nil {
-				return err
-			}
-			r.trainer, err = gan.NewTrainer(m, data, gan.Options{Policy: r.policy, Batch: f.batch,
-				Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps})
-		}
+		r.trainer, err = experiment.NewTrainer(saved[i], cfg, data, gan.Options{Policy: r.policy, Batch: f.batch,
+			Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps})
 		if err != nil {
 			return err
 		}
