@@ -261,6 +261,13 @@ func runTrain(f *trainFlags, io stdio) error {
 		select {
 		case <-done:
 		case <-ctx.Done():
+			select {
+			case <-done:
+				// The deferred stop, not a signal: both channels were
+				// ready by the time this ran, and select picks at random.
+				return
+			default:
+			}
 			stop() // a second Ctrl-C kills at once
 			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
 		}
