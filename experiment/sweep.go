@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -180,7 +179,7 @@ func (s Sweep) Runs() ([]Run, error) {
 		if err != nil {
 			return nil, &ConfigError{Field: "Policies", Value: name, Err: err}
 		}
-		label := policyLabel(name)
+		label := PolicyLabel(name)
 		if seen[label] {
 			return nil, configErrorf("Policies", label, "given twice")
 		}
@@ -220,15 +219,6 @@ func (s *Sweep) optionList() string {
 		kv = append(kv, k+"="+s.Options[k])
 	}
 	return strings.Join(kv, ",")
-}
-
-// policyLabel names a policy's run folder: the preset name, or the policy
-// file's base name.
-func policyLabel(arg string) string {
-	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
-		return strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
-	}
-	return arg
 }
 
 // Compare runs the sweep: every run not finished yet is trained to

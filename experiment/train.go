@@ -2,10 +2,13 @@ package experiment
 
 // The models a sweep can train, and one run of a sweep: its model and
 // data, its trainer with checkpoints, and the figures read back from its
-// log.
+// log. A model's configuration for its data (ModelConfig) and the check
+// that a checkpoint continues a run (CheckResume) are shared with
+// positgan train.
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -21,6 +24,7 @@ import (
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/policy"
 )
 
 // StepStats are the figures of one training step, as Sweep.Progress
@@ -82,31 +86,21 @@ func loadModel(s *Sweep) (*model, error) {
 			return nil, &ConfigError{Field: "Dataset", Err: err}
 		}
 	} else {
-		opt := datasets.Options{Split: datasets.Train}
-		if datasets.IsImageFolder(s.Dataset) {
-			opt.Height, opt.Width = 64, 64 // image folders: the DCGAN 64x64 setting
-		}
-		ds, err := datasets.Load(s.Dataset, opt)
+		ds, err := LoadTrainSet(s.Dataset, 0, 0)
 		if err != nil {
 			return nil, &ConfigError{Field: "Dataset", Err: err}
 		}
 		data = []datasets.Dataset{ds}
 	}
-	ds := data[0]
-	sh := ds.Shape()
-	spec, err := models.Lookup(s.Model)
-	if err != nil {
+	if _, err := models.Lookup(s.Model); err != nil {
 		return nil, configErrorf("Model", s.Model, "%w", err)
 	}
-	classes := 0
-	if spec.Labels {
-		if classes = ds.NumClasses(); classes < 2 {
-			return nil, configErrorf("Model", s.Model, "needs labelled data (2 or more classes); %s has %d: use dcgan", s.Dataset, classes)
-		}
-	}
-	cfg, err := models.DefaultConfig(s.Model, sh, classes)
-	if err != nil {
-		return nil, configErrorf("Model", s.Model, "%w (data: %v images)", err, sh)
+	cfg, err := ModelConfig(s.Model, data[0], 0, nil)
+	var le *LabelsError
+	if errors.As(err, &le) {
+		return nil, configErrorf("Model", s.Model, "needs labelled data (2 or more classes); %s has %d: use dcgan", s.Dataset, le.Classes)
+	} else if err != nil {
+		return nil, configErrorf("Model", s.Model, "%w (data: %v images)", err, data[0].Shape())
 	}
 	for _, ds := range data {
 		if ds.Len() < s.Batch {
@@ -114,6 +108,180 @@ func loadModel(s *Sweep) (*model, error) {
 		}
 	}
 	return &model{cfg: cfg, data: data}, nil
+}
+
+// LoadTrainSet loads the training split of the data set spec names (see
+// datasets.Load) with images of size×size (0: the data's own size, or
+// 64×64 for a folder of images, the DCGAN setting) and channels (0: the
+// data's own).
+func LoadTrainSet(spec string, size, channels int) (*datasets.Set, error) {
+	if size == 0 && datasets.IsImageFolder(spec) {
+		size = 64
+	}
+	return datasets.Load(spec, datasets.Options{Split: datasets.Train, Height: size, Width: size, Channels: channels})
+}
+
+// A LabelsError says that a conditional model was given data with fewer
+// than two classes.
+type LabelsError struct {
+	Model   string
+	Classes int // the data's
+}
+
+func (e *LabelsError) Error() string {
+	return fmt.Sprintf("experiment: %s needs labelled data (2 or more classes); the data has %d", e.Model, e.Classes)
+}
+
+// ModelConfig returns the configuration of the registered model for data
+// ds: the model's default for the data's shape and, for a conditional
+// model, its classes (a *LabelsError if it has fewer than two), with
+// features as the width unit (0: the model's default) and the model
+// options.
+func ModelConfig(model string, ds datasets.Dataset, features int, options map[string]string) (models.Config, error) {
+	spec, err := models.Lookup(model)
+	if err != nil {
+		return models.Config{}, err
+	}
+	classes := 0
+	if spec.Labels {
+		if classes = ds.NumClasses(); classes < 2 {
+			return models.Config{}, &LabelsError{Model: model, Classes: classes}
+		}
+	}
+	cfg, err := models.DefaultConfig(model, ds.Shape(), classes)
+	if features > 0 || len(options) > 0 {
+		if features > 0 {
+			cfg.Features = features
+		}
+		cfg, err = cfg.WithOptions(options)
+	}
+	return cfg, err
+}
+
+// The one check that a checkpoint is the run meant to continue:
+// positgan train --resume and a sweep's runs (checkCheckpoint) both ask
+// it, each about the settings it fixes, and word the answer for their
+// own users.
+
+// A Setting is a setting of a training run that CheckResume compares.
+type Setting string
+
+// The settings CheckResume compares.
+const (
+	SettingModel   Setting = "model"   // the registered model (Config.Arch)
+	SettingConfig  Setting = "config"  // the whole model configuration, as models.Config.String
+	SettingOption  Setting = "option"  // each of Resume.Options
+	SettingSeed    Setting = "seed"    // gan.Options.Seed
+	SettingBatch   Setting = "batch"   // gan.Options.Batch
+	SettingLR      Setting = "lr"      // gan.Options.LR
+	SettingDataset Setting = "dataset" // the data set (gan.MetaDataset), if the checkpoint records it
+	SettingPolicy  Setting = "policy"  // the quantization policy, if the checkpoint has one
+	SettingStep    Setting = "step"    // the checkpoint's step, which must not be past Resume.Steps
+)
+
+// Resume describes the run meant to continue a checkpoint.
+type Resume struct {
+	// Compare lists the settings to compare, in the order in which
+	// mismatches are reported; the others are not read.
+	Compare []Setting
+	Config  models.Config     // SettingModel reads only its Arch
+	Options map[string]string // model options the checkpoint's configuration must have so
+	Seed    uint64
+	Batch   int
+	LR      float64
+	Dataset string
+	Policy  *policy.Policy
+	Steps   int // the run's length
+}
+
+// A Mismatch is a setting in which a checkpoint's run differs from the
+// run meant to continue it.
+type Mismatch struct {
+	Setting Setting
+	Option  string // the option's name, for SettingOption
+	// Saved is the checkpoint's value ("" for an option it does not
+	// set; its raw configuration for SettingConfig) and Want the wanted
+	// one, formatted as %d and %g format them; for SettingPolicy, the
+	// policies' names.
+	Saved, Want string
+}
+
+// Resumed is a checkpoint's run as CheckResume reads it.
+type Resumed struct {
+	State *gan.Saved
+	// Config is the checkpoint's model configuration; the zero Config
+	// if it cannot be read and only SettingConfig needed it (which is
+	// then a mismatch).
+	Config     models.Config
+	Dataset    string // the data set it was trained on; "" if not recorded
+	Mismatches []Mismatch
+}
+
+// CheckResume reads the run checkpoint c holds and compares the settings
+// want.Compare names with want. An unreadable checkpoint is an error; a
+// run that differs is not, but has Mismatches.
+func CheckResume(c *ckpt.Checkpoint, want Resume) (Resumed, error) {
+	st, err := gan.ReadState(c)
+	if err != nil {
+		return Resumed{}, err
+	}
+	r := Resumed{State: st, Dataset: c.Meta[gan.MetaDataset]}
+	cfg, cfgErr := models.ConfigOf(c)
+	if cfgErr == nil {
+		r.Config = cfg
+	}
+	o := st.Options
+	add := func(s Setting, saved, want string) {
+		r.Mismatches = append(r.Mismatches, Mismatch{Setting: s, Saved: saved, Want: want})
+	}
+	for _, s := range want.Compare {
+		if cfgErr != nil && (s == SettingModel || s == SettingOption) {
+			return Resumed{}, cfgErr
+		}
+		switch s {
+		case SettingModel:
+			if want.Config.Arch != cfg.Arch {
+				add(s, cfg.Arch, want.Config.Arch)
+			}
+		case SettingConfig:
+			if w := want.Config.String(); cfgErr != nil || cfg.String() != w {
+				add(s, st.Model, w)
+			}
+		case SettingOption:
+			for _, k := range slices.Sorted(maps.Keys(want.Options)) {
+				if v, ok := cfg.Options[k]; !ok || v != want.Options[k] {
+					r.Mismatches = append(r.Mismatches, Mismatch{Setting: s, Option: k, Saved: v, Want: want.Options[k]})
+				}
+			}
+		case SettingSeed:
+			if o.Seed != want.Seed {
+				add(s, strconv.FormatUint(o.Seed, 10), strconv.FormatUint(want.Seed, 10))
+			}
+		case SettingBatch:
+			if o.Batch != want.Batch {
+				add(s, strconv.Itoa(o.Batch), strconv.Itoa(want.Batch))
+			}
+		case SettingLR:
+			if o.LR != want.LR {
+				add(s, strconv.FormatFloat(o.LR, 'g', -1, 64), strconv.FormatFloat(want.LR, 'g', -1, 64))
+			}
+		case SettingDataset:
+			if r.Dataset != "" && r.Dataset != want.Dataset {
+				add(s, r.Dataset, want.Dataset)
+			}
+		case SettingPolicy:
+			if o.Policy != nil && o.Policy.String() != want.Policy.String() {
+				add(s, o.Policy.Name, want.Policy.Name)
+			}
+		case SettingStep:
+			if st.Step > want.Steps {
+				add(s, strconv.Itoa(st.Step), strconv.Itoa(want.Steps))
+			}
+		default:
+			panic("experiment: CheckResume: unknown setting " + string(s))
+		}
+	}
+	return r, nil
 }
 
 // checkCheckpoint checks that a run's checkpoint, if it has one, is a run
@@ -124,32 +292,26 @@ func (m *model) checkCheckpoint(s *Sweep, r Run) error {
 		return err
 	}
 	path := filepath.Join(r.Dir, checkpointFile)
-	st, err := gan.ReadState(c)
+	res, err := CheckResume(c, Resume{
+		Compare: []Setting{SettingConfig, SettingSeed, SettingBatch, SettingLR, SettingDataset, SettingPolicy, SettingStep},
+		Config:  m.cfg.WithPolicy(r.policy), Seed: r.Seed, Batch: s.Batch, LR: s.LR, Dataset: s.Dataset,
+		Policy: r.policy, Steps: s.Steps,
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	o := st.Options
 	var bad []string
-	if cfg, err := models.ConfigOf(c); err != nil || cfg.String() != m.cfg.WithPolicy(r.policy).String() {
-		bad = append(bad, fmt.Sprintf("model %s (now %s)", st.Model, m.cfg.WithPolicy(r.policy)))
-	}
-	if o.Seed != r.Seed {
-		bad = append(bad, fmt.Sprintf("seed %d (now %d)", o.Seed, r.Seed))
-	}
-	if o.Batch != s.Batch {
-		bad = append(bad, fmt.Sprintf("batch %d (now %d)", o.Batch, s.Batch))
-	}
-	if o.LR != s.LR {
-		bad = append(bad, fmt.Sprintf("lr %g (now %g)", o.LR, s.LR))
-	}
-	if d := c.Meta["positgan.dataset"]; d != "" && d != s.Dataset {
-		bad = append(bad, fmt.Sprintf("dataset %s (now %s)", d, s.Dataset))
-	}
-	if o.Policy != nil && o.Policy.String() != r.policy.String() {
-		bad = append(bad, "a different policy "+r.Policy)
-	}
-	if st.Step > s.Steps {
-		bad = append(bad, fmt.Sprintf("step %d (past %d steps)", st.Step, s.Steps))
+	for _, d := range res.Mismatches {
+		switch d.Setting {
+		case SettingConfig:
+			bad = append(bad, fmt.Sprintf("model %s (now %s)", d.Saved, d.Want))
+		case SettingPolicy:
+			bad = append(bad, "a different policy "+r.Policy)
+		case SettingStep:
+			bad = append(bad, fmt.Sprintf("step %s (past %s steps)", d.Saved, d.Want))
+		default:
+			bad = append(bad, fmt.Sprintf("%s %s (now %s)", d.Setting, d.Saved, d.Want))
+		}
 	}
 	if len(bad) > 0 {
 		return configErrorf("Out", "", "%s was trained with %s: use another folder", path, strings.Join(bad, ", "))
@@ -164,7 +326,6 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 	if err != nil {
 		return err
 	}
-	var t *gan.Trainer
 	if c != nil {
 		st, err := gan.ReadState(c)
 		if err != nil {
@@ -173,26 +334,36 @@ func (m *model) train(ctx context.Context, s *Sweep, r Run, log io.Writer) error
 		if st.Step >= s.Steps {
 			return nil
 		}
-		if t, err = models.Resume(c, m.data...); err != nil {
-			return err
-		}
+	}
+	t, err := NewTrainer(c, m.cfg, m.data, gan.Options{Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR})
+	if err != nil {
+		return err
+	}
+	if c != nil {
 		fmt.Fprintf(log, "%s: resuming at step %d of %d\n", r, t.Step(), s.Steps)
-	} else {
-		gm, err := models.New(m.cfg.WithPolicy(r.policy))
-		if err != nil {
-			return err
-		}
-		if t, err = gan.NewTrainer(gm, m.data, gan.Options{Policy: r.policy, Batch: s.Batch, Seed: r.Seed, LR: s.LR}); err != nil {
-			return err
-		}
 	}
 	var onStep func(gan.StepStats, time.Duration)
 	if s.Progress != nil {
 		onStep = s.Progress(r, t.Step(), t.LogColumns())
 	}
 	_, err = t.Run(ctx, gan.RunOptions{Dir: r.Dir, Steps: s.Steps, CheckpointEvery: s.CheckpointEvery,
-		Meta: map[string]string{"positgan.dataset": s.Dataset}, OnStep: onStep})
+		Meta: map[string]string{gan.MetaDataset: s.Dataset}, OnStep: onStep})
 	return err
+}
+
+// NewTrainer returns a trainer on data that continues the run checkpoint
+// c saved (models.Resume) or, if c is nil, starts a run of the model cfg
+// describes with options o, in o.Policy. positgan train and sweeps start
+// every run through it.
+func NewTrainer(c *ckpt.Checkpoint, cfg models.Config, data []datasets.Dataset, o gan.Options) (*gan.Trainer, error) {
+	if c != nil {
+		return models.Resume(c, data...)
+	}
+	m, err := models.New(cfg.WithPolicy(o.Policy))
+	if err != nil {
+		return nil, err
+	}
+	return gan.NewTrainer(m, data, o)
 }
 
 // readFigures fills the training figures of res from a run's log.csv:

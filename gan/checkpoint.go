@@ -18,6 +18,10 @@ const (
 	MetaState  = "positgan.train"  // JSON: the run's state
 	MetaPolicy = "positgan.policy" // TOML, as policy.Policy.String
 	MetaModel  = "positgan.model"  // JSON: Model.Config
+	// MetaDataset names the data set a run trains on, as given to
+	// datasets.Load; the trainer's callers record it (RunOptions.Meta)
+	// so that a resumed run can check and reuse it.
+	MetaDataset = "positgan.dataset"
 )
 
 // runState is everything of a Trainer that is not a tensor.

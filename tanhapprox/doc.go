@@ -28,7 +28,8 @@
 // are those over a uniform grid of step 0.01 (or 0.1) on [-8,8] with the
 // inputs rounded to posit(16,0); that grid steps over a spike of the
 // corrected error about 0.002 wide at x ≈ ±1.066, where R first passes
-// ±θ. "positgan approx table" prints both.
+// ±θ. ErrorTable and CheckPublished measure both, and "positgan approx
+// table" prints them.
 //
 // # Piecewise-linear
 //

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/positgan/positgan/internal/numfmt"
 	"github.com/positgan/positgan/quant"
@@ -288,71 +286,19 @@ func parsePieceList(s string) ([]int, error) {
 	return ks, nil
 }
 
-// tableRow is one method's errors on both input sets and its cost.
-type tableRow struct {
-	fn          tanhapprox.Func
-	name        string
-	codes, grid tanhapprox.Stats
-	ns          float64 // ns per element; 0: not timed
-}
-
-// methods lists the approximations of fn the table compares.
-func (c tableConfig) methods(fn tanhapprox.Func) ([]string, []tanhapprox.Approx, error) {
-	names := []string{"exact"}
-	as := []tanhapprox.Approx{tanhapprox.Exact{Fn: fn}}
-	b, err := tanhapprox.NewBitwise(fn, c.p)
-	if err != nil {
-		return nil, nil, err
-	}
-	names, as = append(names, "bitwise"), append(as, b)
-	if fn == tanhapprox.Tanh {
-		corr, err := tanhapprox.NewCorrectedTanh(c.p, c.theta, c.delta)
-		if err != nil {
-			return nil, nil, err
-		}
-		names = append(names, "bitwise-corrected", "bitwise-corrected --rounded")
-		as = append(as, corr, corr.RoundedOutput())
-	}
-	for _, k := range c.pieces {
-		p, err := tanhapprox.NewPWL(fn, k)
-		if err != nil {
-			return nil, nil, err
-		}
-		names, as = append(names, fmt.Sprintf("pwl:%d", k)), append(as, p)
-		if c.pwlOut != nil {
-			names, as = append(names, fmt.Sprintf("pwl:%d --format %v", k, c.pwlOut)), append(as, p.WithOutput(c.pwlOut))
-		}
-	}
-	return names, as, nil
-}
-
 func approxTable(w io.Writer, c tableConfig) error {
 	codes := tanhapprox.CodeValues(c.p, c.codeLo, c.codeHi)
 	if len(codes) == 0 {
 		return usagef("--codes %g:%g: no %v code in that range", c.codeLo, c.codeHi, c.p)
 	}
-	grid := tanhapprox.Grid(c.gridLo, c.gridHi, c.gridN)
 	var bench []float32
 	if c.cost {
-		rng := rand.New(rand.NewPCG(c.seed, 0))
-		bench = make([]float32, c.costN)
-		for i := range bench {
-			bench[i] = float32(rng.NormFloat64() * 2)
-		}
+		bench = tanhapprox.BenchInputs(c.costN, c.seed)
 	}
-	var rows []tableRow
-	for _, fn := range c.fns {
-		names, as, err := c.methods(fn)
-		if err != nil {
-			return err
-		}
-		for i, a := range as {
-			r := tableRow{fn: fn, name: names[i], codes: tanhapprox.Measure(a, codes), grid: tanhapprox.Measure(a, grid)}
-			if c.cost {
-				r.ns = timeApply(a, bench)
-			}
-			rows = append(rows, r)
-		}
+	m := tanhapprox.Methods{Posit: c.p, Theta: c.theta, Delta: c.delta, Pieces: c.pieces, PWLOut: c.pwlOut}
+	rows, err := tanhapprox.ErrorTable(c.fns, m, codes, tanhapprox.Grid(c.gridLo, c.gridHi, c.gridN), bench)
+	if err != nil {
+		return err
 	}
 	codeSet := fmt.Sprintf("%v codes in [%g,%g]", c.p, c.codeLo, c.codeHi)
 	if c.allCodes {
@@ -375,25 +321,25 @@ func approxTable(w io.Writer, c tableConfig) error {
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	var exactNS float64
 	for i, r := range rows {
-		if i == 0 || rows[i-1].fn != r.fn {
-			fmt.Fprintf(tw, "\n%v\tcodes max\tcodes mean\tgrid max\tgrid mean\tns/elem\tx exact\n", r.fn)
-			exactNS = r.ns
+		if i == 0 || rows[i-1].Fn != r.Fn {
+			fmt.Fprintf(tw, "\n%v\tcodes max\tcodes mean\tgrid max\tgrid mean\tns/elem\tx exact\n", r.Fn)
+			exactNS = r.NS
 		}
 		cost, rel := "-", "-"
-		if r.ns > 0 {
-			cost = fmt.Sprintf("%.2f", r.ns)
+		if r.NS > 0 {
+			cost = fmt.Sprintf("%.2f", r.NS)
 			if exactNS > 0 {
-				rel = fmt.Sprintf("%.2f", r.ns/exactNS)
+				rel = fmt.Sprintf("%.2f", r.NS/exactNS)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%.5f\t%.5f\t%.5f\t%.5f\t%s\t%s\n", r.name, r.codes.Max, r.codes.Mean, r.grid.Max, r.grid.Mean, cost, rel)
+		fmt.Fprintf(tw, "%s\t%.5f\t%.5f\t%.5f\t%.5f\t%s\t%s\n", r.Method, r.Codes.Max, r.Codes.Mean, r.Grid.Max, r.Grid.Mean, cost, rel)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, fn := range c.fns {
 		if fn == tanhapprox.Tanh {
-			if err := publishedCheck(bw, c); err != nil {
+			if err := printPublished(bw); err != nil {
 				return err
 			}
 		}
@@ -401,124 +347,56 @@ func approxTable(w io.Writer, c tableConfig) error {
 	return bw.Flush()
 }
 
-// timeApply returns the least time per element of a.Apply over src in
-// repeated runs lasting about 30 ms in all.
-func timeApply(a tanhapprox.Approx, src []float32) float64 {
-	dst := make([]float32, len(src))
-	best := math.Inf(1)
-	start := time.Now()
-	for rep := 0; rep < 3 || time.Since(start) < 30*time.Millisecond; rep++ {
-		t := time.Now()
-		a.Apply(dst, src)
-		best = math.Min(best, float64(time.Since(t).Nanoseconds())/float64(len(src)))
-	}
-	return best
-}
-
-func tableCSV(w io.Writer, rows []tableRow, codeSet, gridSet string) error {
+func tableCSV(w io.Writer, rows []tanhapprox.Row, codeSet, gridSet string) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "fn,method,inputs,n,max_err,mean_err,argmax,ns_per_elem")
 	for _, r := range rows {
 		ns := ""
-		if r.ns > 0 {
-			ns = strconv.FormatFloat(r.ns, 'f', 3, 64)
+		if r.NS > 0 {
+			ns = strconv.FormatFloat(r.NS, 'f', 3, 64)
 		}
 		for _, s := range []struct {
 			set string
 			st  tanhapprox.Stats
-		}{{codeSet, r.codes}, {gridSet, r.grid}} {
-			fmt.Fprintf(bw, "%v,%s,%s,%d,%s,%s,%s,%s\n", r.fn, r.name, s.set, s.st.N,
+		}{{codeSet, r.Codes}, {gridSet, r.Grid}} {
+			fmt.Fprintf(bw, "%v,%s,%s,%d,%s,%s,%s,%s\n", r.Fn, r.Method, s.set, s.st.N,
 				numfmt.Float(s.st.Max), numfmt.Float(s.st.Mean), numfmt.Float(s.st.ArgMax), ns)
 		}
 	}
 	return bw.Flush()
 }
 
-// The published errors of the posit(16,0) bitwise tanh.
-const (
-	pubPlainMax, pubPlainMean = 0.098, 0.056
-	pubCorrMax, pubCorrMean   = 0.0379, 0.0086
-)
-
-// publishedCheck measures the posit(16,0) bitwise tanh, plain and
-// corrected with the published constants, on candidate input sets, and
-// says which reproduce the published figures to their printed digits.
-func publishedCheck(w io.Writer, c tableConfig) error {
-	p16, err := quant.NewPosit(16, 0)
+// printPublished writes which input sets reproduce the published figures
+// of the posit(16,0) bitwise tanh (tanhapprox.CheckPublished).
+func printPublished(w io.Writer) error {
+	p, err := tanhapprox.CheckPublished()
 	if err != nil {
 		return err
-	}
-	plain, err := tanhapprox.NewBitwise(tanhapprox.Tanh, p16)
-	if err != nil {
-		return err
-	}
-	corr, err := tanhapprox.NewCorrectedTanh(p16, tanhapprox.DefaultTheta, tanhapprox.DefaultDelta)
-	if err != nil {
-		return err
-	}
-	type set struct {
-		name string
-		xs   []float64
-		role int // 1: the grid the conclusion is about; 2: all codes
-	}
-	sets := []set{
-		{"grid [-8,8] step 0.1 (161)", tanhapprox.Grid(-8, 8, 161), 0},
-		{"grid [-8,8] step 0.01 (1601)", tanhapprox.Grid(-8, 8, 1601), 1},
-		{"grid [-8,8] step 0.001 (16001)", tanhapprox.Grid(-8, 8, 16001), 0},
-		{"grid [-4,4] step 0.01 (801)", tanhapprox.Grid(-4, 4, 801), 0},
-		{"all finite posit(16,0) codes", tanhapprox.CodeValues(p16, math.Inf(-1), math.Inf(1)), 2},
-		{"posit(16,0) codes in [-8,8]", tanhapprox.CodeValues(p16, -8, 8), 0},
 	}
 	fmt.Fprintf(w, "\nPublished (posit(16,0) bitwise tanh): plain max %g mean %g; corrected (theta %g, delta %g) max %g mean %g.\n",
-		pubPlainMax, pubPlainMean, tanhapprox.DefaultTheta, tanhapprox.DefaultDelta, pubCorrMax, pubCorrMean)
+		tanhapprox.PublishedPlainMax, tanhapprox.PublishedPlainMean, tanhapprox.DefaultTheta, tanhapprox.DefaultDelta,
+		tanhapprox.PublishedCorrectedMax, tanhapprox.PublishedCorrectedMean)
 	fmt.Fprintln(w, "Errors of the same methods here, by input set (R = 2s-1 is exact; it is a posit(16,0) value anyway):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "input set\tplain max\tplain mean\tcorr max\tcorr mean\treproduces\n")
-	var gridOK bool
-	var codesCorr tanhapprox.Stats
-	for _, s := range sets {
-		pl, co := tanhapprox.Measure(plain, s.xs), tanhapprox.Measure(corr, s.xs)
-		var off []string
-		if roundTo(pl.Max, 3) != pubPlainMax {
-			off = append(off, "plain max")
-		}
-		if roundTo(pl.Mean, 3) != pubPlainMean {
-			off = append(off, "plain mean")
-		}
-		if roundTo(co.Max, 4) != pubCorrMax {
-			off = append(off, "corr max")
-		}
-		if roundTo(co.Mean, 4) != pubCorrMean {
-			off = append(off, "corr mean")
-		}
+	for _, r := range p.Rows {
 		verdict := "yes"
-		if len(off) > 0 {
-			verdict = "no: " + strings.Join(off, ", ")
+		if len(r.Off) > 0 {
+			verdict = "no: " + strings.Join(r.Off, ", ")
 		}
-		switch s.role {
-		case 1:
-			gridOK = len(off) == 0
-		case 2:
-			codesCorr = co
-		}
-		fmt.Fprintf(tw, "%s\t%.5f\t%.5f\t%.5f\t%.5f\t%s\n", s.name, pl.Max, pl.Mean, co.Max, co.Mean, verdict)
+		fmt.Fprintf(tw, "%s\t%.5f\t%.5f\t%.5f\t%.5f\t%s\n", r.Set, r.Plain.Max, r.Plain.Mean, r.Corrected.Max, r.Corrected.Mean, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "(reproduces: equal when rounded to the published digits, 3 for plain, 4 for corrected)")
-	if gridOK {
+	if p.GridReproduces {
 		fmt.Fprintln(w, "So the published figures are errors over a uniform grid on [-8,8] (step 0.01, or 0.1), inputs")
 		fmt.Fprintln(w, "rounded to posit(16,0): not over every posit(16,0) input. Over every code the plain maximum")
-		fmt.Fprintf(w, "is the same, but the corrected maximum is %.4f, at x = %.4f, where R first passes -theta:\n", codesCorr.Max, codesCorr.ArgMax)
+		fmt.Fprintf(w, "is the same, but the corrected maximum is %.4f, at x = %.4f, where R first passes -theta:\n", p.Codes.Max, p.Codes.ArgMax)
 		fmt.Fprintln(w, "a spike of the corrected error narrower than the grid step.")
 	} else {
 		fmt.Fprintln(w, "None of these input sets reproduces all four published figures.")
 	}
 	return nil
-}
-
-func roundTo(x float64, digits int) float64 {
-	s := math.Pow(10, float64(digits))
-	return math.Round(x*s) / s
 }

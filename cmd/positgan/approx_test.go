@@ -138,9 +138,8 @@ func TestApproxTable(t *testing.T) {
 		want         []string
 	}{
 		// codes max, codes mean, grid max, grid mean, ns/elem, x exact
+		// (the errors of every row are tanhapprox's TestErrorTable and TestCheckPublished)
 		{"tanh", "bitwise", []string{"0.09800", "0.04013", "0.09801", "0.05591", "-", "-"}},
-		{"tanh", "bitwise-corrected", []string{"0.03843", "0.01358", "0.03788", "0.00858", "-", "-"}},
-		{"tanh", "exact", []string{"0.00000", "0.00000", "0.00000", "0.00000", "-", "-"}},
 		{"sigmoid", "bitwise", []string{"0.04900", "0.01274", "0.04900", "0.03253", "-", "-"}},
 		{"input set", "grid [-8,8] step 0.01 (1601)", []string{"0.09801", "0.05591", "0.03788", "0.00858", "yes"}},
 		{"input set", "all finite posit(16,0) codes", []string{"0.09800", "0.04013", "0.03843", "0.01358", "no:", "plain", "mean,", "corr", "max,", "corr", "mean"}},

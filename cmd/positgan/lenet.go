@@ -78,26 +78,6 @@ func lenetPolicy(s string) (*policy.Policy, error) {
 	return p, nil
 }
 
-// lenetName is the default network name for a data set.
-func lenetName(dataset string) string {
-	switch dataset {
-	case "mnist":
-		return "LeNet-MNIST"
-	case "fashion-mnist":
-		return "LeNet-Fashion"
-	}
-	return "LeNet"
-}
-
-// lenetData loads a split as 1×28×28 gray images.
-func lenetData(spec string, split datasets.Split) (*datasets.Set, error) {
-	opt := datasets.Options{Split: split}
-	if spec != "mnist" && spec != "fashion-mnist" {
-		opt.Height, opt.Width, opt.Channels = 28, 28, 1
-	}
-	return datasets.Load(spec, opt)
-}
-
 func runLenetTrain(f *lenetFlags, io stdio) error {
 	if f.epochs <= 0 || f.batch <= 0 || !(f.lr > 0) || math.IsInf(f.lr, 0) || f.limit < 0 || f.biasEvery < 0 {
 		return usagef("--epochs, --batch and --lr must be positive, --limit and --bias-every not negative")
@@ -112,18 +92,15 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 			return fmt.Errorf("--out %s: %w", f.out, err)
 		}
 	}
-	train, err := lenetData(f.dataset, datasets.Train)
+	train, err := featnet.LoadLeNetData(f.dataset, datasets.Train)
 	if err != nil {
 		return err
 	}
-	test, err := lenetData(f.dataset, datasets.Test)
+	test, err := featnet.LoadLeNetData(f.dataset, datasets.Test)
 	if err != nil {
 		return err
 	}
-	var trainSet datasets.Dataset = train
-	if f.limit > 0 && f.limit < train.Len() {
-		trainSet = firstN{train, f.limit}
-	}
+	trainSet := featnet.FirstN(train, f.limit)
 	classes := max(train.NumClasses(), 10)
 	net, err := featnet.NewLeNet(classes, pol, f.seed)
 	if err != nil {
@@ -132,9 +109,9 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 	net.Name = f.name
 	if net.Name == "" {
 		// Not the shipped network's name: FIDs with this one must say so.
-		net.Name = lenetName(f.dataset) + " (this run)"
+		net.Name = featnet.LeNetName(f.dataset) + " (this run)"
 		if f.out != "" {
-			net.Name = lenetName(f.dataset) + " (" + filepath.Base(f.out) + ")"
+			net.Name = featnet.LeNetName(f.dataset) + " (" + filepath.Base(f.out) + ")"
 		}
 	}
 	fmt.Fprintf(io.out, "lenet: %s, %d training images, policy %s, %d epochs, batch %d, lr %g, seed %d\n",
@@ -202,7 +179,7 @@ func runLenetTest(spec, dataset string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	test, err := lenetData(dataset, datasets.Test)
+	test, err := featnet.LoadLeNetData(dataset, datasets.Test)
 	if err != nil {
 		return err
 	}
@@ -213,11 +190,3 @@ func runLenetTest(spec, dataset string, io stdio) error {
 	fmt.Fprintf(io.out, "%s on %s test: accuracy %.2f%% (%d images)\n", net.Name, dataset, 100*acc, test.Len())
 	return nil
 }
-
-// firstN is the first n samples of a data set.
-type firstN struct {
-	datasets.Dataset
-	n int
-}
-
-func (f firstN) Len() int { return f.n }

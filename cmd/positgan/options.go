@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -78,16 +77,4 @@ func checkOptions(model string, o modelOptions) error {
 		return usageError{fmt.Errorf("--option: %w", err)}
 	}
 	return nil
-}
-
-// differences lists the options given that a checkpoint's configuration
-// (its options have) does not have, for --resume's error.
-func (o modelOptions) differences(have map[string]string) []string {
-	var bad []string
-	for _, k := range slices.Sorted(maps.Keys(o)) {
-		if v, ok := have[k]; !ok || v != o[k] {
-			bad = append(bad, fmt.Sprintf("--option %s=%s (checkpoint: %s)", k, o[k], cmp.Or(v, "not set")))
-		}
-	}
-	return bad
 }

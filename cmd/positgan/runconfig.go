@@ -13,13 +13,13 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/internal/atomicfile"
 )
 
 // runConfigFile is the file in each run folder that holds every setting
-// of the run, as train's flags: train --config reads it back, so that a
-// run is repeated from its folder alone.
-const runConfigFile = "run.toml"
+// of the run (experiment.RunConfigFile).
+const runConfigFile = experiment.RunConfigFile
 
 // runConfigSkip are the flags that say how to start rather than what to
 // train: not settings of the run, and not accepted in a run.toml.

@@ -3,14 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"text/tabwriter"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
@@ -90,26 +84,21 @@ func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format qu
 	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "layer\trole\tvalues\tzeros\tbulk 5%..95%\tmedian\tformat\tbest bias\t")
 	for _, h := range hs {
-		lf := pol.For(h.Layer)
-		f := map[string]quant.Format{"weight": lf.Weight, "act": lf.Act, "out": lf.Out, "err": lf.Err}[h.Role]
+		f := h.Format(pol)
 		if format != nil {
 			f = format
 		}
-		lo, _ := h.Hist.Quantile(0.05)
-		med, _ := h.Hist.Quantile(0.5)
-		hi, ok := h.Hist.Quantile(0.95)
+		b := scaling.BulkOf(h.Hist, f)
 		bulk, medS := "-", "-"
-		if ok {
-			bulk, medS = fmt.Sprintf("2^%d..2^%d", lo, hi), fmt.Sprintf("2^%d", med)
+		if b.OK {
+			bulk, medS = fmt.Sprintf("2^%d..2^%d", b.Lo, b.Hi), fmt.Sprintf("2^%d", b.Median)
 		}
 		fs, bias := "fp32", "-"
 		if f != nil {
 			fs = f.String()
-			if _, err := quant.Scale(f, 0); err == nil && ok {
-				if k, err := scaling.ChooseBias(h.Hist, f); err == nil {
-					bias = fmt.Sprintf("%+d", k)
-				}
-			}
+		}
+		if b.HasBias {
+			bias = fmt.Sprintf("%+d", b.Bias)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", h.Layer, h.Role, h.Hist.Total()+h.Hist.Zeros+h.Hist.NonFinite,
 			h.Hist.Zeros, bulk, medS, fs, bias)
@@ -123,59 +112,10 @@ func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format qu
 	}
 	for _, role := range gan.Roles() {
 		p := filepath.Join(out, role+".png")
-		if err := plotRole(p, role, hs, filepath.Base(path)); err != nil {
+		if err := gan.PlotHistograms(p, role, hs, filepath.Base(path)); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		fmt.Fprintf(io.out, "wrote %s\n", p)
 	}
 	return nil
-}
-
-// plotRole plots the fraction of values per binade of every layer's
-// tensor of one role, one line per layer.
-func plotRole(path, role string, hs []gan.TensorHist, title string) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s values per binade", title, role)
-	p.X.Label.Text = "binade e (|x| in [2^e, 2^(e+1)))"
-	p.Y.Label.Text = "fraction of nonzero values"
-	p.Legend.Top = true
-	p.Legend.Left = true
-	// Plot the binades that hold all but the smallest 0.1% of values.
-	lo, hi := 1000, -1000
-	for _, h := range hs {
-		if h.Role == role && h.Hist.Total() > 0 {
-			l, _ := h.Hist.Quantile(0.001)
-			u, _ := h.Hist.Quantile(1)
-			lo, hi = min(lo, l-1), max(hi, u+1)
-		}
-	}
-	i := 0
-	for _, h := range hs {
-		if h.Role != role || h.Hist.Total() == 0 {
-			continue
-		}
-		total := float64(h.Hist.Total())
-		var xy plotter.XYs
-		for e := lo; e <= hi; e++ {
-			xy = append(xy, plotter.XY{X: float64(e), Y: float64(h.Hist.Counts[e]) / total})
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return err
-		}
-		l.Color = plotutil.Color(i)
-		l.Dashes = plotutil.Dashes(i / 7)
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(h.Layer, l)
-		i++
-	}
-	wt, err := p.WriterTo(9*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
 }

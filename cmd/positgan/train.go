@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
@@ -140,7 +142,7 @@ func runTrain(f *trainFlags, io stdio) error {
 		if err != nil {
 			return usageError{fmt.Errorf("--policy %s: %w", name, err)}
 		}
-		label := runLabel(name)
+		label := experiment.PolicyLabel(name)
 		if seen[label] {
 			return usagef("--policy: %s given twice", label)
 		}
@@ -160,6 +162,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	saved := make([]*ckpt.Checkpoint, len(runs))
 	var dirs []string
 	var missing, empty []bool
+	var first *experiment.Resumed // the first run with a checkpoint
 	for i, r := range runs {
 		dirs = append(dirs, r.dir)
 		if !f.resume {
@@ -174,8 +177,12 @@ func runTrain(f *trainFlags, io stdio) error {
 			return err
 		}
 		if c != nil {
-			if err := checkResume(f, r, c); err != nil {
+			res, err := checkResume(f, r, c)
+			if err != nil {
 				return err
+			}
+			if first == nil {
+				first = &res
 			}
 		}
 		saved[i] = c
@@ -186,10 +193,7 @@ func runTrain(f *trainFlags, io stdio) error {
 		if err := checkResumable(dirs, missing); err != nil {
 			return err
 		}
-		var err error
-		if cfg, err = resumeDefaults(f, saved); err != nil {
-			return err
-		}
+		cfg = resumeDefaults(f, first)
 	}
 
 	// The model's own data set and batch, when not given (nor resumed).
@@ -216,16 +220,8 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 
 	for i, r := range runs {
-		if saved[i] != nil {
-			r.trainer, err = models.Resume(saved[i], data...)
-		} else {
-			var m gan.Model
-			if m, err = models.New(cfg.WithPolicy(r.policy)); err != nil {
-				return err
-			}
-			r.trainer, err = gan.NewTrainer(m, data, gan.Options{Policy: r.policy, Batch: f.batch,
-				Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps})
-		}
+		r.trainer, err = experiment.NewTrainer(saved[i], cfg, data, gan.Options{Policy: r.policy, Batch: f.batch,
+			Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps})
 		if err != nil {
 			return err
 		}
@@ -265,6 +261,13 @@ func runTrain(f *trainFlags, io stdio) error {
 		select {
 		case <-done:
 		case <-ctx.Done():
+			select {
+			case <-done:
+				// The deferred stop, not a signal: both channels were
+				// ready by the time this ran, and select picks at random.
+				return
+			default:
+			}
 			stop() // a second Ctrl-C kills at once
 			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
 		}
@@ -339,100 +342,62 @@ func modelDefaultsHelp(value func(models.TrainDefaults) string) string {
 	return " (by default " + strings.Join(parts, ", ") + ")"
 }
 
-// runLabel names a policy's run folder: the preset name, or the policy
-// file's base name.
-func runLabel(arg string) string {
-	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
-		return strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
-	}
-	return arg // a preset name
-}
-
 // checkResume compares the flags given explicitly with the run a
-// checkpoint holds.
-func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) error {
-	s, err := gan.ReadState(c)
-	if err != nil {
-		return err
-	}
-	o := s.Options
-	cfg, err := models.ConfigOf(c)
-	if err != nil {
-		return err
-	}
-	var bad []string
-	if f.set["model"] && f.model != cfg.Arch {
-		bad = append(bad, fmt.Sprintf("--model %s (checkpoint: %s)", f.model, cfg.Arch))
-	}
-	if f.set["batch"] && f.batch != o.Batch {
-		bad = append(bad, fmt.Sprintf("--batch %d (checkpoint: %d)", f.batch, o.Batch))
-	}
-	if f.set["seed"] && f.seed != o.Seed {
-		bad = append(bad, fmt.Sprintf("--seed %d (checkpoint: %d)", f.seed, o.Seed))
-	}
-	if f.set["lr"] && f.lr != o.LR {
-		bad = append(bad, fmt.Sprintf("--lr %g (checkpoint: %g)", f.lr, o.LR))
-	}
-	if d := c.Meta["positgan.dataset"]; f.set["dataset"] && d != "" && d != f.dataset {
-		bad = append(bad, fmt.Sprintf("--dataset %s (checkpoint: %s)", f.dataset, d))
-	}
-	bad = append(bad, f.options.differences(cfg.Options)...)
-	if o.Policy != nil && r.policy.String() != o.Policy.String() {
-		bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.name))
-	}
-	if len(bad) > 0 {
-		return usagef("--resume: %s", strings.Join(bad, ", "))
-	}
-	if !f.set["dataset"] {
-		if d := c.Meta["positgan.dataset"]; d != "" {
-			f.dataset = d
+// checkpoint holds (experiment.CheckResume), then takes the checkpoint's
+// settings for the flags not given.
+func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) (experiment.Resumed, error) {
+	want := experiment.Resume{Config: models.Config{Arch: f.model}, Options: f.options,
+		Seed: f.seed, Batch: f.batch, LR: f.lr, Dataset: f.dataset, Policy: r.policy}
+	for _, s := range []experiment.Setting{experiment.SettingModel, experiment.SettingBatch, experiment.SettingSeed,
+		experiment.SettingLR, experiment.SettingDataset} {
+		if f.set[string(s)] {
+			want.Compare = append(want.Compare, s)
 		}
 	}
+	want.Compare = append(want.Compare, experiment.SettingOption, experiment.SettingPolicy)
+	res, err := experiment.CheckResume(c, want)
+	if err != nil {
+		return res, err
+	}
+	var bad []string
+	for _, d := range res.Mismatches {
+		switch d.Setting {
+		case experiment.SettingOption:
+			bad = append(bad, fmt.Sprintf("--option %s=%s (checkpoint: %s)", d.Option, d.Want, cmp.Or(d.Saved, "not set")))
+		case experiment.SettingPolicy:
+			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.name))
+		default:
+			bad = append(bad, fmt.Sprintf("--%s %s (checkpoint: %s)", d.Setting, d.Want, d.Saved))
+		}
+	}
+	if len(bad) > 0 {
+		return res, usagef("--resume: %s", strings.Join(bad, ", "))
+	}
+	if !f.set["dataset"] && res.Dataset != "" {
+		f.dataset = res.Dataset
+	}
+	cfg := res.Config
 	if !f.set["image-size"] && !f.set["channels"] {
 		f.imageSize, f.channels = cfg.Height, cfg.Channels
 	}
-	f.batch, f.model = o.Batch, cfg.Arch
-	return nil
+	f.batch, f.model = res.State.Options.Batch, cfg.Arch
+	return res, nil
 }
 
 // loadTrainData loads the training split of --dataset at the size the
 // model needs.
 func loadTrainData(f *trainFlags) (*datasets.Set, error) {
-	opt := datasets.Options{Split: datasets.Train, Channels: f.channels}
-	size := f.imageSize
-	if size == 0 && datasets.IsImageFolder(f.dataset) {
-		size = 64 // image folders: the DCGAN 64x64 setting
-	}
-	opt.Height, opt.Width = size, size
-	ds, err := datasets.Load(f.dataset, opt)
-	if err != nil {
-		return nil, err
-	}
-	return ds, nil
+	return experiment.LoadTrainSet(f.dataset, f.imageSize, f.channels)
 }
 
 // trainConfig returns the model configuration for the data set.
 func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
-	sh := ds.Shape()
-	spec, err := models.Lookup(f.model)
-	if err != nil {
-		return models.Config{}, usageError{err}
-	}
-	classes := 0
-	if spec.Labels {
-		if classes = ds.NumClasses(); classes < 2 {
-			return models.Config{}, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.model, f.dataset, classes)
-		}
-	}
-	cfg, err := models.DefaultConfig(f.model, sh, classes)
-	if f.features > 0 || len(f.options) > 0 {
-		if f.features > 0 {
-			cfg.Features = f.features
-		}
-		cfg, err = cfg.WithOptions(f.options)
-	}
-	if err != nil {
-		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, sh)}
+	cfg, err := experiment.ModelConfig(f.model, ds, f.features, f.options)
+	var le *experiment.LabelsError
+	if errors.As(err, &le) {
+		return cfg, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.model, f.dataset, le.Classes)
+	} else if err != nil {
+		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, ds.Shape())}
 	}
 	return cfg, nil
 }
@@ -461,7 +426,7 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 	onStep := progressReporter(io, r.name, t.LogColumns(), start, steps, f.logEvery, r.later)
 	sum, err := t.Run(ctx, gan.RunOptions{
 		Dir: r.dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
-		KeepCheckpoints: f.keep, Meta: map[string]string{"positgan.dataset": f.dataset},
+		KeepCheckpoints: f.keep, Meta: map[string]string{gan.MetaDataset: f.dataset},
 		OnStep: onStep,
 		Warn:   func(msg string) { fmt.Fprintf(io.err, "\nWARNING: %s: %s\n", r.name, msg) },
 	})
