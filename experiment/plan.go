@@ -228,7 +228,7 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 	seen := map[string]bool{}
 	for i, r := range f.Runs {
 		arg := strings.TrimSpace(s.Policies[i/s.Seeds])
-		label := policyLabel(arg)
+		label := PolicyLabel(arg)
 		seed := s.FirstSeed + uint64(i%s.Seeds)
 		switch {
 		case r.Index != i:

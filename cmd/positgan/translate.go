@@ -13,6 +13,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
@@ -230,7 +231,7 @@ func runTranslateFID(o translateOptions, io stdio) error {
 	}
 	dataset := o.dataset
 	if dataset == "" {
-		if dataset = c.Meta["positgan.dataset"]; dataset == "" {
+		if dataset = c.Meta[gan.MetaDataset]; dataset == "" {
 			return usagef("--checkpoint %s does not say what it was trained on: give --dataset", o.checkpoint)
 		}
 	}
