@@ -3,6 +3,7 @@ package gan
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -47,6 +48,38 @@ type runState struct {
 	ScalerD *scalerState          `json:"loss_scaler_d,omitempty"`
 	ScalerG *scalerState          `json:"loss_scaler_g,omitempty"`
 	Loader  *datasets.LoaderState `json:"loader,omitempty"`
+}
+
+// maxStep bounds the step counters a checkpoint may hold: far more steps
+// than any run takes, far fewer than overflow a step's arithmetic.
+const maxStep = 1 << 40
+
+// check refuses a state no run could have written: negative or huge step
+// counters (a run continuing from them would truncate its log or overflow
+// Adam's bias correction), a batch that is not positive, hyperparameters
+// that are not finite.
+func (st *runState) check() error {
+	switch {
+	case st.Step < 0 || st.Step > maxStep:
+		return fmt.Errorf("step %d is not a step a run reaches", st.Step)
+	case st.Steps < 0 || st.Steps > maxStep:
+		return fmt.Errorf("planned steps %d out of range", st.Steps)
+	case st.Batch <= 0:
+		return fmt.Errorf("batch %d: must be positive", st.Batch)
+	case st.BiasEvery < 0:
+		return fmt.Errorf("bias_every %d: must not be negative", st.BiasEvery)
+	}
+	for _, v := range []float64{st.LR, st.Beta1, st.Beta2, st.Eps} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("optimizer setting %v is not finite", v)
+		}
+	}
+	for g, t := range st.AdamT {
+		if t < 0 || t > maxStep {
+			return fmt.Errorf("Adam step %d of group %s out of range", t, g)
+		}
+	}
+	return nil
 }
 
 // upgrade fills the fields of the group layout from the two-network
@@ -175,6 +208,9 @@ func ReadState(c *ckpt.Checkpoint) (*Saved, error) {
 		return nil, fmt.Errorf("gan: checkpoint state: %w", err)
 	}
 	st.upgrade()
+	if err := st.check(); err != nil {
+		return nil, fmt.Errorf("gan: checkpoint state: %w", err)
+	}
 	var pol *policy.Policy
 	if s, ok := c.Meta[MetaPolicy]; ok {
 		var err error
@@ -216,10 +252,10 @@ func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, err
 	for _, g := range t.nets.Groups {
 		a := t.adam[g.Name]
 		for i, p := range g.Net.Params() {
-			if err := loadTensor(c, "adam.m/"+p.Name, a.M[i]); err != nil {
+			if err := loadTensor(c, "adam.m/"+p.Name, p.Node.Shape(), a.M[i], false); err != nil {
 				return nil, err
 			}
-			if err := loadTensor(c, "adam.v/"+p.Name, a.V[i]); err != nil {
+			if err := loadTensor(c, "adam.v/"+p.Name, p.Node.Shape(), a.V[i], false); err != nil {
 				return nil, err
 			}
 		}
@@ -270,7 +306,7 @@ func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, err
 // batch norm kept running statistics have none).
 func loadNets(c *ckpt.Checkpoint, n *Nets, optional bool) error {
 	for _, p := range n.Params() {
-		if err := loadTensor(c, p.Name, p.Data()); err != nil {
+		if err := loadTensor(c, p.Name, p.Node.Shape(), p.Data(), true); err != nil {
 			return err
 		}
 	}
@@ -278,7 +314,7 @@ func loadNets(c *ckpt.Checkpoint, n *Nets, optional bool) error {
 		if _, ok := c.Tensors[b.Name]; !ok && optional {
 			continue
 		}
-		if err := loadTensor(c, b.Name, b.Data()); err != nil {
+		if err := loadTensor(c, b.Name, b.Tensor.Shape(), b.Data(), true); err != nil {
 			return err
 		}
 	}
@@ -295,13 +331,27 @@ func hasBuffers(c *ckpt.Checkpoint, n *Nets) bool {
 	return true
 }
 
-func loadTensor(c *ckpt.Checkpoint, name string, dst []float32) error {
+// loadTensor copies the checkpoint's tensor name into dst, which has the
+// given shape: the checkpoint's shape must be the same (a weight stored
+// transposed has the right count and the wrong meaning). With finite set,
+// a NaN or infinite value is an error: a network of them draws nothing.
+func loadTensor(c *ckpt.Checkpoint, name string, shape []int, dst []float32, finite bool) error {
 	t, ok := c.Tensors[name]
 	if !ok {
 		return fmt.Errorf("gan: checkpoint has no tensor %q", name)
 	}
 	if len(t.Data) != len(dst) {
 		return fmt.Errorf("gan: checkpoint tensor %q has %d values, the model %d", name, len(t.Data), len(dst))
+	}
+	if !slices.Equal(t.Shape, shape) {
+		return fmt.Errorf("gan: checkpoint tensor %q has shape %v, the model %v", name, t.Shape, shape)
+	}
+	if finite {
+		for _, v := range t.Data {
+			if v-v != 0 { // NaN or ±Inf
+				return fmt.Errorf("gan: checkpoint tensor %q holds %v: not a trained network", name, v)
+			}
+		}
 	}
 	copy(dst, t.Data)
 	return nil
