@@ -431,6 +431,9 @@ func TestFoldBatchNorm(t *testing.T) {
 	if len(dm.Meta.Folded) != 0 || len(dm.Meta.Norms) == 0 {
 		t.Errorf("dcgan: folded %v into layers without bias", dm.Meta.Folded)
 	}
+	if dm.Meta.BatchNorm != "float32" { // nothing was folded (issue 29 item 14)
+		t.Errorf("dcgan with nothing folded says its batch norm is %q", dm.Meta.BatchNorm)
+	}
 	z, _ = noise(dm.Spec(), 3)
 	got, err = dm.Generate(z, nil)
 	if err != nil {

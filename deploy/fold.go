@@ -58,7 +58,9 @@ func (m *Model) fold(net nn.Module, src map[string][]float32) error {
 		drop[name] = true
 		m.Meta.Folded = append(m.Meta.Folded, name)
 	}
-	m.Meta.BatchNorm = "folded"
+	if len(m.Meta.Folded) > 0 { // a DCGAN's norms follow layers without bias: nothing folds
+		m.Meta.BatchNorm = "folded"
+	}
 	m.Meta.Norms = slices.DeleteFunc(m.Meta.Norms, func(n Norm) bool { return drop[n.Name] })
 	m.Tensors = slices.DeleteFunc(m.Tensors, func(t Tensor) bool {
 		for _, suf := range []string{".gamma", ".beta", ".running_mean", ".running_var"} {
