@@ -116,9 +116,9 @@ func (q Quantizer) stochastic() bool { return !q.IsZero() && q.Rounding == quant
 // QuantizeOp is the one quantizer op, forward and backward: it rounds its
 // input by Fwd, and its gradient is the incoming one rounded by Bwd, by a
 // QuantizeOp of its own (or passed straight through). Quantize builds it;
-// nn's layers with an Other role and nn/qgraph use it. It is a graphop.Map
-// (its input's shape, any rank, into a buffer it keeps) and Gorgonia op
-// methods are the Map's.
+// nn's layers with an Other role and nn/qgraph use it. Its Gorgonia op methods
+// are those of the graphop.Map it embeds: the output has the input's
+// shape, any rank, and lives in a buffer the op keeps.
 type QuantizeOp struct {
 	mapOp
 	fwd, bwd Quantizer
