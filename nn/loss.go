@@ -195,36 +195,13 @@ func SoftplusLoss(gradScale *float64, xs []*gorgonia.Node, signs []float64) (*go
 	return apply(newLossOp(op), xs...)
 }
 
-// lossOp is a loss whose value is a Gorgonia scalar (*gorgonia.F32 or
-// *gorgonia.F64) rather than a 0-dimensional tensor: Gorgonia's
-// scalar-scalar ops (gorgonia.Add and Mul of two losses, a loss and a
-// constant) accept only those.
-type lossOp struct {
-	*diffOp
-	out *lossOut // the value of the last run, handed out again
-}
-
-type lossOut struct {
-	f32 gorgonia.F32
-	f64 gorgonia.F64
-}
-
-func newLossOp(op *diffOp) lossOp { return lossOp{op, new(lossOut)} }
-
-func (o lossOp) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
-	v, err := o.diffOp.Do(vals...)
-	if err != nil {
-		return nil, err
-	}
-	switch d := v.(*tensor.Dense); d.Dtype() {
-	case tensor.Float64:
-		o.out.f64 = gorgonia.F64(d.Float64s()[0])
-		return &o.out.f64, nil
-	case tensor.Float32:
-		o.out.f32 = gorgonia.F32(d.Float32s()[0])
-		return &o.out.f32, nil
-	}
-	return nil, fmt.Errorf("nn: %v: result %v is not a float scalar", o, v)
+// newLossOp makes op a loss: its value is a Gorgonia scalar
+// (*gorgonia.F32 or *gorgonia.F64) rather than a 0-dimensional tensor, as
+// Gorgonia's scalar-scalar ops (gorgonia.Add and Mul of two losses, a loss
+// and a constant) accept only those.
+func newLossOp(op *diffOp) *diffOp {
+	op.ScalarOut = true
+	return op
 }
 
 // scalarOut returns v as a scalar of element type dt, in buf.

@@ -3,16 +3,14 @@ package nn
 import (
 	"errors"
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"math/rand/v2"
 	"sync"
 
-	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/compute"
+	"github.com/positgan/positgan/internal/graphop"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -118,8 +116,11 @@ func (q Quantizer) stochastic() bool { return !q.IsZero() && q.Rounding == quant
 // QuantizeOp is the one quantizer op, forward and backward: it rounds its
 // input by Fwd, and its gradient is the incoming one rounded by Bwd, by a
 // QuantizeOp of its own (or passed straight through). Quantize builds it;
-// nn's layers with an Other role and nn/qgraph use it.
+// nn's layers with an Other role and nn/qgraph use it. Its Gorgonia op methods
+// are those of the graphop.Map it embeds: the output has the input's
+// shape, any rank, and lives in a buffer the op keeps.
 type QuantizeOp struct {
+	mapOp
 	fwd, bwd Quantizer
 	s        *Stream
 	dir      uint64 // 0 for a forward node, 1 for its gradient's (a run stream's seed)
@@ -128,9 +129,11 @@ type QuantizeOp struct {
 	r    *compute.Rounder // fwd's kernel
 	pcg  rand.PCG         // a run stream's generator, reseeded at each run
 	runs *runCounter      // a run stream's count of runs
-	in   outBuf           // a scalar input as a tensor
-	out  outBuf
 }
+
+// mapOp is embedded by QuantizeOp under a name of nn's own, so that the
+// Map's fields do not show on the exported type.
+type mapOp = graphop.Map
 
 // NewQuantizeOp returns the op Quantize applies: x rounded by fwd, its
 // gradient by bwd, stochastic rounding drawing from s.
@@ -145,6 +148,7 @@ func newQuantizeOp(fwd, bwd Quantizer, s *Stream, dir uint64, label string) *Qua
 		rng = s.shared
 	}
 	op.r = fwd.Rounder(rng)
+	op.mapOp = mapOp{Name: op.name(), Key: op.key(), Fn: op.round, Grad: op.grad}
 	return op
 }
 
@@ -162,49 +166,21 @@ func (c *runCounter) next() uint64 {
 	return c.n
 }
 
-func (op *QuantizeOp) Arity() int { return 1 }
-
-func (op *QuantizeOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a)
-}
-
-func (op *QuantizeOp) InferShape(in ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("nn: quantize takes 1 input, got %d", len(in))
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("nn: quantize: input shape %v is not a tensor.Shape", in[0])
-	}
-	return s.Clone(), nil
-}
-
-func (op *QuantizeOp) ReturnsPtr() bool     { return false }
-func (op *QuantizeOp) CallsExtern() bool    { return false }
-func (op *QuantizeOp) OverwritesInput() int { return -1 }
-
-// WriteHash writes every parameter: Gorgonia merges nodes whose hashes
-// are equal, and two quantizers that differ in any field must stay apart.
-// Nodes drawing from a shared stream are told apart by it, as the nodes
-// of two layers must be.
-func (op *QuantizeOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "nn.quantize{fwd=%s/%v,bwd=%s/%v,dir=%d,label=%s", op.fwd, op.fwd.Rounding, op.bwd, op.bwd.Rounding, op.dir, op.label)
+// key is the op's hash. It spells out every parameter: Gorgonia merges
+// nodes whose hashes are equal, and two quantizers that differ in any
+// field must stay apart. Nodes drawing from a shared stream are told apart
+// by it, as the nodes of two layers must be.
+func (op *QuantizeOp) key() string {
+	k := fmt.Sprintf("nn.quantize{fwd=%s/%v,bwd=%s/%v,dir=%d,label=%s", op.fwd, op.fwd.Rounding, op.bwd, op.bwd.Rounding, op.dir, op.label)
 	if op.s != nil {
-		fmt.Fprintf(h, ",seed=%d,shared=%p", op.s.seed, op.s.shared)
+		k += fmt.Sprintf(",seed=%d,shared=%p", op.s.seed, op.s.shared)
 	}
-	fmt.Fprint(h, "}")
+	return k + "}"
 }
 
-func (op *QuantizeOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
-
-// String is Q(forward format[,sr][|∇gradient format[,sr]]), then the
-// label of an Other role in brackets.
-func (op *QuantizeOp) String() string {
+// name is the op's String: Q(forward format[,sr][|∇gradient format[,sr]]),
+// then the label of an Other role in brackets.
+func (op *QuantizeOp) name() string {
 	s := "Q(" + op.fwd.String()
 	if !op.bwd.IsZero() {
 		s += "|∇" + op.bwd.String()
@@ -216,69 +192,47 @@ func (op *QuantizeOp) String() string {
 	return s
 }
 
-func (op *QuantizeOp) DiffWRT(inputs int) []bool { return []bool{true} }
-
-// SymDiff passes the gradient through, or rounds it by bwd with a
+// grad passes the gradient through, or rounds it by bwd with a
 // QuantizeOp of its own, drawing from the same stream (a run stream: in
 // the gradient's direction).
-func (op *QuantizeOp) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+func (op *QuantizeOp) grad(_, _, dy *gorgonia.Node) (*gorgonia.Node, error) {
 	if op.bwd.IsZero() {
-		return gorgonia.Nodes{grad}, nil
+		return dy, nil
 	}
 	label := op.label
 	if label != "" {
 		label += ".grad"
 	}
-	n, err := apply(newQuantizeOp(op.bwd, Quantizer{}, op.s, op.dir+1, label), grad)
+	n, err := apply(newQuantizeOp(op.bwd, Quantizer{}, op.s, op.dir+1, label), dy)
 	if err != nil {
 		return nil, fmt.Errorf("nn: quantized gradient: %w", err)
 	}
-	return gorgonia.Nodes{n}, nil
+	return n, nil
 }
 
-// Do rounds its input into the node's output buffer.
-func (op *QuantizeOp) Do(vals ...gorgonia.Value) (v gorgonia.Value, err error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("nn: quantize takes 1 input, got %d", len(vals))
-	}
+// round rounds x into y, the node's output buffer.
+func (op *QuantizeOp) round(y, x *tensor.Dense) (err error) {
 	defer func() { // format code panics on programmer errors; the VM must not crash
 		if r := recover(); r != nil {
-			v, err = nil, fmt.Errorf("nn: %v: %v", op, r)
+			err = fmt.Errorf("nn: %v: %v", op, r)
 		}
 	}()
-	var x *tensor.Dense
-	switch s := vals[0].(type) {
-	case *tensor.Dense:
-		x = s
-		if x.RequiresIterator() {
-			x = x.Materialize().(*tensor.Dense)
-		}
-	case *gorgonia.F32:
-		x = op.in.Get(tensor.Float32, tensor.ScalarShape())
-		x.Float32s()[0] = float32(*s)
-	case *gorgonia.F64:
-		x = op.in.Get(tensor.Float64, tensor.ScalarShape())
-		x.Float64s()[0] = float64(*s)
-	default:
-		return nil, fmt.Errorf("nn: quantize: value of type %T, want a float32 or float64 tensor", vals[0])
-	}
 	if op.s != nil && op.s.shared == nil {
 		// A run stream: run k draws from (seed, direction, k) alone.
 		op.pcg.Seed(op.s.seed^op.dir*0x9e3779b97f4a7c15, op.runs.next())
 	}
-	y := op.out.Get(x.Dtype(), x.Shape())
 	switch x.Dtype() {
 	case tensor.Float32:
 		op.r.Round(y.Float32s(), x.Float32s())
 	case tensor.Float64:
 		if op.fwd.stochastic() && op.s.shared == nil {
-			return nil, fmt.Errorf("nn: %v: stochastic rounding of float64 tensors is not supported", op)
+			return fmt.Errorf("nn: %v: stochastic rounding of float64 tensors is not supported", op)
 		}
 		op.r.Round64(y.Float64s(), x.Float64s())
 	default:
-		return nil, fmt.Errorf("nn: quantize: dtype %v, want float32 or float64", x.Dtype())
+		return fmt.Errorf("nn: quantize: dtype %v, want float32 or float64", x.Dtype())
 	}
-	return y, nil
+	return nil
 }
 
 // QuantizerRuns returns how many times the quantizer node n, drawing from
