@@ -58,7 +58,7 @@ func (c *counting) LeakyReLUBack(dst, dy, x []float32, alpha float32) {
 // backward once, and returns the output and the weight gradient.
 func convStep(t *testing.T) (y, dw []float32) {
 	t.Helper()
-	p8 := quant.MustParse("posit(8,1)")
+	p8 := nn.Quantizer{Format: quant.MustParse("posit(8,1)")}
 	f := nn.LayerFormats{Weight: p8, Act: p8, Out: p8, Err: p8, WGrad: p8}
 	g := gorgonia.NewGraph()
 	conv, err := nn.NewConv2d(g, "conv", 2, 3, 3, 2, 1, f)

@@ -179,11 +179,11 @@ func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, 
 	var werr error
 	nn.Walk(net, func(mod nn.Module) {
 		if li, ok := nn.Quantized(mod); ok {
-			if li.Formats.Rounding == quant.Stochastic && werr == nil {
+			if li.Formats.DotRounding() == quant.Stochastic && werr == nil {
 				werr = fmt.Errorf("deploy: layer %s rounds stochastically; export a policy with nearest rounding", li.Name)
 			}
 			m.Meta.Layers = append(m.Meta.Layers, layerMeta(li))
-			weightFormat[li.Name] = orFP32(li.Formats.Weight)
+			weightFormat[li.Name] = orFP32(li.Formats.Weight.Format)
 		}
 		if bn, name, ok := nn.BatchNormOf(mod); ok {
 			m.Meta.Norms = append(m.Meta.Norms, Norm{Name: name, Channels: bn.C, Eps: bn.Eps})
@@ -244,7 +244,7 @@ func parseFormat(s string) (quant.Format, error) {
 func layerMeta(li nn.LayerInfo) Layer {
 	f := li.Formats
 	return Layer{Name: li.Name, Kind: li.Kind, In: li.In, Out: li.Out, K: li.K, Stride: li.Stride, Pad: li.Pad, OutPad: li.OutPad,
-		Bias: li.Bias, Weight: formatName(f.Weight), Act: formatName(f.Act), Output: formatName(f.Out),
+		Bias: li.Bias, Weight: formatName(f.Weight.Format), Act: formatName(f.Act.Format), Output: formatName(f.Out.Format),
 		Accum: f.Accum.String(), AccumFormat: formatName(f.AccumFormat)}
 }
 
@@ -255,7 +255,7 @@ func (l Layer) Formats() (nn.LayerFormats, error) {
 	for _, r := range []struct {
 		dst  *quant.Format
 		name string
-	}{{&lf.Weight, l.Weight}, {&lf.Act, l.Act}, {&lf.Out, l.Output}, {&lf.AccumFormat, l.AccumFormat}} {
+	}{{&lf.Weight.Format, l.Weight}, {&lf.Act.Format, l.Act}, {&lf.Out.Format, l.Output}, {&lf.AccumFormat, l.AccumFormat}} {
 		if *r.dst, err = parseFormat(r.name); err != nil {
 			return lf, fmt.Errorf("layer %s: %w", l.Name, err)
 		}

@@ -80,7 +80,7 @@ func (m *Model) WriteHex(dir string, z []float32, label int) error {
 			}
 			seen[tp.Layer]++
 			in, out := tp.In.Value().Data().([]float32), tp.Out.Value().Data().([]float32)
-			fa, fo := orFP32(lf.Act), orFP32(lf.Out)
+			fa, fo := orFP32(lf.Act.Format), orFP32(lf.Out.Format)
 			write("golden/"+fileName(name)+".in.hex", name+".in", fa, tp.In.Shape().Clone(), encodeAll(fa, in))
 			write("golden/"+fileName(name)+".out.hex", name+".out", fo, tp.Out.Shape().Clone(), encodeAll(fo, out))
 		}

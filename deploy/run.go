@@ -90,7 +90,7 @@ func (m *Model) build() (nn.Module, error) {
 	}
 	weight := map[string]quant.Format{}
 	for _, l := range meta.Layers {
-		weight[l.Name] = orFP32(formats[l.Name].Weight)
+		weight[l.Name] = orFP32(formats[l.Name].Weight.Format)
 	}
 	type slot struct {
 		name   string

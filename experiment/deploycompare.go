@@ -485,7 +485,7 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 func (cm *comparer) weightFractions(p *policy.Policy) (zero, sat float64) {
 	var nz, nzero, n, nsat int
 	for _, l := range cm.layers {
-		f := p.For(l).Weight
+		f := p.For(l).Weight.Format
 		if f == nil {
 			continue
 		}

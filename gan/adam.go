@@ -53,7 +53,7 @@ func (j *adamJob) Range(lo, hi int) {
 // stored weights (the master copy) after each update. QPyTorch's OptimLP
 // rounds the same four.
 type ParamFormats struct {
-	Grad, Moment1, Moment2, Master nn.RoleFormat
+	Grad, Moment1, Moment2, Master nn.Quantizer
 }
 
 // ParamFormatsOf returns the optimiser formats of a layer's parameters.
@@ -107,7 +107,7 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 		// stochastic stream runs through the tensor in order, so the
 		// chunking does not change the bits.
 		f := &a.Formats[i]
-		roles := [4]nn.RoleFormat{f.Grad, f.Moment1, f.Moment2, f.Master}
+		roles := [4]nn.Quantizer{f.Grad, f.Moment1, f.Moment2, f.Master}
 		seeds := a.roleSeeds(i)
 		for r, rf := range roles {
 			if rf.Format != nil && rf.Rounding == quant.Stochastic {
@@ -155,7 +155,7 @@ const adamParallelMin = 1 << 15
 // round rounds x in place to rf, drawing stochastic rounding's bits from
 // role's stream (seeded by Step from the tensor, the role and the
 // update).
-func (a *Adam) round(x []float32, rf nn.RoleFormat, role int) {
+func (a *Adam) round(x []float32, rf nn.Quantizer, role int) {
 	if rf.Format == nil {
 		return
 	}

@@ -20,7 +20,7 @@ func BenchmarkAdamStep(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				r := nn.RoleFormat{Format: f}
+				r := nn.Quantizer{Format: f}
 				a.Formats = []gan.ParamFormats{{Grad: r, Moment1: r, Moment2: r, Master: r}}
 			}
 			p, g := make([]float32, n), make([]float32, n)

@@ -72,7 +72,7 @@ func (t *Trainer) chooseBiases(hs map[string]*layerHists) (Biases, error) {
 		for i, r := range []struct {
 			f quant.Format
 			h scaling.Histogram
-		}{{lf.Weight, h.weight}, {lf.Act, h.act}, {lf.Out, h.out}} {
+		}{{lf.Weight.Format, h.weight}, {lf.Act.Format, h.act}, {lf.Out.Format, h.out}} {
 			if r.f == nil || r.h.Total() == 0 {
 				continue
 			}
@@ -114,7 +114,7 @@ func (t *Trainer) reestimateBiases() (bool, error) {
 func (t *Trainer) policyTakesBias() bool {
 	for _, layer := range t.nets.Layers() {
 		lf := t.opt.Policy.For(layer)
-		for _, f := range []quant.Format{lf.Weight, lf.Act, lf.Out} {
+		for _, f := range []quant.Format{lf.Weight.Format, lf.Act.Format, lf.Out.Format} {
 			if f != nil {
 				if _, err := quant.Scale(f, 0); err == nil {
 					return true
@@ -162,7 +162,7 @@ func (t *Trainer) rebuild() error {
 // streams from the step and need no rebuild).
 func (t *Trainer) stochastic() bool {
 	for _, layer := range t.nets.Layers() {
-		if t.formats(layer).Rounding == quant.Stochastic {
+		if t.formats(layer).DotRounding() == quant.Stochastic {
 			return true
 		}
 	}

@@ -20,13 +20,13 @@ func (h TensorHist) Format(pol *policy.Policy) quant.Format {
 	lf := pol.For(h.Layer)
 	switch h.Role {
 	case "weight":
-		return lf.Weight
+		return lf.Weight.Format
 	case "act":
-		return lf.Act
+		return lf.Act.Format
 	case "out":
-		return lf.Out
+		return lf.Out.Format
 	case "err":
-		return lf.Err
+		return lf.Err.Format
 	}
 	return nil
 }

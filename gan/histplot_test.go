@@ -18,7 +18,7 @@ func TestTensorHistFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	lf := pol.For("g.fc1")
-	for role, want := range map[string]quant.Format{"weight": lf.Weight, "act": lf.Act, "out": lf.Out, "err": lf.Err} {
+	for role, want := range map[string]quant.Format{"weight": lf.Weight.Format, "act": lf.Act.Format, "out": lf.Out.Format, "err": lf.Err.Format} {
 		if want == nil {
 			t.Fatalf("posit8 has no %s format", role)
 		}

@@ -88,7 +88,7 @@ type Graph struct {
 	// lossOther rounds every network output this graph uses, and the
 	// gradient that comes back to it (the Other role of the layer named
 	// "loss"); seed seeds its stochastic rounding.
-	lossOther nn.RoleFormat
+	lossOther nn.Quantizer
 	seed      uint64
 	metrics   []metric
 	outputs   []output // see Output (hooks.go)

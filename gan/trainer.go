@@ -205,9 +205,9 @@ func (t *Trainer) formats(layer string) nn.LayerFormats {
 func biased(p *policy.Policy, biases Biases, layer string) nn.LayerFormats {
 	lf := p.For(layer)
 	if b, ok := biases[layer]; ok {
-		lf.Weight = scaled(lf.Weight, b[0])
-		lf.Act = scaled(lf.Act, b[1])
-		lf.Out = scaled(lf.Out, b[2])
+		lf.Weight.Format = scaled(lf.Weight.Format, b[0])
+		lf.Act.Format = scaled(lf.Act.Format, b[1])
+		lf.Out.Format = scaled(lf.Out.Format, b[2])
 	}
 	return lf
 }
@@ -542,7 +542,7 @@ func newGraphs(t *Trainer) (gr *graphs, err error) {
 	}
 	for _, l := range t.nets.Layers() {
 		lf := t.formats(l)
-		gr.limits[l] = roleLimits{err: limit(lf.Err), wgrad: limit(lf.WGrad), hasErr: lf.Err != nil}
+		gr.limits[l] = roleLimits{err: limit(lf.Err.Format), wgrad: limit(lf.WGrad.Format), hasErr: lf.Err.Format != nil}
 	}
 	metricIndex := map[string]int{}
 	for i, name := range m.Metrics() {

@@ -79,7 +79,7 @@ func TestStochasticMasterMovesSmallUpdates(t *testing.T) {
 	const n, steps = 4000, 40
 	run := func(r quant.Rounding) []float32 {
 		a := gan.NewAdam([]int{n})
-		a.Formats = []gan.ParamFormats{{Master: nn.RoleFormat{Format: p82, Rounding: r}}}
+		a.Formats = []gan.ParamFormats{{Master: nn.Quantizer{Format: p82, Rounding: r}}}
 		a.Seed = 7
 		p, g := make([]float32, n), make([]float32, n)
 		for i := range p {
@@ -133,7 +133,7 @@ func TestAdamFormatsNoneIsFloat(t *testing.T) {
 		return append(p, append(a.M[0], a.V[0]...)...)
 	}
 	want := f32(nil)
-	for _, fs := range [][]gan.ParamFormats{{{}}, {{Moment1: nn.RoleFormat{Format: wide(t)}}}} {
+	for _, fs := range [][]gan.ParamFormats{{{}}, {{Moment1: nn.Quantizer{Format: wide(t)}}}} {
 		if i := sameBits(f32(fs), want); i >= 0 {
 			t.Errorf("formats %+v: value %d differs from the float update's", fs, i)
 		}

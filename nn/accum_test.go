@@ -88,8 +88,9 @@ func f64s(v gorgonia.Value) []float64 {
 func TestLayerAccumulationFloat32(t *testing.T) {
 	p8 := quant.MustParse("posit(8,1)")
 	w8, _ := quant.Scale(p8, 3)
+	q8, qw8 := Quantizer{Format: p8}, Quantizer{Format: w8}
 	for _, acc := range []quant.Accumulation{quant.AccumQuire, quant.AccumPerOp} {
-		f := LayerFormats{Weight: w8, Act: p8, Out: p8, Err: p8, WGrad: w8, Accum: acc}
+		f := LayerFormats{Weight: qw8, Act: q8, Out: q8, Err: q8, WGrad: qw8, Accum: acc}
 		for _, lc := range layerCases {
 			// The output and weight shapes, from a float64 build.
 			g := gorgonia.NewGraph()

@@ -12,8 +12,8 @@ import (
 
 // blockFormats sets the three dot-product operands to block formats.
 func blockFormats(w, act, err string) LayerFormats {
-	return LayerFormats{Block: BlockRoles{
-		Weight: quant.MustParseBlock(w), Act: quant.MustParseBlock(act), Err: quant.MustParseBlock(err)}}
+	return LayerFormats{Weight: Quantizer{Block: quant.MustParseBlock(w)}, Act: Quantizer{Block: quant.MustParseBlock(act)},
+		Err: Quantizer{Block: quant.MustParseBlock(err)}}
 }
 
 // TestBlockLayerGradients checks the gradients of every layer with block
@@ -131,10 +131,10 @@ func TestBlockLinearReference(t *testing.T) {
 			}
 			return d
 		}
-		B := f.Block
-		xf, wf := blockRows(B.Act, xv, n, in), blockRows(B.Weight, wv, out, in)
-		dyx, wb := blockRows(B.Err, c, n, out), blockCols(B.Weight, wv, out, in)
-		dyw, xb := blockCols(B.Err, c, n, out), blockCols(B.Act, xv, n, in)
+		bw, ba, be := f.Weight.Block, f.Act.Block, f.Err.Block
+		xf, wf := blockRows(ba, xv, n, in), blockRows(bw, wv, out, in)
+		dyx, wb := blockRows(be, c, n, out), blockCols(bw, wv, out, in)
+		dyw, xb := blockCols(be, c, n, out), blockCols(ba, xv, n, in)
 		yRef := make([]float64, n*out)
 		dx, dw, db := make([]float64, n*in), make([]float64, out*in), make([]float64, out)
 		for i := 0; i < n; i++ {
@@ -156,7 +156,7 @@ func TestBlockLinearReference(t *testing.T) {
 		for k, want := range [][]float64{yRef, dx, dw, db} {
 			for i := range want {
 				if got[k][i] != want[i] {
-					t.Errorf("%+v: %s[%d] = %v, want %v", f.Block, []string{"y", "dx", "dw", "db"}[k], i, got[k][i], want[i])
+					t.Errorf("%v/%v/%v: %s[%d] = %v, want %v", bw, ba, be, []string{"y", "dx", "dw", "db"}[k], i, got[k][i], want[i])
 					break
 				}
 			}

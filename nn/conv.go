@@ -24,6 +24,9 @@ func NewConv2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad int
 	if inC <= 0 || outC <= 0 || k <= 0 || stride <= 0 || pad < 0 {
 		return nil, fmt.Errorf("nn: conv2d %s: bad sizes: %d→%d channels, kernel %d, stride %d, pad %d", name, inC, outC, k, stride, pad)
 	}
+	if err := f.checkDot(); err != nil {
+		return nil, fmt.Errorf("nn: conv2d %s: %w", name, err)
+	}
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{outC, inC, k, k}, inC*k*k, outC)
 	c := &Conv2d{InC: inC, OutC: outC, K: k, Stride: stride, Pad: pad, name: name, roles: newRoles(f, o.seed)}
@@ -78,6 +81,9 @@ func NewConvTranspose2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride
 	if inC <= 0 || outC <= 0 || k <= 0 || stride <= 0 || pad < 0 || outPad < 0 || outPad >= stride {
 		return nil, fmt.Errorf("nn: convtranspose2d %s: bad sizes: %d→%d channels, kernel %d, stride %d, pad %d, output pad %d",
 			name, inC, outC, k, stride, pad, outPad)
+	}
+	if err := f.checkDot(); err != nil {
+		return nil, fmt.Errorf("nn: convtranspose2d %s: %w", name, err)
 	}
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{inC, outC, k, k}, outC*k*k, outC)

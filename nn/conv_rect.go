@@ -26,6 +26,9 @@ func NewRectConv2d(g *gorgonia.ExprGraph, name string, inC, outC, kh, kw, stride
 	if inC <= 0 || outC <= 0 || kh <= 0 || kw <= 0 || stride <= 0 || ph < 0 || pw < 0 {
 		return nil, fmt.Errorf("nn: conv2d %s: bad sizes: %d→%d channels, kernel %dx%d, stride %d, pad %dx%d", name, inC, outC, kh, kw, stride, ph, pw)
 	}
+	if err := f.checkDot(); err != nil {
+		return nil, fmt.Errorf("nn: conv2d %s: %w", name, err)
+	}
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{outC, inC, kh, kw}, inC*kh*kw, outC)
 	c := &RectConv2d{InC: inC, OutC: outC, KH: kh, KW: kw, Stride: stride, PH: ph, PW: pw, name: name, roles: newRoles(f, o.seed)}

@@ -136,7 +136,8 @@ func TestLayerQuantizedReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	e8, _ := quant.Scale(p8, -2)
-	f := LayerFormats{Weight: w8, Act: p8, Out: p8, Err: e8, WGrad: w8}
+	f := LayerFormats{Weight: Quantizer{Format: w8}, Act: Quantizer{Format: p8}, Out: Quantizer{Format: p8},
+		Err: Quantizer{Format: e8}, WGrad: Quantizer{Format: w8}}
 	for _, lc := range layerCases {
 		g := gorgonia.NewGraph()
 		rng := rand.New(rand.NewPCG(21, 22))

@@ -2,32 +2,38 @@ package nn
 
 import "github.com/positgan/positgan/quant"
 
-// LayerFormats are the formats one layer's dot products use, by tensor
-// role. A nil Format leaves that tensor in float32. Exponent biases are part
-// of the formats (see Scale).
+// LayerFormats are the quantizers one layer uses, by tensor role: those of
+// its dot products (Weight, Act, Out, Err, WGrad), how the products are
+// summed, and those of the rest of a training step. The zero Quantizer
+// leaves a tensor in float32. Exponent biases are part of the formats (see
+// quant.Scale).
+//
+// The operands of the dot products, Weight, Act and Err, may take a block
+// format (Quantizer.Block) instead of an element-wise one: such a role is
+// rounded block by block along the reduction dimension of every product
+// it enters (re-blocked from the unrounded tensor for the transposed
+// products of the backward pass). The other roles take element-wise
+// formats only.
 type LayerFormats struct {
-	Weight quant.Format // weights, as dot-product operands
-	Act    quant.Format // activations: the dot product's other operand
-	Out    quant.Format // the layer's output
-	Err    quant.Format // errors: gradients flowing back to the layer's input
-	WGrad  quant.Format // weight gradients
+	Weight Quantizer // weights, as dot-product operands
+	Act    Quantizer // activations: the dot product's other operand
+	Out    Quantizer // the layer's output
+	Err    Quantizer // errors: gradients flowing back to the layer's input
+	WGrad  Quantizer // weight gradients
 	// Accum is how products are summed; AccumFormat is the format per-op
 	// accumulation rounds to and quire accumulation rounds the sum to
-	// (nil: Out).
+	// (nil: Out's). It is a bare Format, not a Quantizer, because a sum
+	// is always rounded to nearest, element by element.
 	Accum       quant.Accumulation
 	AccumFormat quant.Format
-	Rounding    quant.Rounding
-	// Block holds block-scaled formats for the roles that are operands of
-	// dot products. A role set here is rounded block by block along the
-	// reduction dimension of every product it enters (re-blocked from the
-	// unrounded tensor for the transposed products of the backward pass),
-	// and its Format above is nil.
-	Block BlockRoles
 
 	// The roles below quantize the rest of a training step, each with its
 	// own rounding (QPyTorch's OptimLP rounds weights, gradients and
 	// momenta each to its own quantizer). Their zero value is float32, so
-	// a policy that does not name them trains as before.
+	// a policy that does not name them trains as before. Stochastic
+	// rounding draws its random bits from a stream the user of the role
+	// derives from the run's seed and step, so that a resumed run rounds
+	// exactly as an uninterrupted one.
 	//
 	// Other is the format of the tensors a layer that is not a dot product
 	// computes (normalisation, activations, residual adds, the loss): its
@@ -44,24 +50,6 @@ type LayerFormats struct {
 	// are rounded to after each update.
 	Moment1, Moment2 Quantizer
 }
-
-// RoleFormat is the name LayerFormats' quantizers had before Quantizer:
-// one tensor role's format and rounding. A zero Format is float32.
-// Stochastic rounding draws its random bits from a stream the user of the
-// role derives from the run's seed and step, so that a resumed run rounds
-// exactly as an uninterrupted one.
-type RoleFormat = Quantizer
-
-// BlockRoles are the block-scaled formats of a layer's dot-product
-// operands; the zero BlockFormat leaves a role to LayerFormats.
-type BlockRoles struct {
-	Weight quant.BlockFormat // weights: blocks along the input features (forward) and the output features (error product)
-	Act    quant.BlockFormat // activations: along the input features (forward) and the batch (weight-gradient product)
-	Err    quant.BlockFormat // errors: along the output features (error product) and the batch (weight-gradient product)
-}
-
-// IsZero reports whether no role has a block format.
-func (b BlockRoles) IsZero() bool { return b == BlockRoles{} }
 
 // A Policy gives the formats of each layer by its name ("G/fc1"); package
 // policy's *Policy is one. Code that takes a Policy treats nil as float32

@@ -50,7 +50,7 @@ func gridGen(rng *rand.Rand) func() float64 {
 // finite-difference check sees the smooth function, while every rounding
 // path of the kernels runs.
 func wideFormats(acc quant.Accumulation) LayerFormats {
-	p := quant.MustParse("posit(32,2)")
+	p := Quantizer{Format: quant.MustParse("posit(32,2)")}
 	return LayerFormats{Weight: p, Act: p, Out: p, Err: p, WGrad: p, Accum: acc}
 }
 
@@ -62,7 +62,7 @@ var stepOpts = &gradcheck.Options{Step: 1e-5, RelTol: 1e-4, AbsTol: 1e-6}
 var wideOpts = &gradcheck.Options{Step: 1.0 / 64, RelTol: 1e-4, AbsTol: 1e-6}
 
 func optsFor(f LayerFormats) *gradcheck.Options {
-	if f.Act != nil {
+	if !f.Act.IsZero() {
 		return wideOpts
 	}
 	return stepOpts

@@ -31,6 +31,9 @@ func NewLinearKernel(batch, in, out int, f LayerFormats, opts ...Option) (*Linea
 	if batch <= 0 || in <= 0 || out <= 0 {
 		return nil, fmt.Errorf("nn: linear kernel: sizes %d×%d→%d must be positive", batch, in, out)
 	}
+	if err := f.checkDot(); err != nil {
+		return nil, fmt.Errorf("nn: linear kernel: %w", err)
+	}
 	l := &Linear{In: in, Out: out, roles: newRoles(f, buildOptions(opts).seed)}
 	return &LinearKernel{st: &linState{l: l, batch: batch, xShape: tensor.Shape{batch, in}}}, nil
 }
@@ -98,6 +101,9 @@ type Conv2dKernel struct {
 func NewConv2dKernel(batch, inC, h, w, outC, k, stride, pad int, f LayerFormats, opts ...Option) (*Conv2dKernel, error) {
 	if batch <= 0 || outC <= 0 {
 		return nil, fmt.Errorf("nn: conv2d kernel: batch %d and %d output channels must be positive", batch, outC)
+	}
+	if err := f.checkDot(); err != nil {
+		return nil, fmt.Errorf("nn: conv2d kernel: %w", err)
 	}
 	g, err := compute.ConvGeom(inC, h, w, k, k, stride, pad)
 	if err != nil {

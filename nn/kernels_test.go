@@ -14,13 +14,13 @@ import (
 // kernelFormats are the formats the kernel tests run with: element-wise
 // formats for every role, and block formats.
 func kernelFormats() map[string]LayerFormats {
-	p := quant.MustParse
+	p := func(s string) Quantizer { return Quantizer{Format: quant.MustParse(s)} }
+	b := func(s string) Quantizer { return Quantizer{Block: quant.MustParseBlock(s)} }
 	return map[string]LayerFormats{
 		"fp32": {},
 		"posit": {Act: p("posit(8,1)"), Weight: p("posit(8,1,scale=3)"), Out: p("posit(8,0)"),
 			Err: p("posit(8,2)"), WGrad: p("posit(16,1)")},
-		"blocks": {Block: BlockRoles{Weight: quant.MustParseBlock("mxfp8-e4m3(block=4)"),
-			Act: quant.MustParseBlock("mxfp8-e4m3(block=3)"), Err: quant.MustParseBlock("mxfp8-e5m2(block=5)")}},
+		"blocks": {Weight: b("mxfp8-e4m3(block=4)"), Act: b("mxfp8-e4m3(block=3)"), Err: b("mxfp8-e5m2(block=5)")},
 	}
 }
 

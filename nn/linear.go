@@ -25,6 +25,9 @@ func NewLinear(g *gorgonia.ExprGraph, name string, in, out int, f LayerFormats, 
 	if in <= 0 || out <= 0 {
 		return nil, fmt.Errorf("nn: linear %s: sizes %d→%d must be positive", name, in, out)
 	}
+	if err := f.checkDot(); err != nil {
+		return nil, fmt.Errorf("nn: linear %s: %w", name, err)
+	}
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{out, in}, in, out)
 	l := &Linear{In: in, Out: out, name: name, roles: newRoles(f, o.seed)}

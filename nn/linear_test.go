@@ -45,7 +45,8 @@ func TestLinearGradient(t *testing.T) {
 
 func ExampleNewLinear() {
 	g := gorgonia.NewGraph()
-	f := LayerFormats{Act: quant.MustParse("posit(8,1)"), Weight: quant.MustParse("posit(8,1)")}
+	p8 := Quantizer{Format: quant.MustParse("posit(8,1)")}
+	f := LayerFormats{Act: p8, Weight: p8}
 	l, _ := NewLinear(g, "fc", 3, 2, f)
 	copy(l.W.Value().Data().([]float32), []float32{1, 2, 3, 0.5, 0.25, 0.125})
 	x := gorgonia.NodeFromAny(g, tensor.New(tensor.WithShape(1, 3), tensor.WithBacking([]float32{1, 1.03, -1})))

@@ -54,7 +54,7 @@ func otherStream(seed uint64) *Stream {
 // module of this package computes (the loss, a network's output entering
 // it). seed seeds stochastic rounding. A zero q returns x. It is Quantize
 // with q both ways.
-func RoundOther(x *gorgonia.Node, q RoleFormat, seed uint64) (*gorgonia.Node, error) {
+func RoundOther(x *gorgonia.Node, q Quantizer, seed uint64) (*gorgonia.Node, error) {
 	if q.IsZero() {
 		return x, nil
 	}

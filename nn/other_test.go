@@ -117,7 +117,7 @@ func TestPaperPresetsRoundLayerByLayer(t *testing.T) {
 				lf := pol.For(st.name)
 				y := outs[i].Value().Data().([]float32)
 				if st.dot {
-					if !inFormat(lf.Out, y) {
+					if !inFormat(lf.Out.Format, y) {
 						t.Errorf("%s: output not in its Out format %v", st.name, lf.Out)
 					}
 				} else {
@@ -144,7 +144,7 @@ func TestPaperPresetsRoundLayerByLayer(t *testing.T) {
 				dy := grads[i-1]
 				wantGrad := want
 				if st.dot {
-					wantGrad = lf.Err
+					wantGrad = lf.Err.Format
 				}
 				if !inFormat(wantGrad, dy) {
 					t.Errorf("%s: gradient sent back not in %v", st.name, wantGrad)

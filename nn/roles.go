@@ -16,18 +16,18 @@ type roles struct {
 	w, act, out, err, wgrad  *compute.Rounder
 	accOut, accErr, accWGrad *compute.Rounder // quire/per-op: the format sums round to
 	// wB, actB, errB round the dot products' operands block-wise along
-	// each product's reduction dimension (f.Block); nil where the role has
-	// no block format. Their element-wise rounders above are then the
-	// identity.
+	// each product's reduction dimension (the roles' Quantizer.Block);
+	// nil where the role has no block format. Their element-wise rounders
+	// above are then the identity.
 	wB, actB, errB *compute.Rounder
 	quire          compute.Workspace
 	perOp          [3]compute.Workspace // by role: out, err, wgrad (each keeps its format's tables)
 }
 
 func newRoles(f LayerFormats, seed uint64) *roles {
-	// Each role is a Quantizer of its format and the layer's rounding,
-	// with one random stream per role, so that adding a role does not
-	// shift the others.
+	// Each role is rounded by its Quantizer, with one random stream per
+	// role (and one more per block-format role), so that adding a role
+	// does not shift the others.
 	mk := func(q Quantizer, stream uint64) *compute.Rounder {
 		var rng *rand.PCG
 		if !q.IsZero() && q.Rounding == quant.Stochastic {
@@ -35,11 +35,12 @@ func newRoles(f LayerFormats, seed uint64) *roles {
 		}
 		return q.Rounder(rng)
 	}
-	el := func(fm quant.Format) Quantizer {
-		if fm == nil {
+	// el is q's element-wise part: none for a role with a block format.
+	el := func(q Quantizer) Quantizer {
+		if q.Format == nil || !q.Block.IsZero() {
 			return Quantizer{}
 		}
-		return Quantizer{Format: fm, Rounding: f.Rounding}
+		return Quantizer{Format: q.Format, Rounding: q.Rounding}
 	}
 	r := &roles{f: f}
 	r.w = mk(el(f.Weight), 1)
@@ -47,15 +48,15 @@ func newRoles(f LayerFormats, seed uint64) *roles {
 	r.out = mk(el(f.Out), 3)
 	r.err = mk(el(f.Err), 4)
 	r.wgrad = mk(el(f.WGrad), 5)
-	mkB := func(b quant.BlockFormat, stream uint64) *compute.Rounder {
-		if b.IsZero() {
+	mkB := func(q Quantizer, stream uint64) *compute.Rounder {
+		if q.Block.IsZero() {
 			return nil
 		}
-		return mk(Quantizer{Block: b, Rounding: f.Rounding}, stream)
+		return mk(Quantizer{Block: q.Block, Rounding: q.Rounding}, stream)
 	}
-	r.wB = mkB(f.Block.Weight, 6)
-	r.actB = mkB(f.Block.Act, 7)
-	r.errB = mkB(f.Block.Err, 8)
+	r.wB = mkB(f.Weight, 6)
+	r.actB = mkB(f.Act, 7)
+	r.errB = mkB(f.Err, 8)
 	if f.Accum != quant.AccumFP32 {
 		acc := func(target *compute.Rounder) *compute.Rounder {
 			if f.AccumFormat == nil {

@@ -14,11 +14,11 @@ func TestPolicyBlockRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := nn.LayerFormats{Block: nn.BlockRoles{
-		Weight: quant.MustParseBlock("mxfp8-e4m3"),
-		Act:    quant.MustParseBlock("mxfp8-e4m3"),
-		Err:    quant.MustParseBlock("mxfp8-e5m2"),
-	}}
+	want := nn.LayerFormats{
+		Weight: nn.Quantizer{Block: quant.MustParseBlock("mxfp8-e4m3")},
+		Act:    nn.Quantizer{Block: quant.MustParseBlock("mxfp8-e4m3")},
+		Err:    nn.Quantizer{Block: quant.MustParseBlock("mxfp8-e5m2")},
+	}
 	if got := p.For("G/fc1"); got != want {
 		t.Errorf("mxfp8: For = %+v, want %+v", got, want)
 	}
@@ -31,10 +31,10 @@ func TestPolicyBlockRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := p.For("D/conv1")
-	if d.Weight != quant.MustParse("posit(8,1)") || !d.Block.Weight.IsZero() || d.Block.Act != want.Block.Act {
+	if d.Weight.Format != quant.MustParse("posit(8,1)") || !d.Weight.Block.IsZero() || d.Act != want.Act {
 		t.Errorf("D/conv1: %+v", d)
 	}
-	if g := p.For("G/out"); g.Block.Err != quant.MustParseBlock("posit(6,1,block=16)") {
+	if g := p.For("G/out"); g.Err != (nn.Quantizer{Block: quant.MustParseBlock("posit(6,1,block=16)")}) {
 		t.Errorf("G/out: %+v", g)
 	}
 	// The TOML file keeps the block formats.
@@ -61,8 +61,8 @@ func TestPolicyBlockRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := quant.MustParseBlock("mxfp6-e3m2(block=16)")
-	if got := p.For("x"); got != (nn.LayerFormats{Block: nn.BlockRoles{Weight: b, Act: b, Err: b}}) || p.Name != b.String() {
+	b := nn.Quantizer{Block: quant.MustParseBlock("mxfp6-e3m2(block=16)")}
+	if got := p.For("x"); got != (nn.LayerFormats{Weight: b, Act: b, Err: b}) || p.Name != b.String() {
 		t.Errorf("ParsePolicy(mxfp6-e3m2(block=16)) = %q %+v", p.Name, got)
 	}
 	for _, name := range []string{"mxfp6", "mxfp4-deploy", "posit8-block"} {
@@ -70,7 +70,7 @@ func TestPolicyBlockRoles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lf := p.For("x"); lf.Block.Weight.IsZero() || lf.Weight != nil {
+		if lf := p.For("x"); lf.Weight.Block.IsZero() || lf.Weight.Format != nil {
 			t.Errorf("%s: %+v", name, lf)
 		}
 	}

@@ -136,10 +136,21 @@ func (p *Policy) For(layer string) nn.LayerFormats {
 	return lf
 }
 
-// roleField returns the address of the whole-step role that key k sets
-// (its format or its rounding), or nil for the dot-product keys.
-func roleField(lf *nn.LayerFormats, k int) *nn.RoleFormat {
+// roleField returns the address of the role whose quantizer key k sets
+// (its format, or a whole-step role's rounding), or nil for the keys
+// that set no one role (accum, accum_format, rounding).
+func roleField(lf *nn.LayerFormats, k int) *nn.Quantizer {
 	switch k {
+	case keyWeight:
+		return &lf.Weight
+	case keyAct:
+		return &lf.Act
+	case keyOut:
+		return &lf.Out
+	case keyErr:
+		return &lf.Err
+	case keyWGrad:
+		return &lf.WGrad
 	case keyOther, keyOtherRounding:
 		return &lf.Other
 	case keyMaster, keyMasterRounding:
@@ -154,82 +165,70 @@ func roleField(lf *nn.LayerFormats, k int) *nn.RoleFormat {
 	return nil
 }
 
+// dotRoles returns the addresses of the five dot-product roles of lf,
+// whose rounding the key rounding sets together.
+func dotRoles(lf *nn.LayerFormats) [5]*nn.Quantizer {
+	return [...]*nn.Quantizer{&lf.Weight, &lf.Act, &lf.Out, &lf.Err, &lf.WGrad}
+}
+
 // isRoundingKey reports whether key k sets a whole-step role's rounding.
 func isRoundingKey(k int) bool { return k >= keyOtherRounding && k <= keyMoment2Rounding }
 
-// roundingField returns the address of the rounding key k sets (that of
-// the dot-product formats or of a whole-step role), or nil.
-func roundingField(lf *nn.LayerFormats, k int) *quant.Rounding {
-	if k == keyRounding {
-		return &lf.Rounding
-	}
-	if isRoundingKey(k) {
-		return &roleField(lf, k).Rounding
-	}
-	return nil
-}
-
 // formatField returns the address of format field k of lf, or nil for the
-// keys that are not formats (accum, rounding).
+// keys that are not formats (accum, the roundings).
 func formatField(lf *nn.LayerFormats, k int) *quant.Format {
+	if k == keyAccumFormat {
+		return &lf.AccumFormat
+	}
 	if r := roleField(lf, k); r != nil && !isRoundingKey(k) {
 		return &r.Format
-	}
-	switch k {
-	case keyWeight:
-		return &lf.Weight
-	case keyAct:
-		return &lf.Act
-	case keyOut:
-		return &lf.Out
-	case keyErr:
-		return &lf.Err
-	case keyWGrad:
-		return &lf.WGrad
-	case keyAccumFormat:
-		return &lf.AccumFormat
 	}
 	return nil
 }
 
 // blockField returns the address of the block format of role k of lf, or
-// nil for the roles that take none (the results out and wgrad, and the
-// keys that are not formats).
+// nil for the roles that take none (the results out and wgrad, the
+// whole-step roles, and the keys that are not formats).
 func blockField(lf *nn.LayerFormats, k int) *quant.BlockFormat {
 	switch k {
 	case keyWeight:
-		return &lf.Block.Weight
+		return &lf.Weight.Block
 	case keyAct:
-		return &lf.Block.Act
+		return &lf.Act.Block
 	case keyErr:
-		return &lf.Block.Err
+		return &lf.Err.Block
 	}
 	return nil
 }
 
 // setField copies field k of src to dst.
 func setField(dst *nn.LayerFormats, k int, src *nn.LayerFormats) {
-	if r := roundingField(dst, k); r != nil {
-		*r = *roundingField(src, k)
-		return
-	}
-	if k == keyAccum {
+	switch {
+	case k == keyAccum:
 		dst.Accum = src.Accum
-		return
-	}
-	*formatField(dst, k) = *formatField(src, k)
-	if b := blockField(dst, k); b != nil {
-		*b = *blockField(src, k)
+	case k == keyRounding:
+		for i, q := range dotRoles(dst) {
+			q.Rounding = dotRoles(src)[i].Rounding
+		}
+	case isRoundingKey(k):
+		roleField(dst, k).Rounding = roleField(src, k).Rounding
+	default:
+		*formatField(dst, k) = *formatField(src, k)
+		if b := blockField(dst, k); b != nil {
+			*b = *blockField(src, k)
+		}
 	}
 }
 
 // fieldString returns field k of lf as it appears in a setting.
 func fieldString(lf *nn.LayerFormats, k int) string {
-	if k == keyAccum {
+	switch {
+	case k == keyAccum:
 		return lf.Accum.String()
-	}
-	if r := roundingField(lf, k); r != nil {
-		return r.String()
+	case k == keyRounding:
+		return lf.DotRounding().String() // set together, so one
+	case isRoundingKey(k):
+		return roleField(lf, k).Rounding.String()
 	}
 	if b := blockField(lf, k); b != nil && !b.IsZero() {
 		return b.String()
@@ -244,12 +243,18 @@ func fieldString(lf *nn.LayerFormats, k int) string {
 // that names a file (table:FILE) is an error.
 func parseField(lf *nn.LayerFormats, k int, value string, files bool) error {
 	var err error
-	if k == keyAccum {
+	switch {
+	case k == keyAccum:
 		lf.Accum, err = quant.ParseAccumulation(value)
 		return err
-	}
-	if r := roundingField(lf, k); r != nil {
-		*r, err = quant.ParseRounding(value)
+	case k == keyRounding:
+		r, err := quant.ParseRounding(value)
+		for _, q := range dotRoles(lf) {
+			q.Rounding = r
+		}
+		return err
+	case isRoundingKey(k):
+		roleField(lf, k).Rounding, err = quant.ParseRounding(value)
 		return err
 	}
 	var f quant.Format
@@ -829,7 +834,7 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 		t.LossScale = &tomlLossScale{Scale: p.LossScale.Scale, Dynamic: p.LossScale.Dynamic}
 	}
 	for k := range numKeys {
-		if k >= firstStepKey && *roleField(&p.Default, k) == (nn.RoleFormat{}) {
+		if k >= firstStepKey && *roleField(&p.Default, k) == (nn.Quantizer{}) {
 			continue // float32, nearest: as a file without the key says
 		}
 		t.Default.setKey(k, fieldString(&p.Default, k))

@@ -22,8 +22,11 @@ func lf(weight, act, out, err, wgrad string, acc quant.Accumulation, accFmt stri
 		}
 		return quant.MustParse(s)
 	}
-	return nn.LayerFormats{Weight: f(weight), Act: f(act), Out: f(out), Err: f(err), WGrad: f(wgrad),
-		Accum: acc, AccumFormat: f(accFmt), Rounding: r}
+	// The key rounding sets the rounding of all five dot-product roles,
+	// whether or not they have a format.
+	q := func(s string) nn.Quantizer { return nn.Quantizer{Format: f(s), Rounding: r} }
+	return nn.LayerFormats{Weight: q(weight), Act: q(act), Out: q(out), Err: q(err), WGrad: q(wgrad),
+		Accum: acc, AccumFormat: f(accFmt)}
 }
 
 func TestPolicyFor(t *testing.T) {
@@ -353,7 +356,7 @@ func TestParsePolicySingleFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	lf := p.For("G/fc1")
-	for _, f := range []quant.Format{lf.Weight, lf.Act, lf.Out, lf.Err, lf.WGrad} {
+	for _, f := range []quant.Format{lf.Weight.Format, lf.Act.Format, lf.Out.Format, lf.Err.Format, lf.WGrad.Format} {
 		if f == nil || f.String() != "posit(8,1)" {
 			t.Errorf("role format %v, want posit(8,1)", f)
 		}
@@ -377,7 +380,7 @@ func TestParsePolicyTableFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := p.For("G/fc1").Weight; w == nil || w.Round(0.3) != 0.5 {
+	if w := p.For("G/fc1").Weight.Format; w == nil || w.Round(0.3) != 0.5 {
 		t.Errorf("weight format %v does not round 0.3 to 0.5", w)
 	}
 	missing := filepath.Join(t.TempDir(), "none.toml")

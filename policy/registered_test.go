@@ -48,10 +48,10 @@ func TestRegisteredFormatInPolicy(t *testing.T) {
 	if !strings.Contains(p.String(), `"policy-thirds"`) {
 		t.Errorf("policy does not name policy-thirds:\n%s", p)
 	}
-	if got := p.For("G/fc1").Weight; got == nil || got.String() != "policy-thirds" || got.Round(0.5) != float32(2.0/3) {
+	if got := p.For("G/fc1").Weight.Format; got == nil || got.String() != "policy-thirds" || got.Round(0.5) != float32(2.0/3) {
 		t.Errorf("For(G/fc1).Weight = %v, want policy-thirds rounding 0.5 to 2/3", got)
 	}
-	if got := p.For("D/fc1").Weight; got != nil {
+	if got := p.For("D/fc1").Weight; !got.IsZero() {
 		t.Errorf("For(D/fc1).Weight = %v, want float32", got)
 	}
 }

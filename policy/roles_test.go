@@ -10,20 +10,20 @@ import (
 )
 
 // roleFormats returns the five whole-step roles of lf, in key order.
-func roleFormats(lf nn.LayerFormats) [5]nn.RoleFormat {
-	return [5]nn.RoleFormat{lf.Other, lf.Master, lf.Grad, lf.Moment1, lf.Moment2}
+func roleFormats(lf nn.LayerFormats) [5]nn.Quantizer {
+	return [5]nn.Quantizer{lf.Other, lf.Master, lf.Grad, lf.Moment1, lf.Moment2}
 }
 
-func rf(t *testing.T, name string, r quant.Rounding) nn.RoleFormat {
+func rf(t *testing.T, name string, r quant.Rounding) nn.Quantizer {
 	t.Helper()
 	if name == "" {
-		return nn.RoleFormat{Rounding: r}
+		return nn.Quantizer{Rounding: r}
 	}
 	f, err := quant.Parse(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return nn.RoleFormat{Format: f, Rounding: r}
+	return nn.Quantizer{Format: f, Rounding: r}
 }
 
 // TestPolicyStepRoles: the keys other, master, grad, moment1, moment2,
@@ -65,7 +65,7 @@ func TestPolicyStepRoles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var want [5]nn.RoleFormat
+			var want [5]nn.Quantizer
 			for i, w := range tt.want {
 				want[i] = rf(t, w[0].(string), w[1].(quant.Rounding))
 			}
@@ -167,7 +167,7 @@ func TestPaperPresetRoles(t *testing.T) {
 				t.Fatal(err)
 			}
 			tw := twin.For(tt.layer)
-			got.Other, got.Master, got.Grad, got.Moment1, got.Moment2 = nn.RoleFormat{}, nn.RoleFormat{}, nn.RoleFormat{}, nn.RoleFormat{}, nn.RoleFormat{}
+			got.Other, got.Master, got.Grad, got.Moment1, got.Moment2 = nn.Quantizer{}, nn.Quantizer{}, nn.Quantizer{}, nn.Quantizer{}, nn.Quantizer{}
 			if got != tw || p.LossScale != twin.LossScale {
 				t.Errorf("dot-product roles or loss scaling differ from %s's:\n%+v\n%+v", tt.twinDot, got, tw)
 			}

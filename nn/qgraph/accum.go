@@ -23,11 +23,11 @@ type accumSpec struct {
 func newAccumSpec(lf nn.LayerFormats, ra, rb Operand) accumSpec {
 	grad := func(r Operand) quant.Format {
 		if r == Weight {
-			return lf.WGrad
+			return lf.WGrad.Format
 		}
-		return lf.Err
+		return lf.Err.Format
 	}
-	s := accumSpec{accum: lf.Accum, out: lf.Out, ga: grad(ra), gb: grad(rb)}
+	s := accumSpec{accum: lf.Accum, out: lf.Out.Format, ga: grad(ra), gb: grad(rb)}
 	if lf.AccumFormat != nil {
 		s.out, s.ga, s.gb = lf.AccumFormat, lf.AccumFormat, lf.AccumFormat
 	}

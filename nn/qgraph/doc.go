@@ -52,7 +52,7 @@
 // These reference kernels take nanoseconds per product; the fused layers
 // of nn are the fast path.
 //
-// Block formats (mxfp8, posit8-block, ...; nn.LayerFormats.Block):
+// Block formats (mxfp8, posit8-block, ...; nn.Quantizer.Block of a role):
 // Rewrite blocks each operand of a rewritten layer's matrix multiply along
 // the reduction dimension of every product it enters, forward and in both
 // backward products, re-blocked from the unrounded values, as nn.Linear and

@@ -32,9 +32,10 @@ type layerProduct struct {
 	conv   bool // nn.Conv2d's layout, else nn.Linear's
 	weight int  // the weight operand: 0 (A) or 1 (B)
 	tA, tB bool
-	// blk are the layer's block formats (rounded to nearest), which the
-	// kernel applies to each product's operands as nn's layers do.
-	blk nn.BlockRoles
+	// blk are the layer's block formats alone (rounded to nearest, see
+	// blockRoles), which the kernel applies to each product's operands as
+	// nn's layers do.
+	blk nn.LayerFormats
 }
 
 func (p layerProduct) String() string {
@@ -48,8 +49,8 @@ func (p layerProduct) String() string {
 	if p.conv {
 		layout = "conv"
 	}
-	if !p.blk.IsZero() {
-		layout += fmt.Sprintf(",blocks=%v/%v/%v", p.blk.Weight, p.blk.Act, p.blk.Err)
+	if p.blk != (nn.LayerFormats{}) {
+		layout += fmt.Sprintf(",blocks=%v/%v/%v", p.blk.Weight.Block, p.blk.Act.Block, p.blk.Err.Block)
 	}
 	return fmt.Sprintf("A%s ×[%s,w=%c] B%s", t(p.tA), layout, "AB"[p.weight], t(p.tB))
 }
@@ -97,7 +98,7 @@ func layerMatMul(p layerProduct, a, b *gorgonia.Node) (*gorgonia.Node, error) {
 	if p.weight == 0 {
 		lk.m, lk.n = lk.N, lk.M
 	}
-	f := nn.LayerFormats{Block: p.blk}
+	f := p.blk
 	if p.conv {
 		lk.conv2d, err = nn.NewConv2dKernel(1, lk.k, 1, lk.m, lk.n, 1, 1, 0, f)
 	} else {

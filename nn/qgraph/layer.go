@@ -45,7 +45,7 @@ func Dot(p nn.Policy, layer string, f func(a, b *gorgonia.Node) (*gorgonia.Node,
 func dot(p nn.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec) (*gorgonia.Node, error),
 	a, b *gorgonia.Node, ra, rb Operand, opts ...Option) (*gorgonia.Node, error) {
 	lf := nn.FormatsOf(p, layer)
-	if !lf.Block.IsZero() {
+	if hasBlocks(lf) {
 		return nil, fmt.Errorf("qgraph: layer %s: block formats are applied by Rewrite (to a graph built with gorgonia.Mul and gorgonia.Conv2d) and by the fused layers of nn, not by the layer wrappers", layer)
 	}
 	c := newConfig(opts)
@@ -61,40 +61,60 @@ func dot(p nn.Policy, layer string, f func(a, b *gorgonia.Node, s accumSpec) (*g
 	if err != nil {
 		return nil, fmt.Errorf("qgraph: layer %s: %w", layer, err)
 	}
-	return quantizeRole(&c, lf, layer, "out", y, lf.Out, lf.Err)
+	return quantizeRole(&c, layer, "out", y, lf.Out, lf.Err)
 }
 
 func operand(c *config, lf nn.LayerFormats, layer, which string, x *gorgonia.Node, r Operand) (*gorgonia.Node, error) {
 	if r == Weight {
-		return quantizeRole(c, lf, layer, which+".weight", x, lf.Weight, lf.WGrad)
+		return quantizeRole(c, layer, which+".weight", x, lf.Weight, lf.WGrad)
 	}
-	return quantizeRole(c, lf, layer, which+".act", x, lf.Act, lf.Err)
+	return quantizeRole(c, layer, which+".act", x, lf.Act, lf.Err)
 }
 
-// quantizeRole inserts a quantizer with a seed derived from the layer and
-// role, so that every node has its own random stream.
-func quantizeRole(c *config, lf nn.LayerFormats, layer, role string, x *gorgonia.Node, fwd, bwd quant.Format) (*gorgonia.Node, error) {
-	var opts []Option
+// quantizeRole inserts a quantizer rounding x by the element-wise formats
+// of fwd and its gradient by bwd's (block formats are the layer kernels'),
+// with a seed derived from the layer and role, so that every node has its
+// own random stream.
+func quantizeRole(c *config, layer, role string, x *gorgonia.Node, fwd, bwd nn.Quantizer) (*gorgonia.Node, error) {
+	opts := []Option{WithBackwardRounding(bwd.Rounding)}
 	if c.seeded {
 		opts = append(opts, WithSeed(deriveSeed(c.seed, layer, role)))
 	}
-	q, err := Quantize(x, fwd, bwd, lf.Rounding, opts...)
+	q, err := Quantize(x, fwd.Format, bwd.Format, fwd.Rounding, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("qgraph: layer %s, %s: %w", layer, role, err)
 	}
 	return q, nil
 }
 
+// hasBlocks reports whether a dot-product role of lf has a block format.
+func hasBlocks(lf nn.LayerFormats) bool { return blockRoles(lf) != nn.LayerFormats{} }
+
+// blockRoles returns the block formats of lf's dot-product roles alone,
+// rounded to nearest: what Rewrite's layer kernels apply.
+func blockRoles(lf nn.LayerFormats) nn.LayerFormats {
+	b := func(q nn.Quantizer) nn.Quantizer { return nn.Quantizer{Block: q.Block} }
+	return nn.LayerFormats{Weight: b(lf.Weight), Act: b(lf.Act), Out: b(lf.Out), Err: b(lf.Err), WGrad: b(lf.WGrad)}
+}
+
 // checkBlocks reports block formats Rewrite cannot apply as nn does: with
-// quire or per-op accumulation, or stochastic rounding.
+// quire or per-op accumulation, stochastic rounding, or beside an
+// element-wise format of the same role.
 func checkBlocks(lf nn.LayerFormats, layer string) error {
-	switch {
-	case lf.Block.IsZero():
+	if !hasBlocks(lf) {
 		return nil
-	case lf.Accum != quant.AccumFP32:
+	}
+	if lf.Accum != quant.AccumFP32 {
 		return fmt.Errorf("layer %s: block formats with %v accumulation are available in the fused layers of nn only", layer, lf.Accum)
-	case lf.Rounding != quant.Nearest:
-		return fmt.Errorf("layer %s: block formats with %v rounding are available in the fused layers of nn only", layer, lf.Rounding)
+	}
+	for _, q := range [...]nn.Quantizer{lf.Weight, lf.Act, lf.Out, lf.Err, lf.WGrad} {
+		switch {
+		case q.Block.IsZero():
+		case q.Rounding != quant.Nearest:
+			return fmt.Errorf("layer %s: block formats with %v rounding are available in the fused layers of nn only", layer, q.Rounding)
+		case q.Format != nil:
+			return fmt.Errorf("layer %s: a role with both a format (%v) and a block format (%v)", layer, q.Format, q.Block)
+		}
 	}
 	return nil
 }
@@ -195,4 +215,11 @@ func BatchedMatMul(p nn.Policy, layer string, a, b *gorgonia.Node, ra, rb Operan
 		return gorgonia.BatchedMatMul(a, b, transA, transB)
 	}
 	return Dot(p, layer, bmm, a, b, ra, rb, opts...)
+}
+
+// elem returns q's element-wise part: q without its block format, which
+// Rewrite's layer kernels apply.
+func elem(q nn.Quantizer) nn.Quantizer {
+	q.Block = quant.BlockFormat{}
+	return q
 }

@@ -83,8 +83,7 @@ func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, op
 	// output quantizer.
 	type spec struct {
 		layer, role string
-		fwd, bwd    quant.Format
-		lf          nn.LayerFormats
+		fwd, bwd    nn.Quantizer // element-wise: blocks are the layer kernels'
 	}
 	type edge struct {
 		to *gorgonia.Node // the consumer
@@ -148,26 +147,26 @@ func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, op
 		} else if tA, tB, ok := matMulTrans(n); ok && weightIdx >= 0 {
 			// fp32: sum in the fused layers' order.
 			_, conv := traceIm2col(g, kids[1-weightIdx])
-			layered[n] = layerProduct{conv: conv, weight: weightIdx, tA: tA, tB: tB, blk: lf.Block}
-		} else if !lf.Block.IsZero() {
-			return nil, nil, fmt.Errorf("qgraph: Rewrite: layer %s: block formats (%v) need a matrix multiply or convolution with one weight operand, not %v", layer, lf.Block.Act, n.Op())
+			layered[n] = layerProduct{conv: conv, weight: weightIdx, tA: tA, tB: tB, blk: blockRoles(lf)}
+		} else if hasBlocks(lf) {
+			return nil, nil, fmt.Errorf("qgraph: Rewrite: layer %s: block formats (%v) need a matrix multiply or convolution with one weight operand, not %v", layer, lf.Act.Block, n.Op())
 		}
 		which := [2]string{"a", "b"}
 		for i, kid := range kids {
-			s := spec{layer: layer, lf: lf}
+			s := spec{layer: layer}
 			e := edge{n, i}
 			if roles[i] == Weight {
-				s.role, s.fwd, s.bwd = which[i]+".weight", lf.Weight, lf.WGrad
+				s.role, s.fwd, s.bwd = which[i]+".weight", elem(lf.Weight), elem(lf.WGrad)
 			} else {
-				s.role, s.fwd, s.bwd = which[i]+".act", lf.Act, lf.Err
+				s.role, s.fwd, s.bwd = which[i]+".act", elem(lf.Act), elem(lf.Err)
 				if im, ok := traceIm2col(g, kid); ok {
 					ie := edge{im, 0}
-					if prev, taken := edges[ie]; !taken || prev.fwd == s.fwd && prev.bwd == s.bwd && prev.lf.Rounding == lf.Rounding {
+					if prev, taken := edges[ie]; !taken || prev.fwd == s.fwd && prev.bwd == s.bwd {
 						e = ie
 					}
 				}
 			}
-			if _, taken := edges[e]; !taken && (s.fwd != nil || s.bwd != nil) {
+			if _, taken := edges[e]; !taken && (!s.fwd.IsZero() || !s.bwd.IsZero()) {
 				edges[e] = s
 			}
 		}
@@ -177,11 +176,11 @@ func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, op
 				// The output is rounded after the bias is added, as in
 				// the fused layers; the bias gradient to WGrad.
 				out = add
-				biases[add] = bias{h: h, leaf: b, spec: spec{layer: layer, role: "bias", bwd: lf.WGrad, lf: lf}}
+				biases[add] = bias{h: h, leaf: b, spec: spec{layer: layer, role: "bias", bwd: elem(lf.WGrad)}}
 			}
 		}
-		if lf.Out != nil || lf.Err != nil {
-			outs[out] = spec{layer: layer, role: "out", fwd: lf.Out, bwd: lf.Err, lf: lf}
+		if lf.Out.Format != nil || lf.Err.Format != nil {
+			outs[out] = spec{layer: layer, role: "out", fwd: elem(lf.Out), bwd: elem(lf.Err)}
 		}
 	}
 
@@ -189,7 +188,7 @@ func Rewrite(g *gorgonia.ExprGraph, p nn.Policy, learnables []*gorgonia.Node, op
 	g2 := gorgonia.NewGraph()
 	m := make(map[*gorgonia.Node]*gorgonia.Node, len(nodes))
 	quantize := func(x *gorgonia.Node, s spec) (*gorgonia.Node, error) {
-		return quantizeRole(&c, s.lf, s.layer, s.role, x, s.fwd, s.bwd)
+		return quantizeRole(&c, s.layer, s.role, x, s.fwd, s.bwd)
 	}
 	for _, n := range nodes {
 		var nn *gorgonia.Node
