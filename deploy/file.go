@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/positgan/positgan/quant"
 )
@@ -258,6 +260,22 @@ func (r *reader) u32() uint32 {
 	return 0
 }
 
+// maxNameLen bounds a tensor's name in a file ("G/res3/conv1.w" is 14).
+const maxNameLen = 256
+
+// checkName reports whether name can be a tensor's name: at most
+// maxNameLen bytes of printable UTF-8.
+func checkName(name string) error {
+	ok := len(name) > 0 && len(name) <= maxNameLen && utf8.ValidString(name)
+	for _, c := range name {
+		ok = ok && unicode.IsPrint(c)
+	}
+	if !ok {
+		return fmt.Errorf("tensor name of %d bytes %.40q is not a tensor name", len(name), name)
+	}
+	return nil
+}
+
 func (r *reader) tensor() (Tensor, error) {
 	var t Tensor
 	t.Name = string(r.bytes(int(r.u16())))
@@ -268,6 +286,11 @@ func (r *reader) tensor() (Tensor, error) {
 	r.u8()
 	if r.err != nil {
 		return t, r.err
+	}
+	// Names are printed in errors: an over-long or unprintable one is
+	// refused before it is (quoted and cut short).
+	if err := checkName(t.Name); err != nil {
+		return t, err
 	}
 	if nd > maxDims {
 		return t, fmt.Errorf("%s: %d dimensions, at most %d", t.Name, nd, maxDims)

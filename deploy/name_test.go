@@ -1,0 +1,31 @@
+package deploy_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/positgan/positgan/deploy"
+	"github.com/positgan/positgan/models"
+)
+
+// A tensor name from a file is printed in errors: an over-long or
+// unprintable one is refused with a short, quoted message (issue 29
+// item 14).
+func TestLoadRefusesBadNames(t *testing.T) {
+	cfg := models.Config{Arch: models.CGAN, ZDim: 2, Classes: 2, Channels: 1, Height: 2, Width: 2, Features: 1}
+	m, err := deploy.Export(trained(t, cfg, ""), mustPolicy(t, "posit6-deploy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{strings.Repeat("G/", 30000) + "w", "G/fc1.w\x00\nrm -rf", "bad\xffutf8"} {
+		m.Tensors[0].Name = name
+		b, err := m.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = deploy.Parse(b)
+		if err == nil || !strings.Contains(err.Error(), "is not a tensor name") || len(err.Error()) > 200 || strings.ContainsAny(err.Error(), "\x00\n") {
+			t.Errorf("name of %d bytes: Parse = %.300v", len(name), err)
+		}
+	}
+}
