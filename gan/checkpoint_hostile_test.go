@@ -80,4 +80,3 @@ func TestHostileCheckpoints(t *testing.T) {
 		t.Errorf("the untouched checkpoint: %v", err)
 	}
 }
-
