@@ -1,12 +1,8 @@
-package nn
-
-import "github.com/positgan/positgan/compute"
-
-// Kernels of concat.go and arith.go.
+package compute
 
 // concatRows sets row r of dst (n+m values) to row r of a (n values)
 // followed by row r of b (m values).
-func concatRows[T compute.Float](dst, a, b []T, rows, n, m int) {
+func concatRows[T Float](dst, a, b []T, rows, n, m int) {
 	for r := 0; r < rows; r++ {
 		copy(dst[r*(n+m):], a[r*n:(r+1)*n])
 		copy(dst[r*(n+m)+n:], b[r*m:(r+1)*m])
@@ -15,20 +11,20 @@ func concatRows[T compute.Float](dst, a, b []T, rows, n, m int) {
 
 // sliceRows sets row r of dst (w values) to values off to off+w of row r
 // of src (cols values).
-func sliceRows[T compute.Float](dst, src []T, rows, cols, off, w int) {
+func sliceRows[T Float](dst, src []T, rows, cols, off, w int) {
 	for r := 0; r < rows; r++ {
 		copy(dst[r*w:(r+1)*w], src[r*cols+off:r*cols+off+w])
 	}
 }
 
-func sumTo[T compute.Float](dst, a, b []T) {
+func sumTo[T Float](dst, a, b []T) {
 	dst, b = dst[:len(a)], b[:len(a)]
 	for i, v := range a {
 		dst[i] = v + b[i]
 	}
 }
 
-func scaleTo[T compute.Float](dst, src []T, k T) {
+func scaleTo[T Float](dst, src []T, k T) {
 	dst = dst[:len(src)]
 	for i, v := range src {
 		dst[i] = v * k
