@@ -136,6 +136,10 @@ type Layers interface {
 	Upsample(dst, src []float32, g Upscale)
 	// UpsampleBack sets dst to Upsample's gradient.
 	UpsampleBack(dst, dy []float32, g Upscale)
+	// PlaneMean sets dst to the mean of each plane of src.
+	PlaneMean(dst, src []float32, n, hw int)
+	// PlaneMeanBack sets dst to PlaneMean's gradient.
+	PlaneMeanBack(dst, dy []float32, n, hw int)
 
 	// ReflectPad pads src with its reflection.
 	ReflectPad(dst, src []float32, g Reflect)
@@ -149,6 +153,16 @@ type Layers interface {
 	ConcatRows(dst, a, b []float32, rows, n, m int)
 	// SliceRows copies a range of columns of every row.
 	SliceRows(dst, src []float32, rows, cols, off, w int)
+
+	// AddBias adds a bias per channel.
+	AddBias(dst, bias []float32, n, inner int)
+	// SumBias sums a gradient per channel in float64: AddBias's gradient.
+	SumBias(dst, src []float32, n, inner int)
+	// MatrixToImages turns a convolution's product into images, plus a
+	// bias per channel.
+	MatrixToImages(dst, src, bias []float32, n, c, p int)
+	// ImagesToMatrix lays images out as MatrixToImages reads them.
+	ImagesToMatrix(dst, src []float32, n, c, p int)
 }
 
 // Products64 are the float64 Products.
@@ -194,12 +208,18 @@ type Layers64 interface {
 	MaxPoolBack64(dst, dy []float64, arg []int32, g Pool)
 	Upsample64(dst, src []float64, g Upscale)
 	UpsampleBack64(dst, dy []float64, g Upscale)
+	PlaneMean64(dst, src []float64, n, hw int)
+	PlaneMeanBack64(dst, dy []float64, n, hw int)
 	ReflectPad64(dst, src []float64, g Reflect)
 	ReflectPadBack64(dst, dy []float64, g Reflect)
 	PixelShuffle64(dst, src []float64, g Shuffle)
 	PixelShuffleBack64(dst, dy []float64, g Shuffle)
 	ConcatRows64(dst, a, b []float64, rows, n, m int)
 	SliceRows64(dst, src []float64, rows, cols, off, w int)
+	AddBias64(dst, bias []float64, n, inner int)
+	SumBias64(dst, src []float64, n, inner int)
+	MatrixToImages64(dst, src, bias []float64, n, c, p int)
+	ImagesToMatrix64(dst, src []float64, n, c, p int)
 }
 
 // impl is the Backend every function of the package forwards to.

@@ -158,3 +158,39 @@ func (CPU) SliceRows(dst, src []float32, rows, cols, off, w int) {
 func (CPU) SliceRows64(dst, src []float64, rows, cols, off, w int) {
 	sliceRows(dst, src, rows, cols, off, w)
 }
+
+// AddBias adds channel by channel.
+func (CPU) AddBias(dst, bias []float32, n, inner int) { addBias(dst, bias, n, inner) }
+
+// AddBias64 is AddBias on float64 data.
+func (CPU) AddBias64(dst, bias []float64, n, inner int) { addBias(dst, bias, n, inner) }
+
+// SumBias sums channel by channel.
+func (CPU) SumBias(dst, src []float32, n, inner int) { sumBias(dst, src, n, inner) }
+
+// SumBias64 is SumBias on float64 data.
+func (CPU) SumBias64(dst, src []float64, n, inner int) { sumBias(dst, src, n, inner) }
+
+// MatrixToImages splits the images over the cores.
+func (CPU) MatrixToImages(dst, src, bias []float32, n, c, p int) { scatter(dst, src, n, c, p, bias) }
+
+// MatrixToImages64 is MatrixToImages on float64 data.
+func (CPU) MatrixToImages64(dst, src, bias []float64, n, c, p int) { scatter(dst, src, n, c, p, bias) }
+
+// ImagesToMatrix splits the images over the cores.
+func (CPU) ImagesToMatrix(dst, src []float32, n, c, p int) { gather(dst, src, n, c, p) }
+
+// ImagesToMatrix64 is ImagesToMatrix on float64 data.
+func (CPU) ImagesToMatrix64(dst, src []float64, n, c, p int) { gather(dst, src, n, c, p) }
+
+// PlaneMean sums a plane at a time.
+func (CPU) PlaneMean(dst, src []float32, n, hw int) { planeMean(dst, src, n, hw) }
+
+// PlaneMean64 is PlaneMean on float64 data.
+func (CPU) PlaneMean64(dst, src []float64, n, hw int) { planeMean(dst, src, n, hw) }
+
+// PlaneMeanBack fills a plane at a time.
+func (CPU) PlaneMeanBack(dst, dy []float32, n, hw int) { planeMeanBack(dst, dy, n, hw) }
+
+// PlaneMeanBack64 is PlaneMeanBack on float64 data.
+func (CPU) PlaneMeanBack64(dst, dy []float64, n, hw int) { planeMeanBack(dst, dy, n, hw) }

@@ -228,3 +228,85 @@ func SliceRows[T Float](dst, src []T, rows, cols, off, w int) {
 		panic(errType)
 	}
 }
+
+// AddBias adds bias[c] to every value of channel c of dst, an (n,
+// len(bias), inner) tensor: the bias of a dense layer (inner 1) or a
+// convolution (inner the positions of a plane).
+func AddBias[T Float](dst, bias []T, n, inner int) {
+	switch d := any(dst).(type) {
+	case []float32:
+		impl.AddBias(d, any(bias).([]float32), n, inner)
+	case []float64:
+		impl.AddBias64(d, any(bias).([]float64), n, inner)
+	default:
+		panic(errType)
+	}
+}
+
+// SumBias sets dst[c] to the sum over b < n and p < inner of
+// src[(b·len(dst)+c)·inner+p]: the gradient of a bias added by AddBias,
+// summed in float64 in that order and rounded once.
+func SumBias[T Float](dst, src []T, n, inner int) {
+	switch d := any(dst).(type) {
+	case []float32:
+		impl.SumBias(d, any(src).([]float32), n, inner)
+	case []float64:
+		impl.SumBias64(d, any(src).([]float64), n, inner)
+	default:
+		panic(errType)
+	}
+}
+
+// MatrixToImages sets the n images of dst (n×c×p) from the c × n·p matrix
+// src, whose columns hold the images side by side, plus bias[ch] on
+// channel ch (bias nil: none): dst[b][ch][i] = src[ch][b·p+i] + bias[ch].
+// It turns a convolution's product into its output.
+func MatrixToImages[T Float](dst, src, bias []T, n, c, p int) {
+	switch d := any(dst).(type) {
+	case []float32:
+		impl.MatrixToImages(d, any(src).([]float32), any(bias).([]float32), n, c, p)
+	case []float64:
+		impl.MatrixToImages64(d, any(src).([]float64), any(bias).([]float64), n, c, p)
+	default:
+		panic(errType)
+	}
+}
+
+// ImagesToMatrix is the inverse of MatrixToImages without a bias:
+// dst[ch][b·p+i] = src[b][ch][i].
+func ImagesToMatrix[T Float](dst, src []T, n, c, p int) {
+	switch d := any(dst).(type) {
+	case []float32:
+		impl.ImagesToMatrix(d, any(src).([]float32), n, c, p)
+	case []float64:
+		impl.ImagesToMatrix64(d, any(src).([]float64), n, c, p)
+	default:
+		panic(errType)
+	}
+}
+
+// PlaneMean sets dst[p] to the mean of plane p of src (n planes of hw
+// values): the sum in float64, in order, divided by hw and rounded once.
+func PlaneMean[T Float](dst, src []T, n, hw int) {
+	switch d := any(dst).(type) {
+	case []float32:
+		impl.PlaneMean(d, any(src).([]float32), n, hw)
+	case []float64:
+		impl.PlaneMean64(d, any(src).([]float64), n, hw)
+	default:
+		panic(errType)
+	}
+}
+
+// PlaneMeanBack sets every value of plane p of dst to dy[p]·(1/hw):
+// PlaneMean's gradient.
+func PlaneMeanBack[T Float](dst, dy []T, n, hw int) {
+	switch d := any(dst).(type) {
+	case []float32:
+		impl.PlaneMeanBack(d, any(dy).([]float32), n, hw)
+	case []float64:
+		impl.PlaneMeanBack64(d, any(dy).([]float64), n, hw)
+	default:
+		panic(errType)
+	}
+}

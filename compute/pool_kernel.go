@@ -75,3 +75,27 @@ func upsampleBack[T Float](dst, dy []T, g Upscale) {
 		}
 	}
 }
+
+// planeMean sets dst[p] to the mean of plane p of src (n planes of hw
+// values), summed in float64.
+func planeMean[T Float](dst, src []T, n, hw int) {
+	for p := 0; p < n; p++ {
+		var s float64
+		for _, v := range src[p*hw : (p+1)*hw] {
+			s += float64(v)
+		}
+		dst[p] = T(s / float64(hw))
+	}
+}
+
+// planeMeanBack sets every value of plane p of dst to dy[p]·(1/hw).
+func planeMeanBack[T Float](dst, dy []T, n, hw int) {
+	inv := 1 / T(hw)
+	for p := 0; p < n; p++ {
+		v := dy[p] * inv
+		d := dst[p*hw : (p+1)*hw]
+		for i := range d {
+			d[i] = v
+		}
+	}
+}
