@@ -16,17 +16,3 @@ func sliceRows[T Float](dst, src []T, rows, cols, off, w int) {
 		copy(dst[r*w:(r+1)*w], src[r*cols+off:r*cols+off+w])
 	}
 }
-
-func sumTo[T Float](dst, a, b []T) {
-	dst, b = dst[:len(a)], b[:len(a)]
-	for i, v := range a {
-		dst[i] = v + b[i]
-	}
-}
-
-func scaleTo[T Float](dst, src []T, k T) {
-	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] = v * k
-	}
-}

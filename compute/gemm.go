@@ -14,8 +14,10 @@ type Float interface{ ~float32 | ~float64 }
 // layer's kernels allocate nothing once warm. The zero value is ready to
 // use. A Workspace must not be used by two goroutines at once.
 type Workspace struct {
-	quire gemm.QuireWorkspace
-	perOp gemm.PerOpWorkspace
+	// The GEMMs' buffers (20 kB or so) are made at their first call: a
+	// norm layer's workspace needs none.
+	quire *gemm.QuireWorkspace
+	perOp *gemm.PerOpWorkspace
 
 	norm32 normJobs[float32]
 	norm64 normJobs[float64]
