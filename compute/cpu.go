@@ -39,6 +39,9 @@ func (CPU) QuireGemm(w *Workspace, f quant.Format, tA, tB bool, m, n, k int, a [
 		gemm.QuireGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
+	if w.quire == nil {
+		w.quire = new(gemm.QuireWorkspace)
+	}
 	w.quire.Gemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 }
 
@@ -53,6 +56,9 @@ func (CPU) PerOpGemm(w *Workspace, f quant.Format, tA, tB bool, m, n, k int, a [
 	if w == nil {
 		gemm.PerOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
+	}
+	if w.perOp == nil {
+		w.perOp = new(gemm.PerOpWorkspace)
 	}
 	w.perOp.Gemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 }

@@ -10,12 +10,17 @@ import (
 type Float interface{ ~float32 | ~float64 }
 
 // A Workspace keeps the buffers and tables of the exact (quire) and per-op
-// GEMMs between calls, so that a layer's products allocate nothing once
-// warm. The zero value is ready to use. A Workspace must not be used by
-// two goroutines at once.
+// GEMMs, and the state of the norm kernels, between calls, so that a
+// layer's kernels allocate nothing once warm. The zero value is ready to
+// use. A Workspace must not be used by two goroutines at once.
 type Workspace struct {
-	quire gemm.QuireWorkspace
-	perOp gemm.PerOpWorkspace
+	// The GEMMs' buffers (20 kB or so) are made at their first call: a
+	// norm layer's workspace needs none.
+	quire *gemm.QuireWorkspace
+	perOp *gemm.PerOpWorkspace
+
+	norm32 normJobs[float32]
+	norm64 normJobs[float64]
 
 	// Scratch is for a Backend outside this package to keep its own state
 	// per workspace; CPU does not use it.

@@ -38,15 +38,15 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 	a := float32(alpha)
 	fwd := &passJob{f: func(dst, src, saved []float32) {
 		copy(saved, src)
-		leaky(dst, saved, a)
+		compute.LeakyReLU(dst, saved, a)
 	}}
-	back := &passJob{f: func(dx, dy, saved []float32) { leakyBack(dx, dy, saved, a) }}
+	back := &passJob{f: func(dx, dy, saved []float32) { compute.LeakyReLUBack(dx, dy, saved, a) }}
 	return unary(x, fmt.Sprintf("%s[%p]", name, &in), x.Shape(),
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
 				in.s64 = grow(in.s64, x.Size())
 				copy(in.s64, data[float64](x))
-				leaky(data[float64](y), in.s64, alpha)
+				compute.LeakyReLU(data[float64](y), in.s64, alpha)
 			} else {
 				in.s32 = grow(in.s32, x.Size())
 				fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), in.s32
@@ -55,7 +55,7 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				leakyBack(data[float64](dx), data[float64](dy), in.s64, alpha)
+				compute.LeakyReLUBack(data[float64](dx), data[float64](dy), in.s64, alpha)
 			} else {
 				back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), in.s32
 				elementwise(len(back.src), back)
@@ -83,15 +83,15 @@ func elementwise(n int, r compute.Ranger) { compute.ForRanges(n, 1<<15, r) }
 func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 	var out saved // the output, for the backward pass
 	fwd := &passJob{f: func(y, x, out []float32) {
-		tanh(out, x)
+		compute.Tanh(out, x)
 		copy(y, out)
 	}}
-	back := &passJob{f: tanhBack[float32]}
+	back := &passJob{f: compute.TanhBack[float32]}
 	return unary(x, fmt.Sprintf("Tanh[%p]", &out), x.Shape(),
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
 				out.s64 = grow(out.s64, x.Size())
-				tanh(out.s64, data[float64](x))
+				compute.Tanh(out.s64, data[float64](x))
 				copy(data[float64](y), out.s64)
 			} else {
 				out.s32 = grow(out.s32, x.Size())
@@ -101,7 +101,7 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				tanhBack(data[float64](dx), data[float64](dy), out.s64)
+				compute.TanhBack(data[float64](dx), data[float64](dy), out.s64)
 			} else {
 				back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), out.s32
 				elementwise(len(back.src), back)
@@ -119,19 +119,19 @@ func Sigmoid(x *gorgonia.Node) (*gorgonia.Node, error) {
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
 				out.s64 = grow(out.s64, x.Size())
-				sigmoidTo(out.s64, data[float64](x))
+				compute.Sigmoid(out.s64, data[float64](x))
 				copy(data[float64](y), out.s64)
 			} else {
 				out.s32 = grow(out.s32, x.Size())
-				sigmoidTo(out.s32, data[float32](x))
+				compute.Sigmoid(out.s32, data[float32](x))
 				copy(data[float32](y), out.s32)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				sigmoidBack(data[float64](dx), data[float64](dy), out.s64)
+				compute.SigmoidBack(data[float64](dx), data[float64](dy), out.s64)
 			} else {
-				sigmoidBack(data[float32](dx), data[float32](dy), out.s32)
+				compute.SigmoidBack(data[float32](dx), data[float32](dy), out.s32)
 			}
 		})
 }

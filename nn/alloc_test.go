@@ -9,9 +9,10 @@ import (
 	"github.com/positgan/positgan/internal/allocs"
 )
 
-// The norm kernels, scatter and gather allocate nothing once warm, on one
-// core and split across two (their work here is enough to split): they
-// run several times in every training step.
+// The norm kernels allocate nothing once warm, on one core and split
+// across two (their work here is enough to split): they run several times
+// in every training step. (compute's TestKernelAllocs checks the
+// convolutions' layout kernels.)
 func TestKernelAllocs(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	const n, c, inner = 8, 16, 1024
@@ -32,7 +33,6 @@ func TestKernelAllocs(t *testing.T) {
 	bn := &BatchNorm{C: c, Momentum: 0.1, mode: &training,
 		RunningMean: dense(tensor.Float32, []int{c}, vals(c)),
 		RunningVar:  dense(tensor.Float32, []int{c}, vals(c))}
-	cols, imgs, bias := vals(size), vals(size), vals(c)
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
 		for _, st := range []*normState{
@@ -47,12 +47,6 @@ func TestKernelAllocs(t *testing.T) {
 			if a := allocs.PerRun(20, norm); a != 0 {
 				t.Errorf("%d cores, %s: %v allocations a run", procs, st.name, a)
 			}
-		}
-		if a := allocs.PerRun(20, func() { scatter(imgs, cols, n, c, inner, bias) }); a != 0 {
-			t.Errorf("%d cores: scatter: %v allocations a call", procs, a)
-		}
-		if a := allocs.PerRun(20, func() { gather(cols, imgs, n, c, inner) }); a != 0 {
-			t.Errorf("%d cores: gather: %v allocations a call", procs, a)
 		}
 	}
 }

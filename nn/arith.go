@@ -6,6 +6,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/compute"
 )
 
 // Add returns a + b element by element, for a and b of the same shape: the
@@ -24,9 +26,9 @@ func Add(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 		Func: funcOp{Name: name, In: []tensor.Shape{shape, shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 			y := fwd.Get(in[0].Dtype(), shape)
 			if isF64(y) {
-				sumTo(data[float64](y), data[float64](in[0]), data[float64](in[1]))
+				compute.Add(data[float64](y), data[float64](in[0]), data[float64](in[1]))
 			} else {
-				sumTo(data[float32](y), data[float32](in[0]), data[float32](in[1]))
+				compute.Add(data[float32](y), data[float32](in[0]), data[float32](in[1]))
 			}
 			return y, nil
 		}},
@@ -64,9 +66,9 @@ func Scale(x *gorgonia.Node, k float64) (*gorgonia.Node, error) {
 	}
 	mul := func(src, dst *tensor.Dense) {
 		if isF64(src) {
-			scaleTo(data[float64](dst), data[float64](src), k)
+			compute.Scale(data[float64](dst), data[float64](src), k)
 		} else {
-			scaleTo(data[float32](dst), data[float32](src), float32(k))
+			compute.Scale(data[float32](dst), data[float32](src), float32(k))
 		}
 	}
 	return unary(x, fmt.Sprintf("Scale(%v)", k), x.Shape(),

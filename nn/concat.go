@@ -5,6 +5,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/compute"
 )
 
 // Concat joins a and b along axis 1: two matrices (B, n) and (B, m) into
@@ -34,9 +36,9 @@ func Concat(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 		Func: funcOp{Name: name, In: []tensor.Shape{as.Clone(), bs.Clone()}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 			y := fwd.Get(in[0].Dtype(), shape)
 			if isF64(y) {
-				concatRows(data[float64](y), data[float64](in[0]), data[float64](in[1]), rows, n, m)
+				compute.ConcatRows(data[float64](y), data[float64](in[0]), data[float64](in[1]), rows, n, m)
 			} else {
-				concatRows(data[float32](y), data[float32](in[0]), data[float32](in[1]), rows, n, m)
+				compute.ConcatRows(data[float32](y), data[float32](in[0]), data[float32](in[1]), rows, n, m)
 			}
 			return y, nil
 		}},
@@ -46,9 +48,9 @@ func Concat(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 		part := func(what string, s tensor.Shape, off, w int) (*gorgonia.Node, error) {
 			return kernelNode(name+"."+what, s, []*gorgonia.Node{grad}, func(out *tensor.Dense, in []*tensor.Dense) {
 				if isF64(out) {
-					sliceRows(data[float64](out), data[float64](in[0]), rows, n+m, off, w)
+					compute.SliceRows(data[float64](out), data[float64](in[0]), rows, n+m, off, w)
 				} else {
-					sliceRows(data[float32](out), data[float32](in[0]), rows, n+m, off, w)
+					compute.SliceRows(data[float32](out), data[float32](in[0]), rows, n+m, off, w)
 				}
 			})
 		}

@@ -1,8 +1,6 @@
 package nn
 
 import (
-	"sync"
-
 	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/tensor"
@@ -40,7 +38,7 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	if b != nil {
 		bias = data[T](b)
 	}
-	scatter(data[T](y), bb.yt, n, st.outC, p, bias)
+	compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
 	compute.RoundSlice(r.out, data[T](y), data[T](y))
 	bb.gen++
 }
@@ -85,87 +83,6 @@ func colChunk[T compute.Float](r *roles, n, p int) int {
 // often narrow, block.
 const chunkCols = 1024
 
-// scatter sets dst[b][c][p] = src[c][b·P+p] + bias[c] (bias may be nil).
-func scatter[T compute.Float](dst, src []T, n, c, p int, bias []T) {
-	// Images write disjoint parts of dst: split them across the cores.
-	j := getTranspose(dst, src, bias, n, c, p)
-	compute.ForEaches(n, n*c*p, (*scatterJob[T])(j))
-	j.put()
-}
-
-// gather sets dst[c][b·P+p] = src[b][c][p].
-func gather[T compute.Float](dst, src []T, n, c, p int) {
-	j := getTranspose(dst, src, nil, n, c, p)
-	compute.ForEaches(n, n*c*p, (*gatherJob[T])(j))
-	j.put()
-}
-
-// A transpose is the arguments of a scatter or gather call between n
-// images of c planes of p values and a c × n·p matrix, for their loop
-// bodies (an image each). The workers that run those keep a pointer to
-// it, so that a transpose on the stack would be allocated at every call:
-// the calls take them from a pool instead.
-type transpose[T compute.Float] struct {
-	dst, src, bias []T
-	n, c, p        int
-}
-
-// getTranspose returns a transpose from the pool for the arguments of a
-// call.
-func getTranspose[T compute.Float](dst, src, bias []T, n, c, p int) *transpose[T] {
-	j, ok := transposePool[T]().Get().(*transpose[T])
-	if !ok {
-		j = new(transpose[T])
-	}
-	*j = transpose[T]{dst: dst, src: src, bias: bias, n: n, c: c, p: p}
-	return j
-}
-
-// put returns j to the pool, holding none of the caller's slices.
-func (j *transpose[T]) put() {
-	*j = transpose[T]{}
-	transposePool[T]().Put(j)
-}
-
-var transposes32, transposes64 sync.Pool // *transpose[float32], *transpose[float64]
-
-// transposePool returns the pool of transposes of element type T.
-func transposePool[T compute.Float]() *sync.Pool {
-	if _, ok := any(T(0)).(float32); ok {
-		return &transposes32
-	}
-	return &transposes64
-}
-
-// scatterJob is scatter's image b.
-type scatterJob[T compute.Float] transpose[T]
-
-func (j *scatterJob[T]) Each(b int) {
-	n, c, p := j.n, j.c, j.p
-	for ch := 0; ch < c; ch++ {
-		d := j.dst[(b*c+ch)*p : (b*c+ch+1)*p]
-		s := j.src[ch*n*p+b*p : ch*n*p+(b+1)*p]
-		if j.bias == nil {
-			copy(d, s)
-			continue
-		}
-		v := j.bias[ch]
-		for i, x := range s {
-			d[i] = x + v
-		}
-	}
-}
-
-// gatherJob is gather's image b.
-type gatherJob[T compute.Float] transpose[T]
-
-func (j *gatherJob[T]) Each(b int) {
-	n, c, p := j.n, j.c, j.p
-	for ch := 0; ch < c; ch++ {
-		copy(j.dst[ch*n*p+b*p:ch*n*p+(b+1)*p], j.src[(b*c+ch)*p:(b*c+ch+1)*p])
-	}
-}
-
 // convDY rounds the incoming gradient to Err once per run: for Conv2d into
 // a (OutC, B·P) matrix; for ConvTranspose2d in place of dy's layout, and
 // packs it into the column matrix dcol.
@@ -177,7 +94,7 @@ func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) [
 	g, n := st.g, st.batch
 	bb.dyq = grow(bb.dyq, dy.Size())
 	if !st.transposed {
-		gather(bb.dyq, data[T](dy), n, st.outC, g.Cols())
+		compute.ImagesToMatrix(bb.dyq, data[T](dy), n, st.outC, g.Cols())
 		compute.RoundSlice(st.roles.err, bb.dyq, bb.dyq)
 		return bb.dyq
 	}
@@ -228,7 +145,7 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	bb.xq = grow(bb.xq, x.Size())
-	gather(bb.xq, data[T](x), n, st.inC, p)
+	compute.ImagesToMatrix(bb.xq, data[T](x), n, st.inC, p)
 	compute.RoundSlice(r.act, bb.xq, bb.xq)
 	bb.wq = grow(bb.wq, w.Size())
 	compute.RoundSlice(r.w, bb.wq, data[T](w))
@@ -239,15 +156,7 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	yd := data[T](y)
 	col2imProduct(r, r.accOut, yd, wf, xf, st.inC, n, g, colChunk[T](r, n, p), &bb.col)
 	if b != nil {
-		hw := g.H * g.W
-		for i, v := range data[T](b) {
-			for j := 0; j < n; j++ {
-				s := yd[(j*g.C+i)*hw : (j*g.C+i+1)*hw]
-				for k := range s {
-					s[k] += v
-				}
-			}
-		}
+		compute.AddBias(yd, data[T](b), n, g.H*g.W)
 	}
 	compute.RoundSlice(r.out, yd, yd)
 	bb.gen++
@@ -265,7 +174,7 @@ func convTBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.
 	bb.dxt = grow(bb.dxt, st.inC*ld)
 	mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
 	d := data[T](dx)
-	scatter(d, bb.dxt, n, st.inC, p, nil)
+	compute.MatrixToImages(d, bb.dxt, nil, n, st.inC, p)
 	compute.RoundSlice(r.err, d, d)
 }
 

@@ -161,7 +161,7 @@ func SumBias[T compute.Float](dst, src []T, n, inner int) {
 	if len(src) != n*len(dst)*inner {
 		panic(fmt.Sprintf("nn: SumBias: %d values, want %d·%d·%d", len(src), n, len(dst), inner))
 	}
-	sumRows(newRoles(LayerFormats{}, 0), src, dst, n, inner)
+	compute.SumBias(dst, src, n, inner)
 }
 
 // checkSize panics if t does not hold n values.

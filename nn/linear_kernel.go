@@ -26,13 +26,7 @@ func linForward[T compute.Float](st *linState, bb *linBufs[T], x, w, b, y *tenso
 	yd := data[T](y)
 	mm(r, r.accOut, false, true, n, out, in, xf, in, wf, in, yd)
 	if b != nil {
-		bias := data[T](b)
-		for i := 0; i < n; i++ {
-			row := yd[i*out : (i+1)*out]
-			for j, v := range bias {
-				row[j] += v
-			}
-		}
+		compute.AddBias(yd, data[T](b), n, 1)
 	}
 	compute.RoundSlice(r.out, yd, yd)
 	bb.gen++
@@ -78,15 +72,6 @@ func linBackW[T compute.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dens
 // src[(b·len(dst)+c)·inner+p] (the bias gradient of an (n, C, inner)
 // tensor), rounded to WGrad.
 func sumRows[T compute.Float](r *roles, src, dst []T, n, inner int) {
-	c := len(dst)
-	for j := range dst {
-		var s float64
-		for b := 0; b < n; b++ {
-			for _, v := range src[(b*c+j)*inner : (b*c+j+1)*inner] {
-				s += float64(v)
-			}
-		}
-		dst[j] = T(s)
-	}
+	compute.SumBias(dst, src, n, inner)
 	compute.RoundSlice(r.wgrad, dst, dst)
 }

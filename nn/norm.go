@@ -5,6 +5,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/compute"
 )
 
 // InstanceNorm normalises each channel of each sample of a (batch, C, H, W)
@@ -147,8 +149,7 @@ type normState struct {
 	gen, sumsGen    int               // forward runs; that of the sums
 	sumsDy          *tensor.Dense     // the gradient summed
 	sumDy, sumDyHat []float64         // per channel
-	jobs32          normJobs[float32] // the kernels' loop bodies (norm_kernel.go)
-	jobs64          normJobs[float64]
+	ws              compute.Workspace // the kernels' state
 	y, dx, dg, db   outBuf
 }
 
@@ -222,4 +223,60 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		return gorgonia.Nodes{dx, dg, db}, err
 	}
 	return apply(op, x, gamma, beta)
+}
+
+// geom returns the shape and mode of the node's kernels for its next run.
+func (st *normState) geom() compute.Norm {
+	g := compute.Norm{N: st.n, C: st.c, Inner: st.inner, PerSample: st.perSample, Eps: st.eps, Running: !st.batchStats}
+	if st.bn != nil && st.batchStats && !st.frozen {
+		g.Update, g.Momentum = true, st.bn.Momentum
+	}
+	return g
+}
+
+// normSums returns Σdy and Σdy·x̂ per channel, over the whole batch
+// (batch norm's dx needs both; the affine gradients of both norms are
+// them), computed once per forward run and gradient dyt.
+func normSums[T compute.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) {
+	if st.sumsGen == st.gen && st.sumsDy == dyt && len(st.sumDy) == st.c {
+		return st.sumDy, st.sumDyHat
+	}
+	st.sumDy, st.sumDyHat = grow(st.sumDy, st.c), grow(st.sumDyHat, st.c)
+	compute.NormSums(&st.ws, st.sumDy, st.sumDyHat, data[T](dyt), st.xhat, st.geom())
+	st.sumsGen, st.sumsDy = st.gen, dyt
+	return st.sumDy, st.sumDyHat
+}
+
+func normForward[T compute.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
+	x := data[T](xt)
+	st.gen++
+	st.batchStats = st.bn == nil || st.bn.Training()
+	g := st.geom()
+	st.xhat = grow(st.xhat, len(x))
+	st.invstd = grow(st.invstd, st.c*g.Groups())
+	var rm, rv []T
+	if st.bn != nil {
+		rm, rv = data[T](st.bn.RunningMean), data[T](st.bn.RunningVar)
+	}
+	compute.NormForward(&st.ws, data[T](yt), x, data[T](gt), data[T](bt), rm, rv, st.xhat, st.invstd, g)
+}
+
+func normBackX[T compute.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
+	var bs, bsx []float64
+	if st.batchStats && !st.perSample {
+		bs, bsx = normSums[T](st, dyt)
+	}
+	compute.NormBackX(&st.ws, data[T](dxt), data[T](dyt), data[T](gt), st.xhat, st.invstd, bs, bsx, st.geom())
+}
+
+// normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
+func normBackAffine[T compute.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
+	dst := data[T](dstt)
+	s, sx := normSums[T](st, dyt)
+	if gamma {
+		s = sx
+	}
+	for c, v := range s {
+		dst[c] = T(v)
+	}
 }

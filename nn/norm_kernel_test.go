@@ -164,7 +164,28 @@ func BenchmarkNorm(b *testing.B) {
 	}
 }
 
-// The kernels as they were, one group's sums at a time.
+// The kernels as they were, one group's sums at a time, and how they
+// index the node's tensors: groups per channel, the samples of group gi,
+// and the plane of sample b, channel c.
+
+func (st *normState) groups() int {
+	if st.perSample {
+		return st.n
+	}
+	return 1
+}
+
+func (st *normState) samples(gi int) (int, int) {
+	if st.perSample {
+		return gi, gi + 1
+	}
+	return 0, st.n
+}
+
+func plane[T compute.Float](s []T, st *normState, b, c int) []T {
+	i := (b*st.c + c) * st.inner
+	return s[i : i+st.inner]
+}
 
 func refNormForward[T compute.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x, gamma, beta, y := data[T](xt), data[T](gt), data[T](bt), data[T](yt)

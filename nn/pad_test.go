@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -68,34 +67,6 @@ func TestReflectionPad2DValues(t *testing.T) {
 		}
 		if !slices.Equal(grad, tc.wantGrad) {
 			t.Errorf("%s: gradient of the sum = %v, want %v", tc.name, grad, tc.wantGrad)
-		}
-	}
-}
-
-// The kernel against a slow reference: reflection about the edges is
-// i ↦ (n-1) - |(n-1) - |i - pad||.
-func TestReflectionPad2DReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	abs := func(v int) int { return max(v, -v) }
-	refl := func(i, n, pad int) int { return (n - 1) - abs((n-1)-abs(i-pad)) }
-	for _, s := range [][]int{{2, 3, 5, 7}, {1, 1, 2, 9}, {3, 2, 6, 2}} {
-		b, c, h, w := s[0], s[1], s[2], s[3]
-		for pad := 0; pad < min(h, w); pad++ {
-			x := make([]float64, b*c*h*w)
-			fillRand(x, rng)
-			oh, ow := h+2*pad, w+2*pad
-			y := make([]float64, b*c*oh*ow)
-			reflectPad(newPadGeom(b*c, h, w, pad), y, x)
-			for p := 0; p < b*c; p++ {
-				for i := 0; i < oh; i++ {
-					for j := 0; j < ow; j++ {
-						got, want := y[(p*oh+i)*ow+j], x[(p*h+refl(i, h, pad))*w+refl(j, w, pad)]
-						if got != want {
-							t.Fatalf("%v pad %d: y[%d,%d,%d] = %v, want %v", s, pad, p, i, j, got, want)
-						}
-					}
-				}
-			}
 		}
 	}
 }

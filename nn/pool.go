@@ -5,6 +5,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/compute"
 )
 
 // AvgPool2D averages k×k windows of x (batch, C, H, W) moved with the
@@ -18,20 +20,20 @@ func AvgPool2D(x *gorgonia.Node, k, stride int) (*gorgonia.Node, error) {
 	if k <= 0 || stride <= 0 || k > s[2] || k > s[3] {
 		return nil, fmt.Errorf("nn: avgpool2d: kernel %d, stride %d on %dx%d input", k, stride, s[2], s[3])
 	}
-	g := poolGeom{n: s[0] * s[1], h: s[2], w: s[3], k: k, s: stride, oh: (s[2]-k)/stride + 1, ow: (s[3]-k)/stride + 1}
-	return unary(x, fmt.Sprintf("AvgPool2D(k=%d,s=%d)", k, stride), tensor.Shape{s[0], s[1], g.oh, g.ow},
+	g := compute.Pool{N: s[0] * s[1], H: s[2], W: s[3], K: k, S: stride, OH: (s[2]-k)/stride + 1, OW: (s[3]-k)/stride + 1}
+	return unary(x, fmt.Sprintf("AvgPool2D(k=%d,s=%d)", k, stride), tensor.Shape{s[0], s[1], g.OH, g.OW},
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
-				avgPool(g, data[float64](y), data[float64](x))
+				compute.AvgPool(data[float64](y), data[float64](x), g)
 			} else {
-				avgPool(g, data[float32](y), data[float32](x))
+				compute.AvgPool(data[float32](y), data[float32](x), g)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				avgPoolBack(g, data[float64](dx), data[float64](dy))
+				compute.AvgPoolBack(data[float64](dx), data[float64](dy), g)
 			} else {
-				avgPoolBack(g, data[float32](dx), data[float32](dy))
+				compute.AvgPoolBack(data[float32](dx), data[float32](dy), g)
 			}
 		})
 }
@@ -47,20 +49,20 @@ func Upsample2D(x *gorgonia.Node, scale int) (*gorgonia.Node, error) {
 	if scale <= 0 {
 		return nil, fmt.Errorf("nn: upsample2d: scale %d must be positive", scale)
 	}
-	n, h, w := s[0]*s[1], s[2], s[3]
-	return unary(x, fmt.Sprintf("Upsample2D(%d)", scale), tensor.Shape{s[0], s[1], h * scale, w * scale},
+	g := compute.Upscale{N: s[0] * s[1], H: s[2], W: s[3], S: scale}
+	return unary(x, fmt.Sprintf("Upsample2D(%d)", scale), tensor.Shape{s[0], s[1], g.H * scale, g.W * scale},
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
-				upsample(data[float64](y), data[float64](x), n, h, w, scale)
+				compute.Upsample(data[float64](y), data[float64](x), g)
 			} else {
-				upsample(data[float32](y), data[float32](x), n, h, w, scale)
+				compute.Upsample(data[float32](y), data[float32](x), g)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				upsampleBack(data[float64](dx), data[float64](dy), n, h, w, scale)
+				compute.UpsampleBack(data[float64](dx), data[float64](dy), g)
 			} else {
-				upsampleBack(data[float32](dx), data[float32](dy), n, h, w, scale)
+				compute.UpsampleBack(data[float32](dx), data[float32](dy), g)
 			}
 		})
 }

@@ -5,6 +5,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/compute"
 )
 
 // MaxPool2D is PyTorch's F.max_pool2d(x, k, stride, pad) on x (batch, C,
@@ -18,20 +20,20 @@ func MaxPool2D(x *gorgonia.Node, k, stride, pad int) (*gorgonia.Node, error) {
 		return nil, err
 	}
 	arg := new([]int32) // each output's input index, for the backward pass
-	return unary(x, fmt.Sprintf("MaxPool2D[%p](k=%d,s=%d,p=%d)", arg, k, stride, pad), tensor.Shape{s[0], s[1], g.oh, g.ow},
+	return unary(x, fmt.Sprintf("MaxPool2D[%p](k=%d,s=%d,p=%d)", arg, k, stride, pad), tensor.Shape{s[0], s[1], g.OH, g.OW},
 		func(x, y *tensor.Dense) {
 			*arg = grow(*arg, y.Size())
 			if isF64(x) {
-				maxPool(g, data[float64](y), *arg, data[float64](x))
+				compute.MaxPool(data[float64](y), *arg, data[float64](x), g)
 			} else {
-				maxPool(g, data[float32](y), *arg, data[float32](x))
+				compute.MaxPool(data[float32](y), *arg, data[float32](x), g)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				maxPoolBack(g, data[float64](dx), data[float64](dy), *arg)
+				compute.MaxPoolBack(data[float64](dx), data[float64](dy), *arg, g)
 			} else {
-				maxPoolBack(g, data[float32](dx), data[float32](dy), *arg)
+				compute.MaxPoolBack(data[float32](dx), data[float32](dy), *arg, g)
 			}
 		})
 }
@@ -46,35 +48,35 @@ func AvgPool2DPad(x *gorgonia.Node, k, stride, pad int) (*gorgonia.Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	return unary(x, fmt.Sprintf("AvgPool2DPad(k=%d,s=%d,p=%d)", k, stride, pad), tensor.Shape{s[0], s[1], g.oh, g.ow},
+	return unary(x, fmt.Sprintf("AvgPool2DPad(k=%d,s=%d,p=%d)", k, stride, pad), tensor.Shape{s[0], s[1], g.OH, g.OW},
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
-				avgPoolPad(g, data[float64](y), data[float64](x))
+				compute.AvgPoolPad(data[float64](y), data[float64](x), g)
 			} else {
-				avgPoolPad(g, data[float32](y), data[float32](x))
+				compute.AvgPoolPad(data[float32](y), data[float32](x), g)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				avgPoolPadBack(g, data[float64](dx), data[float64](dy))
+				compute.AvgPoolPadBack(data[float64](dx), data[float64](dy), g)
 			} else {
-				avgPoolPadBack(g, data[float32](dx), data[float32](dy))
+				compute.AvgPoolPadBack(data[float32](dx), data[float32](dy), g)
 			}
 		})
 }
 
 // padPoolGeom checks a padded pool's arguments against x and returns its
 // geometry and x's shape.
-func padPoolGeom(x *gorgonia.Node, what string, k, stride, pad int) (padPool, tensor.Shape, error) {
+func padPoolGeom(x *gorgonia.Node, what string, k, stride, pad int) (compute.Pool, tensor.Shape, error) {
 	s, err := check4D(x, what)
 	if err != nil {
-		return padPool{}, nil, err
+		return compute.Pool{}, nil, err
 	}
 	// PyTorch's limit: a window must hold at least one pixel of the image.
 	if k <= 0 || stride <= 0 || pad < 0 || 2*pad > k || k > s[2]+2*pad || k > s[3]+2*pad {
-		return padPool{}, nil, fmt.Errorf("nn: %s: kernel %d, stride %d, padding %d on %dx%d input", what, k, stride, pad, s[2], s[3])
+		return compute.Pool{}, nil, fmt.Errorf("nn: %s: kernel %d, stride %d, padding %d on %dx%d input", what, k, stride, pad, s[2], s[3])
 	}
-	g := padPool{poolGeom{n: s[0] * s[1], h: s[2], w: s[3], k: k, s: stride,
-		oh: (s[2]+2*pad-k)/stride + 1, ow: (s[3]+2*pad-k)/stride + 1}, pad}
+	g := compute.Pool{N: s[0] * s[1], H: s[2], W: s[3], K: k, S: stride, Pad: pad,
+		OH: (s[2]+2*pad-k)/stride + 1, OW: (s[3]+2*pad-k)/stride + 1}
 	return g, s, nil
 }

@@ -40,37 +40,16 @@ func SpatialMean(x *gorgonia.Node) (*gorgonia.Node, error) {
 	return unary(x, "SpatialMean", tensor.Shape{s[0], s[1]},
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
-				planeMean(data[float64](y), data[float64](x), n, hw)
+				compute.PlaneMean(data[float64](y), data[float64](x), n, hw)
 			} else {
-				planeMean(data[float32](y), data[float32](x), n, hw)
+				compute.PlaneMean(data[float32](y), data[float32](x), n, hw)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				planeMeanBack(data[float64](dx), data[float64](dy), n, hw)
+				compute.PlaneMeanBack(data[float64](dx), data[float64](dy), n, hw)
 			} else {
-				planeMeanBack(data[float32](dx), data[float32](dy), n, hw)
+				compute.PlaneMeanBack(data[float32](dx), data[float32](dy), n, hw)
 			}
 		})
-}
-
-func planeMean[T compute.Float](dst, src []T, n, hw int) {
-	for p := 0; p < n; p++ {
-		var s float64
-		for _, v := range src[p*hw : (p+1)*hw] {
-			s += float64(v)
-		}
-		dst[p] = T(s / float64(hw))
-	}
-}
-
-func planeMeanBack[T compute.Float](dst, dy []T, n, hw int) {
-	inv := 1 / T(hw)
-	for p := 0; p < n; p++ {
-		v := dy[p] * inv
-		d := dst[p*hw : (p+1)*hw]
-		for i := range d {
-			d[i] = v
-		}
-	}
 }

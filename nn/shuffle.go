@@ -5,6 +5,8 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/compute"
 )
 
 // PixelShuffle rearranges x (batch, C·r², H, W) into (batch, C, H·r, W·r)
@@ -20,24 +22,20 @@ func PixelShuffle(x *gorgonia.Node, r int) (*gorgonia.Node, error) {
 	if r <= 0 || s[1]%(r*r) != 0 {
 		return nil, fmt.Errorf("nn: pixelshuffle: factor %d on %d channels, want a positive r with channels divisible by r²", r, s[1])
 	}
-	g := shuffleGeom{n: s[0] * s[1] / (r * r), h: s[2], w: s[3], r: r}
+	g := compute.Shuffle{N: s[0] * s[1] / (r * r), H: s[2], W: s[3], R: r}
 	return unary(x, fmt.Sprintf("PixelShuffle(%d)", r), tensor.Shape{s[0], s[1] / (r * r), s[2] * r, s[3] * r},
 		func(x, y *tensor.Dense) {
 			if isF64(x) {
-				shuffle(g, data[float64](y), data[float64](x), false)
+				compute.PixelShuffle(data[float64](y), data[float64](x), g)
 			} else {
-				shuffle(g, data[float32](y), data[float32](x), false)
+				compute.PixelShuffle(data[float32](y), data[float32](x), g)
 			}
 		},
 		func(dy, dx *tensor.Dense) {
 			if isF64(dy) {
-				shuffle(g, data[float64](dy), data[float64](dx), true)
+				compute.PixelShuffleBack(data[float64](dx), data[float64](dy), g)
 			} else {
-				shuffle(g, data[float32](dy), data[float32](dx), true)
+				compute.PixelShuffleBack(data[float32](dx), data[float32](dy), g)
 			}
 		})
 }
-
-// shuffleGeom is the geometry of a pixel shuffle: n output planes
-// (batch·C), each made of r² input planes of h×w.
-type shuffleGeom struct{ n, h, w, r int }

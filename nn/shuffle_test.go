@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -44,42 +43,6 @@ func TestPixelShuffleValues(t *testing.T) {
 	for i, v := range grad {
 		if v != 1 {
 			t.Errorf("gradient of the sum [%d] = %v, want 1", i, v)
-		}
-	}
-}
-
-// The kernel against the definition y[b, c, h·r+i, w·r+j] =
-// x[b, c·r²+i·r+j, h, w], both ways.
-func TestPixelShuffleReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, s := range []struct{ b, c, h, w, r int }{{2, 3, 2, 5, 2}, {1, 2, 3, 1, 3}, {3, 1, 1, 1, 4}} {
-		ci, oh, ow := s.c*s.r*s.r, s.h*s.r, s.w*s.r
-		x := make([]float64, s.b*ci*s.h*s.w)
-		fillRand(x, rng)
-		y := make([]float64, len(x))
-		g := shuffleGeom{n: s.b * s.c, h: s.h, w: s.w, r: s.r}
-		shuffle(g, y, x, false)
-		back := make([]float64, len(x))
-		shuffle(g, y, back, true)
-		if !slices.Equal(back, x) {
-			t.Errorf("%+v: backward of forward is not the identity", s)
-		}
-		for b := 0; b < s.b; b++ {
-			for c := 0; c < s.c; c++ {
-				for h := 0; h < s.h; h++ {
-					for w := 0; w < s.w; w++ {
-						for i := 0; i < s.r; i++ {
-							for j := 0; j < s.r; j++ {
-								got := y[((b*s.c+c)*oh+h*s.r+i)*ow+w*s.r+j]
-								want := x[((b*ci+c*s.r*s.r+i*s.r+j)*s.h+h)*s.w+w]
-								if got != want {
-									t.Fatalf("%+v: y[%d,%d,%d,%d] = %v, want %v", s, b, c, h*s.r+i, w*s.r+j, got, want)
-								}
-							}
-						}
-					}
-				}
-			}
 		}
 	}
 }

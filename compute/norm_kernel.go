@@ -1,0 +1,268 @@
+package compute
+
+import "math"
+
+// The sums over a group run in float64, each one chain of adds in element
+// order, so that the results depend on nothing else. One chain at a time,
+// every add waits for the one before (four cycles or so); the kernels run
+// the chains of four neighbouring channels side by side instead, each in
+// its own order, so the processor overlaps them and the bits are those of
+// one group at a time.
+
+// samples returns the range of samples that group gi of a channel spans.
+func (g Norm) samples(gi int) (int, int) {
+	if g.PerSample {
+		return gi, gi + 1
+	}
+	return 0, g.N
+}
+
+// plane returns the inner elements of sample b, channel c.
+func plane[T Float](s []T, g *Norm, b, c int) []T {
+	i := (b*g.C + c) * g.Inner
+	return s[i : i+g.Inner]
+}
+
+// quad returns channels c to c+3, those past the last (of n) replaced by
+// the last: the kernels sum them too, and the sums are dropped.
+func quad(c, n int) [4]int {
+	return [4]int{c, min(c+1, n-1), min(c+2, n-1), min(c+3, n-1)}
+}
+
+// planes4 returns sample b's planes of the channels ch.
+func planes4[T Float](s []T, g *Norm, b int, ch [4]int) (p0, p1, p2, p3 []T) {
+	return plane(s, g, b, ch[0]), plane(s, g, b, ch[1]), plane(s, g, b, ch[2]), plane(s, g, b, ch[3])
+}
+
+// sum4 returns Σ x over samples [b0, b1) of each of the channels ch.
+func sum4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int) [4]float64 {
+	var s0, s1, s2, s3 float64
+	for b := b0; b < b1; b++ {
+		x0, x1, x2, x3 := planes4(x, g, b, ch)
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		for i, v := range x0 {
+			s0 += float64(v)
+			s1 += float64(x1[i])
+			s2 += float64(x2[i])
+			s3 += float64(x3[i])
+		}
+	}
+	return [4]float64{s0, s1, s2, s3}
+}
+
+// sqDev4 returns Σ (x - mean)² over samples [b0, b1) of each of the
+// channels ch.
+func sqDev4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int, mean [4]float64) [4]float64 {
+	var s0, s1, s2, s3 float64
+	m0, m1, m2, m3 := mean[0], mean[1], mean[2], mean[3]
+	for b := b0; b < b1; b++ {
+		x0, x1, x2, x3 := planes4(x, g, b, ch)
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		for i, v := range x0 {
+			d0 := float64(v) - m0
+			d1 := float64(x1[i]) - m1
+			d2 := float64(x2[i]) - m2
+			d3 := float64(x3[i]) - m3
+			s0 += d0 * d0
+			s1 += d1 * d1
+			s2 += d2 * d2
+			s3 += d3 * d3
+		}
+	}
+	return [4]float64{s0, s1, s2, s3}
+}
+
+// sumDot4 returns Σ dy and Σ dy·x̂ over samples [b0, b1) of each of the
+// channels ch, in one pass.
+func sumDot4[T Float](dy []T, xhat []float64, g *Norm, ch [4]int, b0, b1 int) (s, sx [4]float64) {
+	var s0, s1, s2, s3, t0, t1, t2, t3 float64
+	for b := b0; b < b1; b++ {
+		d0, d1, d2, d3 := planes4(dy, g, b, ch)
+		h0, h1, h2, h3 := planes4(xhat, g, b, ch)
+		d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)]
+		h0, h1, h2, h3 = h0[:len(d0)], h1[:len(d0)], h2[:len(d0)], h3[:len(d0)]
+		for i, v := range d0 {
+			v0, v1, v2, v3 := float64(v), float64(d1[i]), float64(d2[i]), float64(d3[i])
+			s0 += v0
+			s1 += v1
+			s2 += v2
+			s3 += v3
+			t0 += v0 * h0[i]
+			t1 += v1 * h1[i]
+			t2 += v2 * h2[i]
+			t3 += v3 * h3[i]
+		}
+	}
+	return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
+}
+
+// normJobs are the loop bodies of the norm kernels for element type T,
+// one call for four channels, which ForEaches splits. The workers that
+// run them keep a pointer to them, so that jobs on the stack would be
+// allocated at every call: the caller's Workspace keeps them instead.
+type normJobs[T Float] struct {
+	sums  normSumsJob[T]
+	fwd   normForwardJob[T]
+	backX normBackXJob[T]
+}
+
+// normJobsOf returns w's jobs for element type T (fresh ones if w is
+// nil).
+func normJobsOf[T Float](w *Workspace) *normJobs[T] {
+	if w == nil {
+		return new(normJobs[T])
+	}
+	if j, ok := any(&w.norm32).(*normJobs[T]); ok {
+		return j
+	}
+	return any(&w.norm64).(*normJobs[T])
+}
+
+func normSums[T Float](w *Workspace, sumDy, sumDyHat []float64, dy []T, xhat []float64, g Norm) {
+	// Channels are independent: split them across the cores.
+	j := &normJobsOf[T](w).sums
+	*j = normSumsJob[T]{g: g, dy: dy, xhat: xhat, s: sumDy, sx: sumDyHat}
+	ForEaches((g.C+3)/4, 4*len(dy), j)
+}
+
+// normSumsJob is normSums of channels 4q to 4q+3.
+type normSumsJob[T Float] struct {
+	g     Norm
+	dy    []T
+	xhat  []float64
+	s, sx []float64
+}
+
+func (j *normSumsJob[T]) Each(q int) {
+	g := &j.g
+	c0 := 4 * q
+	s4, sx4 := sumDot4(j.dy, j.xhat, g, quad(c0, g.C), 0, g.N)
+	copy(j.s[c0:min(c0+4, g.C)], s4[:])
+	copy(j.sx[c0:min(c0+4, g.C)], sx4[:])
+}
+
+func normForward[T Float](w *Workspace, y, x, gamma, beta, mean, variance []T, xhat, invstd []float64, g Norm) {
+	// Channels are independent: split them across the cores.
+	j := &normJobsOf[T](w).fwd
+	*j = normForwardJob[T]{g: g, x: x, gamma: gamma, beta: beta, y: y, rm: mean, rv: variance, xhat: xhat, invstd: invstd}
+	ForEaches((g.C+3)/4, 8*len(x), j)
+}
+
+// normForwardJob is normForward of channels 4q to 4q+3.
+type normForwardJob[T Float] struct {
+	g                 Norm
+	x, gamma, beta, y []T
+	rm, rv            []T // batch norm's running statistics, or nil
+	xhat, invstd      []float64
+}
+
+func (j *normForwardJob[T]) Each(q int) {
+	g, x, gamma, beta, y, rm, rv := &j.g, j.x, j.gamma, j.beta, j.y, j.rm, j.rv
+	ng := g.Groups()
+	c0 := 4 * q
+	ch := quad(c0, g.C)
+	for gi := 0; gi < ng; gi++ {
+		b0, b1 := g.samples(gi)
+		m := float64((b1 - b0) * g.Inner)
+		var means, vars [4]float64
+		if !g.Running {
+			means = sum4(x, g, ch, b0, b1)
+			for k := range means {
+				means[k] /= m
+			}
+			vars = sqDev4(x, g, ch, b0, b1, means)
+			for k := range vars {
+				vars[k] /= m
+			}
+		}
+		for k := range min(4, g.C-c0) {
+			c := c0 + k
+			mean, variance := means[k], vars[k]
+			if g.Running {
+				mean, variance = float64(rm[c]), float64(rv[c])
+			} else if g.Update {
+				mo := g.Momentum
+				unbiased := variance
+				if m > 1 {
+					unbiased = variance * m / (m - 1)
+				}
+				rm[c] = T((1-mo)*float64(rm[c]) + mo*mean)
+				rv[c] = T((1-mo)*float64(rv[c]) + mo*unbiased)
+			}
+			inv := 1 / math.Sqrt(variance+g.Eps)
+			j.invstd[c*ng+gi] = inv
+			ga, be := float64(gamma[c]), float64(beta[c])
+			for b := b0; b < b1; b++ {
+				xs, xh, ys := plane(x, g, b, c), plane(j.xhat, g, b, c), plane(y, g, b, c)
+				xh, ys = xh[:len(xs)], ys[:len(xs)]
+				for i, v := range xs {
+					h := (float64(v) - mean) * inv
+					xh[i] = h
+					ys[i] = T(ga*h + be)
+				}
+			}
+		}
+	}
+}
+
+func normBackX[T Float](w *Workspace, dx, dy, gamma []T, xhat, invstd, sumDy, sumDyHat []float64, g Norm) {
+	var bs, bsx []float64
+	if !g.Running && !g.PerSample {
+		bs, bsx = sumDy, sumDyHat
+	}
+	// Channels are independent: split them across the cores.
+	j := &normJobsOf[T](w).backX
+	*j = normBackXJob[T]{g: g, dy: dy, gamma: gamma, dx: dx, xhat: xhat, invstd: invstd, bs: bs, bsx: bsx}
+	ForEaches((g.C+3)/4, 8*len(dy), j)
+}
+
+// normBackXJob is normBackX of channels 4q to 4q+3.
+type normBackXJob[T Float] struct {
+	g             Norm
+	dy, gamma, dx []T
+	xhat, invstd  []float64
+	bs, bsx       []float64 // batch norm's sums over the batch, or nil
+}
+
+func (j *normBackXJob[T]) Each(q int) {
+	g, dy, gamma, dx, bs, bsx := &j.g, j.dy, j.gamma, j.dx, j.bs, j.bsx
+	ng := g.Groups()
+	c0 := 4 * q
+	ch := quad(c0, g.C)
+	for gi := 0; gi < ng; gi++ {
+		b0, b1 := g.samples(gi)
+		// dx = γ·inv/m · (m·dy − Σdy − x̂·Σdy·x̂): sums and x̂ in float64.
+		m := float64((b1 - b0) * g.Inner)
+		var s, sx [4]float64
+		switch {
+		case bs != nil:
+			copy(s[:], bs[c0:])
+			copy(sx[:], bsx[c0:])
+		case !g.Running:
+			s, sx = sumDot4(dy, j.xhat, g, ch, b0, b1)
+		}
+		for k := range min(4, g.C-c0) {
+			c := c0 + k
+			ga, inv := float64(gamma[c]), j.invstd[c*ng+gi]
+			if g.Running {
+				for b := b0; b < b1; b++ {
+					d, o := plane(dy, g, b, c), plane(dx, g, b, c)
+					o = o[:len(d)]
+					for i, v := range d {
+						o[i] = T(float64(v) * ga * inv)
+					}
+				}
+				continue
+			}
+			sk, sxk := s[k], sx[k]
+			f := ga * inv / m
+			for b := b0; b < b1; b++ {
+				d, xh, o := plane(dy, g, b, c), plane(j.xhat, g, b, c), plane(dx, g, b, c)
+				xh, o = xh[:len(d)], o[:len(d)]
+				for i, v := range d {
+					o[i] = T(f * (m*float64(v) - sk - xh[i]*sxk))
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package compute
+
+import "sync"
+
+// The layout kernels of the convolutions: the product of a convolution
+// has the columns of all images side by side (a C × N·P matrix), the
+// images have their planes one after the other (N×C×P).
+
+// scatter sets dst[b][c][p] = src[c][b·P+p] + bias[c] (bias may be nil).
+func scatter[T Float](dst, src []T, n, c, p int, bias []T) {
+	// Images write disjoint parts of dst: split them across the cores.
+	j := getTranspose(dst, src, bias, n, c, p)
+	ForEaches(n, n*c*p, (*scatterJob[T])(j))
+	j.put()
+}
+
+// gather sets dst[c][b·P+p] = src[b][c][p].
+func gather[T Float](dst, src []T, n, c, p int) {
+	j := getTranspose(dst, src, nil, n, c, p)
+	ForEaches(n, n*c*p, (*gatherJob[T])(j))
+	j.put()
+}
+
+// A transpose is the arguments of a scatter or gather call between n
+// images of c planes of p values and a c × n·p matrix, for their loop
+// bodies (an image each). The workers that run those keep a pointer to
+// it, so that a transpose on the stack would be allocated at every call:
+// the calls take them from a pool instead.
+type transpose[T Float] struct {
+	dst, src, bias []T
+	n, c, p        int
+}
+
+// getTranspose returns a transpose from the pool for the arguments of a
+// call.
+func getTranspose[T Float](dst, src, bias []T, n, c, p int) *transpose[T] {
+	j, ok := transposePool[T]().Get().(*transpose[T])
+	if !ok {
+		j = new(transpose[T])
+	}
+	*j = transpose[T]{dst: dst, src: src, bias: bias, n: n, c: c, p: p}
+	return j
+}
+
+// put returns j to the pool, holding none of the caller's slices.
+func (j *transpose[T]) put() {
+	*j = transpose[T]{}
+	transposePool[T]().Put(j)
+}
+
+var transposes32, transposes64 sync.Pool // *transpose[float32], *transpose[float64]
+
+// transposePool returns the pool of transposes of element type T.
+func transposePool[T Float]() *sync.Pool {
+	if _, ok := any(T(0)).(float32); ok {
+		return &transposes32
+	}
+	return &transposes64
+}
+
+// scatterJob is scatter's image b.
+type scatterJob[T Float] transpose[T]
+
+func (j *scatterJob[T]) Each(b int) {
+	n, c, p := j.n, j.c, j.p
+	for ch := 0; ch < c; ch++ {
+		d := j.dst[(b*c+ch)*p : (b*c+ch+1)*p]
+		s := j.src[ch*n*p+b*p : ch*n*p+(b+1)*p]
+		if j.bias == nil {
+			copy(d, s)
+			continue
+		}
+		v := j.bias[ch]
+		for i, x := range s {
+			d[i] = x + v
+		}
+	}
+}
+
+// gatherJob is gather's image b.
+type gatherJob[T Float] transpose[T]
+
+func (j *gatherJob[T]) Each(b int) {
+	n, c, p := j.n, j.c, j.p
+	for ch := 0; ch < c; ch++ {
+		copy(j.dst[ch*n*p+b*p:ch*n*p+(b+1)*p], j.src[(b*c+ch)*p:(b*c+ch+1)*p])
+	}
+}
