@@ -231,9 +231,9 @@ func readZipEntry(f *zip.File, limit uint64) ([]byte, error) {
 	var one [1]byte
 	if n, err := rc.Read(one[:]); n != 0 || !errors.Is(err, io.EOF) {
 		if err == nil || n != 0 {
-			err = errors.New("holds more than its claimed size")
+			err = errors.New("more data")
 		}
-		return nil, fmt.Errorf("entry %q: %w", name, err)
+		return nil, fmt.Errorf("entry %q: after its claimed %d bytes: %w", name, len(buf), err)
 	}
 	return buf, nil
 }
@@ -554,8 +554,15 @@ func pthStateDict(obj any, skip func(name string) bool) (map[string]ckpt.Tensor,
 	if !ok {
 		return nil, fmt.Errorf("holds a %s, want a state_dict (torch.save(model.state_dict()))", pyType(obj))
 	}
-	ts := map[string]ckpt.Tensor{}
-	var out, read uint64 // float32 values made, storage bytes read
+	// First the names, types and totals, so that nothing is read or
+	// allocated for a file that asks for too much.
+	type kept struct {
+		name string
+		t    *pthTensor
+	}
+	var ks []kept
+	var out, read uint64 // float32 values to make, storage bytes to read
+	loads := map[*pthStorage]bool{}
 	for i, k := range d.keys {
 		name, ok := k.(string)
 		if !ok {
@@ -572,20 +579,30 @@ func pthStateDict(obj any, skip func(name string) bool) (map[string]ckpt.Tensor,
 		if s.dtype.at == nil {
 			continue
 		}
+		// Each count is at most its storage's values, each storage's
+		// bytes were checked not to overflow: the sums cannot either.
 		if out += t.count; out > pthMaxData/4 {
-			return nil, &TensorError{Name: shortName(name), Reason: fmt.Sprintf("the tensors total more than %d float32 values", pthMaxData/4)}
+			return nil, fmt.Errorf("the tensors total more than %d float32 values", pthMaxData/4)
 		}
-		if s.data == nil {
-			if read += s.numel * s.dtype.size; read > pthMaxData { // each storage's bytes were checked not to overflow
-				return nil, &TensorError{Name: shortName(name), Reason: fmt.Sprintf("the storages total more than %d bytes", pthMaxData)}
+		if s.data == nil && !loads[s] {
+			loads[s] = true
+			if read += s.numel * s.dtype.size; read > pthMaxData {
+				return nil, fmt.Errorf("the storages total more than %d bytes", pthMaxData)
 			}
+		}
+		ks = append(ks, kept{name, t})
+	}
+	ts := make(map[string]ckpt.Tensor, len(ks))
+	for _, k := range ks {
+		s := k.t.storage
+		if s.data == nil {
 			b, err := s.load()
 			if err != nil {
-				return nil, &TensorError{Name: shortName(name), Reason: err.Error()}
+				return nil, &TensorError{Name: shortName(k.name), Reason: err.Error()}
 			}
 			s.data = b
 		}
-		ts[name] = t.gather()
+		ts[k.name] = k.t.gather()
 	}
 	return ts, nil
 }

@@ -20,12 +20,18 @@ import (
 const (
 	// pickleMaxOps bounds the opcodes one pickle may execute. Every
 	// opcode adds at most one value (or moves values already counted),
-	// so this bounds the values, the stack, the memo and the containers
-	// a pickle can build. pytorch-fid's Inception state_dict executes
-	// about 20,000.
-	pickleMaxOps = 1 << 21
+	// so this bounds the values and the containers a pickle can build.
+	// pytorch-fid's Inception state_dict executes about 25,000.
+	pickleMaxOps = 1 << 20
+	// pickleMaxStack and pickleMaxMemo bound the stack and the memo;
+	// a state_dict's stack holds at most one SETITEMS batch (1000
+	// pairs), its memo about 8 entries a tensor.
+	pickleMaxStack = 1 << 16
+	pickleMaxMemo  = 1 << 16
 	// pickleMaxDepth bounds the MARKs open at once (the nesting of
 	// tuples, lists and dicts built from marks); a state_dict needs 3.
+	// Values nested without marks (TUPLE1 of TUPLE1 ...) are never
+	// walked recursively, so their depth needs no bound.
 	pickleMaxDepth = 256
 )
 
@@ -168,6 +174,18 @@ func (u *unpickler) line() (string, error) {
 
 func (u *unpickler) push(v any) { u.stack = append(u.stack, v) }
 
+// bounded checks the stack and memo against their limits after an
+// opcode.
+func (u *unpickler) bounded() error {
+	if len(u.stack) > pickleMaxStack {
+		return fmt.Errorf("the pickle's stack holds more than %d values", pickleMaxStack)
+	}
+	if len(u.memo) > pickleMaxMemo {
+		return fmt.Errorf("the pickle's memo holds more than %d values", pickleMaxMemo)
+	}
+	return nil
+}
+
 func (u *unpickler) pop() (any, error) {
 	base := 0
 	if len(u.marks) > 0 {
@@ -219,6 +237,9 @@ func (u *unpickler) load() (any, error) {
 		op := u.buf[at]
 		u.pos++
 		v, err := u.step(op)
+		if err == nil {
+			err = u.bounded()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("pickle opcode 0x%02x at byte %d: %w", op, at, err)
 		}
