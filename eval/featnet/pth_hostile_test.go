@@ -200,8 +200,9 @@ func TestReadPthBuilt(t *testing.T) {
 }
 
 // hostilePth lists files that ask for too much, each with a word its
-// one-line error must contain.
-func hostilePth(t testing.TB) map[string]struct {
+// one-line error must contain; big adds the ones over 1 KB, which take
+// a moment to build (too long for every fuzzing worker's start).
+func hostilePth(t testing.TB, big bool) map[string]struct {
 	file []byte
 	want string
 } {
@@ -222,7 +223,7 @@ func hostilePth(t testing.TB) map[string]struct {
 		return p.op(b[:n]...).op('.').Bytes()
 	}
 	var zeros bytes.Buffer // 16 MiB of zeros deflate to 16 KB
-	{
+	if big {
 		zw := zip.NewWriter(&zeros)
 		w, _ := zw.CreateHeader(&zip.FileHeader{Name: "m/data/0", Method: zip.Deflate})
 		io.CopyN(w, zeroReader{}, 16<<20)
@@ -256,11 +257,7 @@ func hostilePth(t testing.TB) map[string]struct {
 		}
 		return p.op('.').Bytes()
 	}
-	memo := new(pk).op(0x80, 4, 'N')
-	for i := range pickleMaxMemo + 1 {
-		memo.op('r', byte(i), byte(i>>8), byte(i>>16), 0)
-	}
-	return map[string]hc{
+	cases := map[string]hc{
 		// Storages and views.
 		"storage 2^40 values (zip)": {pthZip(t, []pthT{{"w", "FloatStorage", "0", 1 << 40, 0, []int64{1 << 40}, []int64{1}}},
 			map[string][]byte{"0": floats(1)}), "claims 1099511627776 float32 values"},
@@ -284,13 +281,11 @@ func hostilePth(t testing.TB) map[string]struct {
 		"negative size":          {one([]int64{-2, -2}, []int64{1, 1}, 0, 4), "negative dimension"},
 		"too many dimensions":    {one(make([]int64, 40), make([]int64, 40), 0, 4), "40 dimensions"},
 		"sizes and strides":      {one([]int64{2, 2}, []int64{1}, 0, 4), "2 sizes and 1 strides"},
-		"tensors total":          {pthZip(t, many, map[string][]byte{"0": make([]byte, 4<<20)}), "tensors total more than"},
 		// Zip entries.
 		"entry claims 1 TB": {makeZip(t, zentry{name: "m/data.pkl", data: statePickle(nil, false)},
 			zentry{name: "m/data/0", data: floats(1), claim: 1 << 40}), "claims 1099511627776 bytes"},
 		"entries inflate": {makeZip(t, zentry{name: "m/data.pkl", data: statePickle(nil, false)},
 			zentry{name: "m/data/0", data: floats(1), claim: 100 << 20}), "zip bomb"},
-		"zip bomb":             {zeros.Bytes(), "zip bomb"},
 		"entry holds more":     {moreThanClaimed, "entry \"m/data/0\""},
 		"data size mismatch":   {pthZip(t, goodTensors, map[string][]byte{"0": floats(1, 2, 3)}), "its entry holds 12 bytes"},
 		"storage entry absent": {pthZip(t, goodTensors, nil), "has no entry data/0"},
@@ -308,9 +303,6 @@ func hostilePth(t testing.TB) map[string]struct {
 		"BINBYTES 2^31":     {rawPickle(lenOp('B', 4, 1<<31)), "2147483648 bytes claimed"},
 		"LONG4 2^31":        {rawPickle(lenOp(0x8b, 4, 1<<31)), "2147483648 bytes claimed"},
 		"FRAME 2^40":        {rawPickle(lenOp(0x95, 8, 1<<40)), "a frame of 1099511627776 bytes"},
-		"opcodes":           {rawPickle(flood([]byte{'N', '0'}, pickleMaxOps/2+1)), "more than 1048576 opcodes"},
-		"stack":             {rawPickle(flood([]byte{'N'}, pickleMaxStack+1)), "stack holds more than"},
-		"memo":              {rawPickle(memo.op('.').Bytes()), "memo holds more than"},
 		"nesting":           {rawPickle(flood([]byte{'('}, pickleMaxDepth+1)), "nesting too deep"},
 		"memo never stored": {rawPickle(new(pk).op(0x80, 2, 'h', 7, '.').Bytes()), "never stored"},
 		"unhashable key":    {rawPickle(new(pk).op(0x80, 2, '}', ')', 'N', 's', '.').Bytes()), "dict key of type tuple"},
@@ -331,6 +323,19 @@ func hostilePth(t testing.TB) map[string]struct {
 		"persistent id in the legacy header": {append(new(pk).op(0x80, 2, 'N', 'Q', '.').Bytes(), make([]byte, 16)...),
 			"no magic number"},
 	}
+	if !big {
+		return cases
+	}
+	memo := new(pk).op(0x80, 4, 'N')
+	for i := range pickleMaxMemo + 1 {
+		memo.op('r', byte(i), byte(i>>8), byte(i>>16), 0)
+	}
+	cases["tensors total"] = hc{pthZip(t, many, map[string][]byte{"0": make([]byte, 4<<20)}), "tensors total more than"}
+	cases["zip bomb"] = hc{zeros.Bytes(), "zip bomb"}
+	cases["opcodes"] = hc{rawPickle(flood([]byte{'N', '0'}, pickleMaxOps/2+1)), "more than 1048576 opcodes"}
+	cases["stack"] = hc{rawPickle(flood([]byte{'N'}, pickleMaxStack+1)), "stack holds more than"}
+	cases["memo"] = hc{rawPickle(memo.op('.').Bytes()), "memo holds more than"}
+	return cases
 }
 
 type zeroReader struct{}
@@ -343,7 +348,7 @@ func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // fatal out-of-memory error, and a zip bomb was read (1.9 GB) before
 // the shapes were checked.
 func TestReadPthHostile(t *testing.T) {
-	for name, c := range hostilePth(t) {
+	for name, c := range hostilePth(t, true) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
@@ -421,10 +426,11 @@ func TestReadPthNotRegular(t *testing.T) {
 func FuzzReadPth(f *testing.F) {
 	f.Add(pthZip(f, goodTensors, goodData()))
 	f.Add(pthLegacy(goodTensors, []string{"0"}, goodData(), nil))
-	for _, c := range hostilePth(f) {
-		if len(c.file) < 1024 {
-			f.Add(c.file)
+	for _, c := range hostilePth(f, false) {
+		if len(c.file) >= 1024 {
+			f.Fatalf("a seed of %d bytes: keep seeds under 1 KB", len(c.file))
 		}
+		f.Add(c.file)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ts, err := readPthFrom(bytes.NewReader(data), int64(len(data)), nil)
