@@ -128,7 +128,7 @@ func readPthFrom(r io.ReaderAt, size int64, skip func(name string) bool) (map[st
 func readPthZip(r io.ReaderAt, size int64, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("zip archive: %w", err)
 	}
 	// The entries' claimed sizes are checked against the archive's real
 	// size before any is read; each is then read through a LimitReader
@@ -248,11 +248,15 @@ const legacyMagic = "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
 // storage as an 8-byte element count and its raw values.
 func readPthLegacy(buf []byte, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
 	u := &unpickler{buf: buf, global: pthGlobal, reduce: pthReduce}
-	if v, err := u.load(); err != nil || v != pyLong(legacyMagic) {
-		return nil, fmt.Errorf("not a torch.save file (no magic number): %v", err)
+	if v, err := u.load(); err != nil {
+		return nil, fmt.Errorf("not a torch.save file (no magic number): %w", err)
+	} else if v != pyLong(legacyMagic) {
+		return nil, errors.New("not a torch.save file (no magic number)")
 	}
-	if v, err := u.load(); err != nil || v != int64(1001) {
-		return nil, fmt.Errorf("legacy torch.save protocol %s, want 1001: %v", pyType(v), err)
+	if v, err := u.load(); err != nil {
+		return nil, fmt.Errorf("legacy torch.save protocol: %w", err)
+	} else if v != int64(1001) {
+		return nil, fmt.Errorf("legacy torch.save protocol: a %s, want 1001", pyType(v))
 	}
 	v, err := u.load()
 	if err != nil {
