@@ -248,17 +248,20 @@ const legacyMagic = "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
 // storage as an 8-byte element count and its raw values.
 func readPthLegacy(buf []byte, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
 	u := &unpickler{buf: buf, global: pthGlobal, reduce: pthReduce}
-	if v, err := u.load(); err != nil {
+	v, err := u.load()
+	if err != nil {
 		return nil, fmt.Errorf("not a torch.save file (no magic number): %w", err)
-	} else if v != pyLong(legacyMagic) {
+	}
+	if v != pyLong(legacyMagic) {
 		return nil, errors.New("not a torch.save file (no magic number)")
 	}
-	if v, err := u.load(); err != nil {
+	if v, err = u.load(); err != nil {
 		return nil, fmt.Errorf("legacy torch.save protocol: %w", err)
-	} else if v != int64(1001) {
+	}
+	if v != int64(1001) {
 		return nil, fmt.Errorf("legacy torch.save protocol: a %s, want 1001", pyType(v))
 	}
-	v, err := u.load()
+	v, err = u.load()
 	if err != nil {
 		return nil, fmt.Errorf("system description: %w", err)
 	}
