@@ -115,7 +115,7 @@ func readPthFrom(r io.ReaderAt, size int64, skip func(name string) bool) (map[st
 			return nil, fmt.Errorf("a legacy torch.save file of %d bytes, more than the %d a .pth may hold", size, pthMaxData+3*pthMaxPickle)
 		}
 		buf := make([]byte, size) // the file's real size, bounded above
-		if _, err := r.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+		if n, err := r.ReadAt(buf, 0); n < len(buf) {
 			return nil, err
 		}
 		return readPthLegacy(buf, skip)
@@ -133,7 +133,7 @@ func readPthZip(r io.ReaderAt, size int64, skip func(name string) bool) (map[str
 	// The entries' claimed sizes are checked against the archive's real
 	// size before any is read; each is then read through a LimitReader
 	// of its claimed size, so a lying header cannot make us read more.
-	budget := uint64(size)*pthMaxRatio + 1<<20
+	budget := uint64(min(size, 1<<40))*pthMaxRatio + 1<<20 // no overflow, whatever size a sparse file has
 	var total uint64
 	entries := make(map[string]*zip.File, len(zr.File))
 	var pkl *zip.File
