@@ -192,7 +192,7 @@ func readPthZip(r io.ReaderAt, size int64, skip func(name string) bool) (map[str
 		}
 		f, ok := entries[prefix+"data/"+key]
 		if !ok {
-			return nil, fmt.Errorf("storage %q has no entry data/%s", shortName(key), shortName(key))
+			return nil, fmt.Errorf("storage %q has no entry %q", shortName(key), shortName(prefix+"data/"+key))
 		}
 		if nb, ok := dt.bytes(numel); !ok || nb != f.UncompressedSize64 {
 			return nil, fmt.Errorf("storage %q claims %d %s values, but its entry holds %d bytes", shortName(key), numel, dt.name, f.UncompressedSize64)
