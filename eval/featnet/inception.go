@@ -161,7 +161,7 @@ func ignoredTensor(name string) bool {
 
 // LoadInception reads the FID Inception-v3 weights from a file holding
 // pytorch-fid's state_dict: its own pt_inception-2015-12-05-6726825d.pth
-// (torch.save, zip or legacy format, read with gopickle) or a safetensors
+// (torch.save, zip or legacy format, read by our own pickle reader, which runs no code) or a safetensors
 // conversion, the file kind found from its first bytes. Tensors are named
 // like Mixed_6b.branch7x7_2.conv.weight (fid_inception_v3's state_dict)
 // or blocks.2.4.branch7x7_2.conv.weight (pytorch-fid's InceptionV3
