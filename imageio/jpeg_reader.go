@@ -23,15 +23,19 @@ import (
 // the whole image (or a whole component), a few bytes can code a scan of
 // nothing, and so a small file of thousands of scans (138 KB and 3,000
 // scans) would take a minute to decode. A progressive file from libjpeg
-// has 10 scans (6 if gray), mozjpeg's and jpegtran's a few dozen at most.
-const MaxJPEGScans = 256
+// has 10 scans (6 if gray); those of mozjpeg, jpegtran -scans scripts and
+// jpegrescan have a few dozen at most.
+const MaxJPEGScans = 100
 
 // MaxJPEGPasses bounds the work of a progressive JPEG file's scans: the
 // blocks they visit, summed over the scans, at most MaxJPEGPasses times
-// the blocks of the image. libjpeg's progressive files take about 5
-// passes. A sequential file codes each component in one scan (a second
-// scan of a component is refused), one pass in all.
-const MaxJPEGPasses = 64
+// the blocks of the image, about four times what libjpeg's progressive
+// files take (5 to 6 passes). At 4096×4096 pixels, the pixel limit, 20
+// passes of refinement scans, the slowest kind, take about 2 s of CPU
+// (the image itself 0.8 s).
+// A sequential file codes each component in one scan (a second scan of a
+// component is refused), one pass in all.
+const MaxJPEGPasses = 20
 
 // A jpegFormatError reports that the input is not a valid JPEG.
 type jpegFormatError string

@@ -170,8 +170,12 @@ func (d *jpegDecoder) processSOS(n int) error {
 	mcu, expectedRST := 0, uint8(rst0Marker)
 	var dc [maxComponents]int32
 	var (
-		// b is the decoded coefficients, in natural (not zig-zag) order.
-		b block
+		// b points to the decoded coefficients, in natural (not zig-zag)
+		// order: a progressive file's saved ones, updated in place (no
+		// copy of the 256 bytes each way for every block of every scan),
+		// or seq.
+		b   *block
+		seq block
 		// bx and by are the location of the current block, in units of 8x8
 		// blocks: the third block in the first row has (bx, by) = (2, 0).
 		bx, by     int
@@ -262,13 +266,14 @@ func (d *jpegDecoder) processSOS(n int) error {
 
 					// Load the previous partially decoded coefficients, if applicable.
 					if d.progressive {
-						b = d.progCoeffs[compIndex][by*mxx*hi+bx]
+						b = &d.progCoeffs[compIndex][by*mxx*hi+bx]
 					} else {
-						b = block{}
+						seq = block{}
+						b = &seq
 					}
 
 					if ah != 0 {
-						if err := d.refine(&b, &d.huff[acTable][scan[i].ta], zigStart, zigEnd, 1<<al); err != nil {
+						if err := d.refine(b, &d.huff[acTable][scan[i].ta], zigStart, zigEnd, 1<<al); err != nil {
 							return err
 						}
 					} else {
@@ -332,12 +337,11 @@ func (d *jpegDecoder) processSOS(n int) error {
 						}
 					}
 
-					if d.progressive {
-						// Save the coefficients; reconstructProgressiveImage
-						// runs the IDCT once every scan is read.
-						d.progCoeffs[compIndex][by*mxx*hi+bx] = b
-					} else {
-						d.reconstructBlock(&b, bx, by, int(compIndex))
+					// A progressive file's coefficients are saved in place;
+					// reconstructProgressiveImage runs the IDCT once every
+					// scan is read.
+					if !d.progressive {
+						d.reconstructBlock(b, bx, by, int(compIndex))
 					}
 					if nComp == 1 {
 						if err := restart(); err != nil {
