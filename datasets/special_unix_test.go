@@ -56,3 +56,14 @@ func TestSpecialFilesInFolder(t *testing.T) {
 	err = within(t, "Load IDX", func() error { _, err := Load(idx, Options{}); return err })
 	oneLine(t, err, idx, "a named pipe, not a regular file")
 }
+
+// TestFolderIsPipe: a named pipe given as an image folder is refused as a
+// file is, at once.
+func TestFolderIsPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "set")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	err := within(t, "LoadFolder", func() error { _, err := LoadFolder(fifo, Options{}); return err })
+	oneLine(t, err, fifo, "not a directory")
+}

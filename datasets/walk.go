@@ -36,6 +36,11 @@ func (l *lister) readDir(dir string) ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// What is not a folder (a named pipe, say) is refused as os.ReadDir
+	// refuses it.
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: errors.New("not a directory")}
+	}
 	var all []fs.DirEntry
 	for {
 		batch, err := f.ReadDir(1024)
