@@ -18,7 +18,11 @@
 // Options.ExifOrientation to apply it (PIL's ImageOps.exif_transpose).
 //
 // Every reader checks the image size in the header against a pixel limit
-// before allocating, and returns errors (never panics) on any input.
+// before allocating, and returns errors (never panics) on any input. Open
+// reads regular files only, checks the magic bytes before reading more,
+// and bounds the file's size (Options.MaxBytes) and a JPEG's scans
+// (MaxJPEGScans, MaxJPEGPasses), so that no file makes it block, read
+// without end or decode for minutes.
 // Save writes an image file through a temporary name, never half-written.
 package imageio
 
@@ -137,8 +141,8 @@ func Open(path string, opt Options) (image.Image, error) {
 // Decode reads an image. The result is an *image.Gray when PIL's mode for
 // the file is gray (L, 1, I, LA: gray JPEG and PNG files), whose
 // convert("RGB") repeats the value in the three channels, and an
-// *image.NRGBA with every alpha 255 otherwise. Data that does not start as
-// an image file does is refused from its first bytes, and at most
+// *image.NRGBA with every alpha 255 otherwise. Data whose first bytes
+// name no image format is refused after reading them, and at most
 // Options.MaxBytes are read.
 func Decode(r io.Reader, opt Options) (image.Image, error) {
 	head := make([]byte, headBytes, 4<<10)
