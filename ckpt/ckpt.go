@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/nlpodyssey/safetensors"
@@ -114,9 +113,10 @@ func encode(w io.Writer, c *Checkpoint) error {
 // Load reads a checkpoint written by Save. A file that is not a
 // safetensors file, has another version, or whose data does not match its
 // checksum gives a *CorruptError. Use ReadSafetensors for safetensors files
-// written by other tools.
+// written by other tools. Only a regular file is read: a named pipe or a
+// device is refused at once.
 func Load(path string) (*Checkpoint, error) {
-	buf, err := os.ReadFile(path)
+	buf, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("ckpt: %w", err)
 	}
@@ -158,7 +158,7 @@ func Decode(name string, buf []byte) (*Checkpoint, error) {
 // looked at (skip nil: none). All metadata is kept in Meta. A file that is
 // not a safetensors file gives a *CorruptError.
 func ReadSafetensors(path string, skip func(name string) bool) (*Checkpoint, error) {
-	buf, err := os.ReadFile(path)
+	buf, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("ckpt: %w", err)
 	}

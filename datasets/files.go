@@ -5,42 +5,30 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"io/fs"
-	"path/filepath"
 )
 
 // ImageFiles returns the image files paths name, in order: a file as
 // given (whatever its extension), a directory as the image files at any
 // depth below it in sorted path order. Names starting with '.' are skipped
 // inside directories, as are files whose extension names no image format.
-// A directory without images is an error.
-func ImageFiles(paths []string) ([]string, error) {
+// Symbolic links to directories are followed (a link back to a directory
+// above it is an error), and at most MaxFolderEntries names are read
+// below each directory. A directory without images is an error.
+func ImageFiles(paths []string) ([]string, error) { return imageFiles(paths, MaxFolderEntries) }
+
+// imageFiles is ImageFiles reading at most max names below each path.
+func imageFiles(paths []string, max int) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		if !isDir(p) {
 			files = append(files, p)
 			continue
 		}
-		n := len(files)
-		err := filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if q != p && hidden(d.Name()) {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.IsDir() && isImage(d.Name()) {
-				files = append(files, q)
-			}
-			return nil
-		})
+		n, err := newLister(p, max).walk(p, nil, func(q string) { files = append(files, q) })
 		if err != nil {
-			return nil, fmt.Errorf("datasets: %w", err)
+			return nil, datasetsErr(err)
 		}
-		if len(files) == n {
+		if n == 0 {
 			return nil, &FileError{Path: p, Err: errors.New("no images")}
 		}
 	}

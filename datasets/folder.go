@@ -21,7 +21,9 @@ import (
 // Files and folders whose names start with '.' are skipped, as are files
 // whose extension names no image format (imaging reads JPEG, PNG, GIF, TIFF
 // and BMP); a file with an image extension that does not decode is an
-// error. Transparency is dropped. See Options for the size and channels.
+// error. Symbolic links to folders are followed (a link back to a folder
+// above it is an error), and at most MaxFolderEntries names are read.
+// Transparency is dropped. See Options for the size and channels.
 func LoadFolder(dir string, opt Options) (*Set, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
@@ -112,9 +114,15 @@ func isImage(name string) bool {
 // listImages returns the image files of an image folder (see LoadFolder),
 // their labels and the class names.
 func listImages(dir string) (files []string, labels []int, classes []string, err error) {
-	entries, err := os.ReadDir(dir) // sorted by name
+	return listImagesMax(dir, MaxFolderEntries)
+}
+
+// listImagesMax is listImages reading at most max names.
+func listImagesMax(dir string, max int) (files []string, labels []int, classes []string, err error) {
+	l := newLister(dir, max)
+	entries, err := l.readDir(dir) // sorted by name
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("datasets: %w", err)
+		return nil, nil, nil, datasetsErr(err)
 	}
 	var flat []string
 	for _, e := range entries {
@@ -137,32 +145,29 @@ func listImages(dir string) (files []string, labels []int, classes []string, err
 		return flat, make([]int, len(flat)), []string{filepath.Base(dir)}, nil
 	}
 	for k, c := range classes {
-		n := len(files)
 		root := filepath.Join(dir, c)
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if p != root && hidden(d.Name()) {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.IsDir() && isImage(d.Name()) {
-				files = append(files, p)
-				labels = append(labels, k)
-			}
-			return nil
+		n, err := l.walk(root, []string{dir}, func(p string) {
+			files = append(files, p)
+			labels = append(labels, k)
 		})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("datasets: %w", err)
+			return nil, nil, nil, datasetsErr(err)
 		}
-		if len(files) == n {
+		if n == 0 {
 			return nil, nil, nil, &FileError{Path: root, Err: errors.New("class folder without images")}
 		}
 	}
 	return files, labels, classes, nil
+}
+
+// datasetsErr returns err, a *FileError already naming the package, or
+// err wrapped so that it does.
+func datasetsErr(err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return err
+	}
+	return fmt.Errorf("datasets: %w", err)
 }
 
 // parallel runs f(0), ..., f(n-1) on GOMAXPROCS goroutines and returns the

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -29,18 +30,18 @@ const maxIDXBytes = 1 << 36
 // bytes, not its name), whose magic must be magic. It returns the
 // dimensions and the data, whose length is their product.
 func readIDX(path string, magic uint32) (dims []int, data []byte, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("datasets: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("datasets: %w", err)
-	}
-	if fi.IsDir() {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, nil, &FileError{Path: path, Err: errors.New("is a directory, want an IDX file")}
 	}
+	f, fi, err := openRegular(path)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return nil, nil, fmt.Errorf("datasets: %w", err)
+	case err != nil: // a named pipe, say: it would block
+		return nil, nil, &FileError{Path: path, Err: err}
+	}
+	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
 	var r io.Reader = br
 	gzipped := false

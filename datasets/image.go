@@ -1,9 +1,9 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"image"
-	"os"
 
 	"github.com/positgan/positgan/imageio"
 )
@@ -19,20 +19,22 @@ const MaxImagePixels = imageio.DefaultMaxPixels
 // gives (JPEG bit-exact with libjpeg; EXIF orientation not applied, as
 // in PIL, pytorch-fid, torchvision and the reference CycleGAN code): an
 // *image.Gray for gray files, an opaque *image.NRGBA otherwise. Its size
-// is checked from the header first (positive, within MaxImagePixels).
+// is checked from the header first (positive, within MaxImagePixels), and
+// only a regular file of at most imageio.DefaultMaxBytes is read.
 // Errors are *FileErrors naming the file.
 func OpenImage(path string) (image.Image, error) { return openImage(path, false) }
 
-// openImage is OpenImage, applying the EXIF orientation if exif.
+// openImage is OpenImage, applying the EXIF orientation if exif. Only a
+// regular file is read, never beyond imageio.DefaultMaxBytes (see
+// imageio.Open).
 func openImage(path string, exif bool) (image.Image, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	img, err := imageio.Open(path, imageio.Options{MaxPixels: MaxImagePixels, ExifOrientation: exif})
+	var fe *imageio.FileError
+	switch {
+	case errors.As(err, &fe):
+		return nil, &FileError{Path: path, Err: fe.Err}
+	case err != nil:
 		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	defer f.Close()
-	img, err := imageio.Decode(f, imageio.Options{MaxPixels: MaxImagePixels, ExifOrientation: exif})
-	if err != nil {
-		return nil, &FileError{Path: path, Err: err}
 	}
 	return img, nil
 }

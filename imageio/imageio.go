@@ -18,11 +18,16 @@
 // Options.ExifOrientation to apply it (PIL's ImageOps.exif_transpose).
 //
 // Every reader checks the image size in the header against a pixel limit
-// before allocating, and returns errors (never panics) on any input.
+// before allocating, and returns errors (never panics) on any input. Open
+// reads regular files only, checks the magic bytes before reading more,
+// and bounds the file's size (Options.MaxBytes) and a JPEG's scans
+// (MaxJPEGScans, MaxJPEGPasses), so that no file makes it block, read
+// without end or decode for minutes.
 // Save writes an image file through a temporary name, never half-written.
 package imageio
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -32,7 +37,7 @@ import (
 	"image/gif"
 	"image/png"
 	"io"
-	"os"
+	"io/fs"
 
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
@@ -44,15 +49,26 @@ import (
 // a huge image, so the size is read from the header and checked first.
 const DefaultMaxPixels = 1 << 24
 
-// maxFileBytes bounds how much of a file is read: far more than any
-// compressed image within the pixel limit needs.
-const maxFileBytes = 1 << 30
+// DefaultMaxBytes is the file size limit when Options.MaxBytes is 0:
+// 256 MiB, twice an uncompressed 16-bit RGBA image of DefaultMaxPixels
+// pixels (the largest a BMP or TIFF within the pixel limit can need), far
+// more than any compressed one. Larger files are refused before they are
+// read, so that a file of junk behind an image header (a sparse 1 GB
+// "big.png", say) costs neither memory nor time.
+const DefaultMaxBytes = 256 << 20
+
+// headBytes is how much of a file is read before anything else: enough
+// for the magic bytes of every format and for a PNG's IHDR colour type
+// and bit depth (bytes 24 and 25).
+const headBytes = 32
 
 // Options change how images are read; the zero value reads as PIL's
 // Image.open(...).convert("RGB") does.
 type Options struct {
 	// MaxPixels bounds width × height (0: DefaultMaxPixels).
 	MaxPixels int64
+	// MaxBytes bounds the size of the file (0: DefaultMaxBytes).
+	MaxBytes int64
 	// ExifOrientation turns JPEG images upright as their EXIF orientation
 	// tag says, as PIL's ImageOps.exif_transpose does. Off, the stored
 	// pixels are returned, as pytorch-fid sees them.
@@ -64,6 +80,13 @@ func (o Options) maxPixels() int64 {
 		return o.MaxPixels
 	}
 	return DefaultMaxPixels
+}
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxBytes
 }
 
 // LimitError reports an image larger than the pixel limit (or of no
@@ -80,16 +103,37 @@ func (e *LimitError) Error() string {
 // ErrFormat reports data in no image format imageio reads.
 var ErrFormat = errors.New("imageio: unknown image format (want JPEG, PNG, GIF, BMP, TIFF or WebP)")
 
-// Open reads the image file path; errors name the file.
+// A FileError reports a file Open refused or could not decode. (Errors
+// of the open itself are the *fs.PathError os.Open returns.)
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Open reads the image file path; errors name the file. Only a regular
+// file is read (a named pipe or a device, /dev/zero say, is refused before
+// it is read from), and no more than its size at the time it is opened.
+// Its first bytes must name an image format, its size be within
+// Options.MaxBytes and the image size in its header within
+// Options.MaxPixels, each checked before anything more is read. The file
+// is decoded as it is read, never held whole in memory.
 func Open(path string, opt Options) (image.Image, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
+		return nil, &FileError{Path: path, Err: err}
 	}
 	defer f.Close()
-	img, err := Decode(f, opt)
+	img, err := decodeAt(f, fi.Size(), opt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &FileError{Path: path, Err: err}
 	}
 	return img, nil
 }
@@ -97,16 +141,39 @@ func Open(path string, opt Options) (image.Image, error) {
 // Decode reads an image. The result is an *image.Gray when PIL's mode for
 // the file is gray (L, 1, I, LA: gray JPEG and PNG files), whose
 // convert("RGB") repeats the value in the three channels, and an
-// *image.NRGBA with every alpha 255 otherwise.
+// *image.NRGBA with every alpha 255 otherwise. Data whose first bytes
+// name no image format is refused after reading them, and at most
+// Options.MaxBytes are read.
 func Decode(r io.Reader, opt Options) (image.Image, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	head := make([]byte, headBytes, 4<<10)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	head = head[:n]
+	if Format(head) == "" {
+		return nil, ErrFormat
+	}
+	limit := opt.maxBytes()
+	data, err := readAllAfter(head, io.LimitReader(r, limit-int64(n)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("imageio: file larger than %d bytes", maxFileBytes)
+	if int64(len(data)) > limit {
+		return nil, sizeError(limit)
 	}
-	return decodeBytes(data, opt)
+	return decodeAt(bytes.NewReader(data), int64(len(data)), opt)
+}
+
+// readAllAfter appends what r holds to buf, as io.ReadAll does.
+func readAllAfter(buf []byte, r io.Reader) ([]byte, error) {
+	w := bytes.NewBuffer(buf)
+	_, err := w.ReadFrom(r)
+	return w.Bytes(), err
+}
+
+func sizeError(limit int64) error {
+	return fmt.Errorf("imageio: file larger than %d bytes (Options.MaxBytes)", limit)
 }
 
 // Format names the format of data from its first bytes ("jpeg", "png",
@@ -131,10 +198,16 @@ func Format(data []byte) string {
 
 // DecodeConfig returns the size of the image in data (from its header).
 func DecodeConfig(data []byte) (image.Config, error) {
+	return decodeConfig(bytes.NewReader(data), Format(data))
+}
+
+// decodeConfig returns the size of the image of the given format in r,
+// read from its header. A WebP file's canvas (VP8X chunk) must have the
+// size of its frame, which is what the decoder allocates.
+func decodeConfig(r io.Reader, format string) (image.Config, error) {
 	var cfg image.Config
 	var err error
-	r := bytes.NewReader(data)
-	switch Format(data) {
+	switch format {
 	case "jpeg":
 		d := &jpegDecoder{}
 		if _, err = d.decode(r, true); err == nil && d.nComp == 0 {
@@ -150,15 +223,38 @@ func DecodeConfig(data []byte) (image.Config, error) {
 	case "tiff":
 		cfg, err = tiff.DecodeConfig(r)
 	case "webp":
-		cfg, err = webp.DecodeConfig(r)
+		cfg, err = webpConfig(r)
 	default:
 		return cfg, ErrFormat
 	}
 	return cfg, err
 }
 
-func decodeBytes(data []byte, opt Options) (image.Image, error) {
-	cfg, err := DecodeConfig(data)
+// decodeAt decodes the image of size bytes in r. The size is checked
+// before anything but the head is read, and the image size from the
+// header before the image is decoded.
+func decodeAt(r io.ReaderAt, size int64, opt Options) (image.Image, error) {
+	head := make([]byte, min(size, headBytes))
+	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	format := Format(head)
+	if format == "" {
+		return nil, ErrFormat
+	}
+	if size > opt.maxBytes() {
+		return nil, sizeError(opt.maxBytes())
+	}
+	// Each pass reads the file afresh: the header, then the image.
+	section := func() *io.SectionReader { return io.NewSectionReader(r, 0, size) }
+	buffered := func() io.Reader { return bufio.NewReaderSize(section(), 32<<10) }
+	var cfg image.Config
+	var err error
+	if format == "tiff" {
+		cfg, err = decodeConfig(section(), format) // read at offsets, not whole
+	} else {
+		cfg, err = decodeConfig(buffered(), format)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -166,25 +262,27 @@ func decodeBytes(data []byte, opt Options) (image.Image, error) {
 	if w, h := int64(cfg.Width), int64(cfg.Height); w <= 0 || h <= 0 || w*h > limit {
 		return nil, &LimitError{Width: cfg.Width, Height: cfg.Height, Max: limit}
 	}
-	r := bytes.NewReader(data)
 	var img image.Image
-	switch Format(data) {
+	switch format {
 	case "jpeg":
 		d := &jpegDecoder{maxPixels: limit}
-		if img, err = d.decode(r, false); err != nil {
+		if img, err = d.decode(buffered(), false); err != nil {
 			return nil, err
 		}
 		if opt.ExifOrientation {
-			img = orient(img, exifOrientation(data))
+			img = orient(img, exifOrientationFrom(buffered()))
 		}
 	case "png":
 		var src image.Image
-		if src, err = png.Decode(r); err != nil {
+		if src, err = png.Decode(buffered()); err != nil {
 			return nil, err
 		}
-		img = pngToPIL(src, data)
+		img = pngToPIL(src, head)
+	case "tiff":
+		// TIFF is read at offsets: a section reads only what it needs.
+		img, err = decodeOther(section(), format)
 	default:
-		img, err = decodeOther(r, Format(data))
+		img, err = decodeOther(buffered(), format)
 	}
 	if err != nil {
 		return nil, err
@@ -348,24 +446,45 @@ func allOpaque(pix []uint8) bool {
 
 // exifOrientation returns the EXIF orientation (1 to 8) of a JPEG file,
 // or 1 if it has none.
-func exifOrientation(data []byte) int {
-	i := 2
-	for i+4 <= len(data) && data[i] == 0xff {
-		marker := data[i+1]
+func exifOrientation(data []byte) int { return exifOrientationFrom(bytes.NewReader(data)) }
+
+// exifOrientationFrom is exifOrientation reading the file from r: only
+// the segments before the first scan, an APP1 segment (at most 64 KB)
+// held in memory at a time.
+func exifOrientationFrom(r io.Reader) int {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:2]); err != nil {
+		return 1
+	}
+	seg := make([]byte, 0, 1<<16)
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil || hdr[0] != 0xff {
+			return 1
+		}
+		marker := hdr[1]
 		if marker == 0xda || marker == 0xd9 { // SOS, EOI: no more headers
-			break
+			return 1
 		}
-		n := int(binary.BigEndian.Uint16(data[i+2:]))
+		n := int(binary.BigEndian.Uint16(hdr[2:]))
 		if n < 2 { // the length counts its own two bytes: a corrupt header
-			break
+			return 1
 		}
-		seg := data[i+4 : min(i+2+n, len(data))]
-		if marker == 0xe1 && len(seg) > 14 && string(seg[:6]) == "Exif\x00\x00" {
+		if marker != 0xe1 {
+			if _, err := io.CopyN(io.Discard, r, int64(n-2)); err != nil {
+				return 1
+			}
+			continue
+		}
+		// A segment cut short by the end of the file is looked at too.
+		k, err := io.ReadFull(r, seg[:n-2])
+		seg := seg[:k]
+		if len(seg) > 14 && string(seg[:6]) == "Exif\x00\x00" {
 			return tiffOrientation(seg[6:])
 		}
-		i += 2 + n
+		if err != nil {
+			return 1
+		}
 	}
-	return 1
 }
 
 // tiffOrientation reads tag 0x0112 of IFD0 of an EXIF TIFF structure.

@@ -19,6 +19,24 @@ import (
 	"io"
 )
 
+// MaxJPEGScans bounds the number of scans in a JPEG file. Every scan walks
+// the whole image (or a whole component), a few bytes can code a scan of
+// nothing, and so a small file of thousands of scans (138 KB and 3,000
+// scans) would take a minute to decode. A progressive file from libjpeg
+// has 10 scans (6 if gray); those of mozjpeg, jpegtran -scans scripts and
+// jpegrescan have a few dozen at most.
+const MaxJPEGScans = 100
+
+// MaxJPEGPasses bounds the work of a progressive JPEG file's scans: the
+// blocks they visit, summed over the scans, at most MaxJPEGPasses times
+// the blocks of the image, about four times what libjpeg's progressive
+// files take (5 to 6 passes). At 4096×4096 pixels, the pixel limit, 20
+// passes of refinement scans, the slowest kind, take about 2 s of CPU
+// (the image itself 0.8 s).
+// A sequential file codes each component in one scan (a second scan of a
+// component is refused), one pass in all.
+const MaxJPEGPasses = 20
+
 // A jpegFormatError reports that the input is not a valid JPEG.
 type jpegFormatError string
 
@@ -28,6 +46,12 @@ func (e jpegFormatError) Error() string { return "invalid JPEG format: " + strin
 type jpegUnsupportedError string
 
 func (e jpegUnsupportedError) Error() string { return "unsupported JPEG feature: " + string(e) }
+
+// A jpegLimitError reports a JPEG file beyond a limit against files
+// crafted to decode slowly.
+type jpegLimitError string
+
+func (e jpegLimitError) Error() string { return "JPEG file over a limit: " + string(e) }
 
 var errUnsupportedSubsamplingRatio = jpegUnsupportedError("luma/chroma subsampling ratio")
 
@@ -125,6 +149,12 @@ type jpegDecoder struct {
 
 	ri    int // Restart Interval.
 	nComp int
+
+	// scans counts the scans read, passes the blocks they visited (in
+	// whole-image passes, ×blocks of the image) and coded the components
+	// a sequential scan has coded: see MaxJPEGScans, MaxJPEGPasses.
+	scans, visits int
+	coded         [maxComponents]bool
 
 	// As per section 4.5, there are four modes of operation (selected by the
 	// SOF? markers): sequential DCT, progressive DCT, lossless and

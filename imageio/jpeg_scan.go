@@ -4,6 +4,8 @@
 
 package imageio
 
+import "fmt"
+
 // makeImg allocates a plane per component, whole MCUs of samples.
 func (d *jpegDecoder) makeImg(mxx, myy int) {
 	for i := 0; i < d.nComp; i++ {
@@ -11,6 +13,47 @@ func (d *jpegDecoder) makeImg(mxx, myy int) {
 		d.planes[i] = make([]byte, w*h)
 		d.strides[i] = w
 	}
+}
+
+// countScan counts a scan over the components comp, of an image of
+// mxx × myy MCUs, against MaxJPEGScans and MaxJPEGPasses, before it is
+// decoded.
+func (d *jpegDecoder) countScan(comp []scanComponent, mxx, myy int) error {
+	d.scans++
+	if d.scans > MaxJPEGScans {
+		return jpegLimitError(fmt.Sprintf("more than %d scans (imageio.MaxJPEGScans)", MaxJPEGScans))
+	}
+	if !d.progressive {
+		for _, c := range comp {
+			if d.coded[c.compIndex] {
+				return jpegFormatError("sequential scans code a component twice")
+			}
+			d.coded[c.compIndex] = true
+		}
+		return nil
+	}
+	// Blocks visited: a non-interleaved scan visits the blocks of its
+	// component inside the image only, fewer than counted here.
+	frame, scan := 0, 0
+	for i := range d.comp[:d.nComp] {
+		frame += d.comp[i].h * d.comp[i].v
+	}
+	for _, c := range comp {
+		scan += d.comp[c.compIndex].h * d.comp[c.compIndex].v
+	}
+	d.visits += scan * mxx * myy
+	if d.visits > MaxJPEGPasses*frame*mxx*myy {
+		return jpegLimitError(fmt.Sprintf("scans that pass over the image more than %d times (imageio.MaxJPEGPasses)", MaxJPEGPasses))
+	}
+	return nil
+}
+
+// scanComponent is a component of a scan: which of the frame's, and its
+// Huffman tables.
+type scanComponent struct {
+	compIndex uint8
+	td        uint8 // DC table selector.
+	ta        uint8 // AC table selector.
 }
 
 // Specified in section B.2.3.
@@ -28,11 +71,7 @@ func (d *jpegDecoder) processSOS(n int) error {
 	if n != 4+2*nComp {
 		return jpegFormatError("SOS length inconsistent with number of components")
 	}
-	var scan [maxComponents]struct {
-		compIndex uint8
-		td        uint8 // DC table selector.
-		ta        uint8 // AC table selector.
-	}
+	var scan [maxComponents]scanComponent
 	totalHV := 0
 	for i := 0; i < nComp; i++ {
 		cs := d.tmp[1+2*i] // Component selector.
@@ -112,6 +151,9 @@ func (d *jpegDecoder) processSOS(n int) error {
 	h0, v0 := d.comp[0].h, d.comp[0].v // The h and v values from the Y components.
 	mxx := (d.width + 8*h0 - 1) / (8 * h0)
 	myy := (d.height + 8*v0 - 1) / (8 * v0)
+	if err := d.countScan(scan[:nComp], mxx, myy); err != nil {
+		return err
+	}
 	if d.planes[0] == nil {
 		d.makeImg(mxx, myy)
 	}
@@ -128,8 +170,12 @@ func (d *jpegDecoder) processSOS(n int) error {
 	mcu, expectedRST := 0, uint8(rst0Marker)
 	var dc [maxComponents]int32
 	var (
-		// b is the decoded coefficients, in natural (not zig-zag) order.
-		b block
+		// b points to the decoded coefficients, in natural (not zig-zag)
+		// order: a progressive file's saved ones, updated in place (no
+		// copy of the 256 bytes each way for every block of every scan),
+		// or seq.
+		b   *block
+		seq block
 		// bx and by are the location of the current block, in units of 8x8
 		// blocks: the third block in the first row has (bx, by) = (2, 0).
 		bx, by     int
@@ -220,13 +266,14 @@ func (d *jpegDecoder) processSOS(n int) error {
 
 					// Load the previous partially decoded coefficients, if applicable.
 					if d.progressive {
-						b = d.progCoeffs[compIndex][by*mxx*hi+bx]
+						b = &d.progCoeffs[compIndex][by*mxx*hi+bx]
 					} else {
-						b = block{}
+						seq = block{}
+						b = &seq
 					}
 
 					if ah != 0 {
-						if err := d.refine(&b, &d.huff[acTable][scan[i].ta], zigStart, zigEnd, 1<<al); err != nil {
+						if err := d.refine(b, &d.huff[acTable][scan[i].ta], zigStart, zigEnd, 1<<al); err != nil {
 							return err
 						}
 					} else {
@@ -290,12 +337,11 @@ func (d *jpegDecoder) processSOS(n int) error {
 						}
 					}
 
-					if d.progressive {
-						// Save the coefficients; reconstructProgressiveImage
-						// runs the IDCT once every scan is read.
-						d.progCoeffs[compIndex][by*mxx*hi+bx] = b
-					} else {
-						d.reconstructBlock(&b, bx, by, int(compIndex))
+					// A progressive file's coefficients are saved in place;
+					// reconstructProgressiveImage runs the IDCT once every
+					// scan is read.
+					if !d.progressive {
+						d.reconstructBlock(b, bx, by, int(compIndex))
 					}
 					if nComp == 1 {
 						if err := restart(); err != nil {
