@@ -28,6 +28,7 @@ import (
 	"github.com/x448/float16"
 
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // Version is the checkpoint layout version this package writes: its
@@ -116,7 +117,7 @@ func encode(w io.Writer, c *Checkpoint) error {
 // written by other tools. Only a regular file is read: a named pipe or a
 // device is refused at once.
 func Load(path string) (*Checkpoint, error) {
-	buf, err := readFile(path)
+	buf, err := regfile.ReadFile(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("ckpt: %w", err)
 	}
@@ -158,7 +159,7 @@ func Decode(name string, buf []byte) (*Checkpoint, error) {
 // looked at (skip nil: none). All metadata is kept in Meta. A file that is
 // not a safetensors file gives a *CorruptError.
 func ReadSafetensors(path string, skip func(name string) bool) (*Checkpoint, error) {
-	buf, err := readFile(path)
+	buf, err := regfile.ReadFile(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("ckpt: %w", err)
 	}

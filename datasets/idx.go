@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // IDX magic numbers: two zero bytes, the element type (0x08: unsigned
@@ -33,7 +35,7 @@ func readIDX(path string, magic uint32) (dims []int, data []byte, err error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, nil, &FileError{Path: path, Err: errors.New("is a directory, want an IDX file")}
 	}
-	f, fi, err := openRegular(path)
+	f, fi, err := regfile.Open(path)
 	var pe *fs.PathError
 	switch {
 	case errors.As(err, &pe):

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // MaxFolderEntries bounds the names a listing of image folders looks at
@@ -31,7 +33,7 @@ func newLister(root string, max int) *lister { return &lister{root: root, max: m
 // readDir returns the entries of the folder dir sorted by name, as
 // os.ReadDir does, counting them against the limit as they are read.
 func (l *lister) readDir(dir string) ([]fs.DirEntry, error) {
-	f, err := os.OpenFile(dir, os.O_RDONLY|oNonblock, 0)
+	f, err := os.OpenFile(dir, regfile.OpenFlags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package deploy
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/policy"
@@ -315,7 +315,7 @@ func Parse(b []byte) (*Model, error) { return decode(b) }
 
 // Load reads the model file at path.
 func Load(path string) (*Model, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path, 0) // a regular file: a named pipe would block
 	if err != nil {
 		return nil, fmt.Errorf("deploy: %w", err)
 	}

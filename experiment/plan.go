@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 	"github.com/positgan/positgan/policy"
 )
 
@@ -23,6 +24,10 @@ const PlanVersion = 1
 // MaxPlanRuns bounds the runs of a plan (policies × seeds), so that a
 // plan file or a mistyped --seeds cannot allocate without end.
 const MaxPlanRuns = 100000
+
+// maxPlanBytes bounds a plan file: MaxPlanRuns runs of a few hundred
+// bytes each, with their policies' TOML.
+const maxPlanBytes = 256 << 20
 
 // PlanFile is the name of the copy of its plan that RunPlan keeps in the
 // output root, where Merge finds it.
@@ -276,7 +281,7 @@ func indent(data []byte) []byte {
 
 // ReadPlan reads a plan file. Errors about its contents are *PlanErrors.
 func ReadPlan(name string) (*Plan, error) {
-	data, err := os.ReadFile(name)
+	data, err := regfile.ReadFile(name, maxPlanBytes)
 	if err != nil {
 		return nil, err
 	}

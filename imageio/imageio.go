@@ -39,6 +39,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/positgan/positgan/internal/regfile"
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
@@ -122,7 +123,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 // Options.MaxPixels, each checked before anything more is read. The file
 // is decoded as it is read, never held whole in memory.
 func Open(path string, opt Options) (image.Image, error) {
-	f, fi, err := openRegular(path)
+	f, fi, err := regfile.Open(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

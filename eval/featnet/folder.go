@@ -6,13 +6,13 @@ import (
 	"image/color"
 	_ "image/jpeg" // DecodeConfig of the usual image files
 	_ "image/png"
-	"os"
 	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // FolderOptions looks at the image files of path, if it is an image
@@ -96,7 +96,7 @@ func FolderOptions(path string, ext Extractor) (datasets.Options, string) {
 // imageConfig reads the size and colour model of an image file from its
 // header.
 func imageConfig(name string) (image.Config, bool) {
-	f, err := os.Open(name)
+	f, _, err := regfile.Open(name) // a named pipe would block
 	if err != nil {
 		return image.Config{}, false
 	}

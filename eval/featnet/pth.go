@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/bits"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/x448/float16"
 
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // Limits on what a .pth file may ask for (docs/reliability.md, "Limits
@@ -43,10 +45,7 @@ const (
 // file (a zip archive, or the legacy pickle stream). Only regular files
 // are read: a FIFO or device would block or never end.
 func isSafetensors(path string) (bool, error) {
-	if err := regularFile(path); err != nil {
-		return false, err
-	}
-	f, err := os.Open(path)
+	f, _, err := openFile(path)
 	if err != nil {
 		return false, err
 	}
@@ -58,16 +57,15 @@ func isSafetensors(path string) (bool, error) {
 	return head[8] == '{', nil
 }
 
-// regularFile returns an error unless path names a regular file.
-func regularFile(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
+// openFile opens path if it is a regular file (regfile.Open); errors
+// name the path.
+func openFile(path string) (*os.File, fs.FileInfo, error) {
+	f, fi, err := regfile.Open(path)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
+		err = fmt.Errorf("%s: %w", path, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
-	}
-	return nil
+	return f, fi, err
 }
 
 // readPth reads the tensors of a state_dict saved with torch.save, as
@@ -82,18 +80,11 @@ func regularFile(path string) error {
 // checked against the file's real size and the limits above before
 // anything is allocated.
 func readPth(path string, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
-	if err := regularFile(path); err != nil {
-		return nil, fmt.Errorf("featnet: %w", err)
-	}
-	f, err := os.Open(path)
+	f, fi, err := openFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("featnet: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("featnet: %w", err)
-	}
 	ts, err := readPthFrom(f, fi.Size(), skip)
 	if err != nil {
 		return nil, fmt.Errorf("featnet: %s: %w", path, err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package datasets
+package regfile
 
 import "syscall"
 
