@@ -21,7 +21,7 @@ func (o *modelOptions) String() string {
 }
 
 // Strings returns the options as key=value, sorted: run.toml holds them
-// as an array, which --config sets one by one (multiValue).
+// as an array, which --config sets one by one (experiment.MultiValue).
 func (o *modelOptions) Strings() []string {
 	var s []string
 	for _, k := range slices.Sorted(maps.Keys(*o)) {
