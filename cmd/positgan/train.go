@@ -198,14 +198,16 @@ func runTrain(f *trainFlags, io stdio) error {
 
 	// The model's own data set and batch, when not given (nor resumed).
 	modelDefaults(f.model, f.set, &f.dataset, &f.batch, f.resume)
-	load := loadTrainSets // one data set per domain of the model
-	if f.model == models.ESRGAN {
-		load = loadSRTrainSets // patches of photographs (upscale.go)
-	}
-	ds, data, err := load(f)
-	if err != nil {
+	// One data set per domain of the model, as the model loads them.
+	sets, err := models.TrainData(f.model, models.DataSettings{Dataset: f.dataset, Size: f.imageSize,
+		Channels: f.channels, Seed: f.seed, Batch: f.batch})
+	var se *models.DataSettingError
+	if errors.As(err, &se) {
+		return usagef("--%s %d: %s", se.Setting, se.Value, se.Reason)
+	} else if err != nil {
 		return err
 	}
+	ds, data := sets.First, sets.Data
 	if cfg.Arch == "" {
 		if cfg, err = trainConfig(f, ds); err != nil {
 			return err
@@ -382,12 +384,6 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) (experiment.Res
 	}
 	f.batch, f.model = res.State.Options.Batch, cfg.Arch
 	return res, nil
-}
-
-// loadTrainData loads the training split of --dataset at the size the
-// model needs.
-func loadTrainData(f *trainFlags) (*datasets.Set, error) {
-	return experiment.LoadTrainSet(f.dataset, f.imageSize, f.channels)
 }
 
 // trainConfig returns the model configuration for the data set.

@@ -205,44 +205,6 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	return nil
 }
 
-// srPatchesPerImage is the number of patches an epoch of super-resolution
-// training cuts from each photograph.
-const srPatchesPerImage = 16
-
-// loadSRTrainSets loads the training data of --model esrgan: random
-// patches of --image-size (default 48) of the photographs of --dataset
-// (models.TrainDefaultsOf gives sr-photos), at their own sizes. It
-// returns the patches of the first epoch as a Set (for sizes and
-// messages) and the patches.
-func loadSRTrainSets(f *trainFlags) (*datasets.Set, []datasets.Dataset, error) {
-	if f.channels != 0 && f.channels != 3 {
-		return nil, nil, usagef("--channels %d: esrgan works on RGB images", f.channels)
-	}
-	size := f.imageSize
-	if size == 0 {
-		size = 48
-	}
-	ph, err := datasets.LoadPhotos(f.dataset, datasets.Train)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := datasets.NewPatches(ph, size, max(ph.Len()*srPatchesPerImage, f.batch), f.seed)
-	if err != nil {
-		return nil, nil, err
-	}
-	sh := p.Shape()
-	pix := make([]uint8, p.Len()*sh.Size())
-	buf := make([]float32, sh.Size())
-	for i := range p.Len() {
-		p.ImageAt(buf, i, 0)
-		for j, v := range buf {
-			pix[i*sh.Size()+j] = datasets.Round8((float64(v) + 1) * 127.5)
-		}
-	}
-	first, err := datasets.NewSet(f.dataset, sh, pix, make([]int, p.Len()), nil)
-	return first, []datasets.Dataset{p}, err
-}
-
 // writeCropComparison writes models.CropComparison's image as a PNG, to
 // a temporary name first.
 func writeCropComparison(path string, rows []models.CropRow, zoom int) error {
