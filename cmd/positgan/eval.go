@@ -1,12 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -103,11 +102,6 @@ func evalFormat(v float64) string {
 	return strconv.FormatFloat(v, 'g', 12, 64)
 }
 
-// evalImageExts returns the extensions eval psnr takes from a folder.
-func evalImageExts() []string {
-	return []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
-}
-
 func runEvalPSNR(args []string, peak float64, io stdio) error {
 	if len(args) != 2 {
 		return usagef("want two images or two folders, got %d arguments", len(args))
@@ -148,94 +142,23 @@ func runEvalPairs(args []string, metric string, o eval.Options, io stdio) error 
 	if err != nil {
 		return err
 	}
-	a, b := args[0], args[1]
-	da, err := evalIsDir(a)
-	if err != nil {
+	pairs, err := eval.PairFiles(args[0], args[1])
+	if errors.Is(err, eval.ErrFileAndFolder) {
+		return usageError{err}
+	} else if err != nil {
 		return err
 	}
-	db, err := evalIsDir(b)
+	vals, mean, err := eval.ComparePairs(m, pairs, o)
 	if err != nil {
 		return err
-	}
-	type pair struct{ name, a, b string }
-	var pairs []pair
-	switch {
-	case da != db:
-		return usagef("%s and %s: one is a folder, the other a file", a, b)
-	case !da:
-		pairs = []pair{{filepath.Base(a), a, b}}
-	default:
-		na, err := evalImageNames(a)
-		if err != nil {
-			return err
-		}
-		nb, err := evalImageNames(b)
-		if err != nil {
-			return err
-		}
-		if n, ok := evalFirstMissing(na, nb); ok {
-			return fmt.Errorf("%s is in %s but not in %s", n, a, b)
-		}
-		if n, ok := evalFirstMissing(nb, na); ok {
-			return fmt.Errorf("%s is in %s but not in %s", n, b, a)
-		}
-		if len(na) == 0 {
-			return fmt.Errorf("no images (%s) in %s", strings.Join(evalImageExts(), " "), a)
-		}
-		for _, n := range na {
-			pairs = append(pairs, pair{n, filepath.Join(a, n), filepath.Join(b, n)})
-		}
-	}
-	vals := make([]float64, len(pairs))
-	var sum float64
-	for i, p := range pairs {
-		v, err := eval.ComparePairFiles(m, p.a, p.b, o)
-		if err != nil {
-			return err
-		}
-		vals[i] = v
-		sum += v
 	}
 	var out strings.Builder
-	fmt.Fprintln(&out, evalFormat(sum/float64(len(vals))))
+	fmt.Fprintln(&out, evalFormat(mean))
 	for i, p := range pairs {
-		fmt.Fprintf(&out, "%s\t%s\n", p.name, evalFormat(vals[i]))
+		fmt.Fprintf(&out, "%s\t%s\n", p.Name, evalFormat(vals[i]))
 	}
 	_, err = fmt.Fprint(io.out, out.String())
 	return err
-}
-
-func evalIsDir(path string) (bool, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	return fi.IsDir(), nil
-}
-
-// evalImageNames returns the sorted names of the image files directly in dir.
-func evalImageNames(dir string) ([]string, error) {
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range es {
-		if e.Type()&fs.ModeType == 0 && slices.Contains(evalImageExts(), strings.ToLower(filepath.Ext(e.Name()))) {
-			names = append(names, e.Name())
-		}
-	}
-	return names, nil // ReadDir sorts by name
-}
-
-// evalFirstMissing returns the first name of sorted a that is not in sorted b.
-func evalFirstMissing(a, b []string) (string, bool) {
-	for _, n := range a {
-		if _, ok := slices.BinarySearch(b, n); !ok {
-			return n, true
-		}
-	}
-	return "", false
 }
 
 func runEvalFID(args []string, o featureFlags, io stdio) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
@@ -91,22 +92,11 @@ func upscaleInputs(in string) ([]string, error) {
 		}
 		return fs, nil
 	}
-	dir, err := evalIsDir(in)
-	if err != nil || !dir {
-		return []string{in}, err
-	}
-	names, err := evalImageNames(in)
-	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
+	fs, isDir, err := eval.ImageFiles(in)
+	if err == nil && isDir && len(fs) == 0 {
 		return nil, fmt.Errorf("no images in %s", in)
 	}
-	fs := make([]string, len(names))
-	for i, n := range names {
-		fs[i] = filepath.Join(in, n)
-	}
-	return fs, nil
+	return fs, err
 }
 
 func runUpscale(o upscaleOptions, io stdio) error {
