@@ -140,7 +140,7 @@ func runCompare(f *compareFlags, io stdio) error {
 	s := f.sweep(io)
 	runs, _ := s.Runs() // an error is Compare's to report
 	s.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, laterSteps(runs, r, s.Steps, experiment.Shard{}))
+		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, experiment.LaterSteps(runs, r, s.Steps, experiment.Shard{}))
 	}
 	ctx, stop := interruptible(io)
 	defer stop()
@@ -237,7 +237,7 @@ func runPlan(f *compareFlags, io stdio) error {
 	p.Sweep.Log = io.err
 	runs, _ := p.Runs() // an error is RunPlan's to report
 	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, laterSteps(runs, r, p.Sweep.Steps, sh))
+		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
 	}
 	ctx, stop := interruptible(io)
 	defer stop()

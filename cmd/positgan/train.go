@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -97,7 +95,8 @@ func trainCmd() *command {
 
 // trainRun is one policy's run, prepared before any training starts.
 type trainRun struct {
-	name    string
+	name    string // its folder's, experiment.PolicyLabel
+	spec    string // as given
 	policy  *policy.Policy
 	dir     string
 	trainer *gan.Trainer
@@ -131,23 +130,17 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 
 	// Policies first: they are cheap to check and the commonest typo.
+	ps, err := experiment.ParsePolicies(splitPolicies(f.policies))
+	var ce *experiment.ConfigError
+	switch {
+	case errors.Is(err, experiment.ErrPolicyTwice) && errors.As(err, &ce):
+		return usagef("--policy: %s given twice", ce.Value)
+	case errors.As(err, &ce):
+		return usageError{fmt.Errorf("--policy %s: %w", ce.Value, ce.Err)}
+	}
 	var runs []*trainRun
-	seen := map[string]bool{}
-	for _, name := range splitPolicies(f.policies) {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			return usagef("--policy %q: empty policy name", f.policies)
-		}
-		p, err := policy.Parse(name)
-		if err != nil {
-			return usageError{fmt.Errorf("--policy %s: %w", name, err)}
-		}
-		label := experiment.PolicyLabel(name)
-		if seen[label] {
-			return usagef("--policy: %s given twice", label)
-		}
-		seen[label] = true
-		runs = append(runs, &trainRun{name: label, policy: p})
+	for _, p := range ps {
+		runs = append(runs, &trainRun{name: p.Label, spec: p.Spec, policy: p.Policy})
 	}
 	for _, r := range runs {
 		r.dir = f.out
@@ -244,9 +237,8 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 	defer release()
 	// Each run's settings, which train --config reads back.
-	specs := splitPolicies(f.policies)
-	for i, r := range runs {
-		set := map[string]string{"policy": strings.TrimSpace(specs[i]), "out": r.dir}
+	for _, r := range runs {
+		set := map[string]string{"policy": r.spec, "out": r.dir}
 		if err := writeRunConfig(filepath.Join(r.dir, runConfigFile), f.flags, set); err != nil {
 			return err
 		}
@@ -255,25 +247,8 @@ func runTrain(f *trainFlags, io stdio) error {
 		runs[i].later = runs[i+1].later + max(steps-runs[i+1].trainer.Step(), 0)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(io) // compare.go
 	defer stop()
-	done := make(chan struct{})
-	defer close(done) // runs before stop: the watcher below returns quietly
-	go func() {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			select {
-			case <-done:
-				// The deferred stop, not a signal: both channels were
-				// ready by the time this ran, and select picks at random.
-				return
-			default:
-			}
-			stop() // a second Ctrl-C kills at once
-			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
-		}
-	}()
 	var sums []gan.Summary
 	for _, r := range runs {
 		sum, err := trainOne(ctx, f, r, ds, steps, io)
