@@ -289,7 +289,7 @@ func (f *compareFlags) shardOf(getenv func(string) string) (experiment.Shard, er
 // writePlan writes the plan of the sweep flags to --plan, unless the file
 // holds that plan already.
 func writePlan(f *compareFlags, io stdio) error {
-	mib, err := parseMiB(f.memory)
+	mib, err := experiment.ParseMemory(f.memory)
 	if err != nil {
 		return usagef("--memory %s: %v", f.memory, err)
 	}
@@ -324,26 +324,6 @@ func optionsNote(o map[string]string) string {
 	}
 	m := modelOptions(o)
 	return " (model options " + m.String() + ")"
-}
-
-// parseMiB reads a memory size: a whole number of mebibytes with the
-// suffix M or Mi, or of gibibytes with G or Gi.
-func parseMiB(s string) (int, error) {
-	num, mul := s, 0
-	for _, u := range []struct {
-		suffix string
-		mib    int
-	}{{"Gi", 1024}, {"Mi", 1}, {"G", 1024}, {"M", 1}} {
-		if strings.HasSuffix(s, u.suffix) {
-			num, mul = strings.TrimSuffix(s, u.suffix), u.mib
-			break
-		}
-	}
-	n, err := strconv.Atoi(num)
-	if mul == 0 || err != nil || n <= 0 || n > 1<<30/mul {
-		return 0, errors.New("want a positive whole number with the unit M or G, e.g. 4G")
-	}
-	return n * mul, nil
 }
 
 // emitLauncher prints a Kubernetes manifest or a Slurm script for the
