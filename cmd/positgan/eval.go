@@ -11,11 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/gan"
 )
 
 // evalCmd groups the evaluation commands.
@@ -71,15 +70,6 @@ type featureFlags struct {
 	seed            *uint64
 	batchStats      *bool
 	exif            *bool
-}
-
-// generated is the number of images a checkpoint makes to be measured:
-// --n, 10000 for 0.
-func (o featureFlags) generated() int {
-	if *o.n == 0 {
-		return 10000
-	}
-	return *o.n
 }
 
 func addFeatureFlags(fs *flag.FlagSet) featureFlags {
@@ -218,7 +208,7 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 		return usagef("--out is required")
 	case !strings.EqualFold(filepath.Ext(out), ".npz"):
 		return usagef("--out %s: want a .npz file name", out)
-	case isStatsFile(args[0]):
+	case experiment.IsStatsFile(args[0]):
 		return usagef("%s is already statistics", args[0])
 	}
 	ext, err := o.extractor(args)
@@ -236,8 +226,6 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 	return err
 }
 
-func isStatsFile(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npz") }
-
 // extractor loads the feature network; it returns nil when every input is
 // a statistics file, whose network is unknown.
 func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
@@ -248,46 +236,42 @@ func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if !slices.ContainsFunc(args, func(a string) bool { return !isStatsFile(a) }) {
+	if !slices.ContainsFunc(args, func(a string) bool { return !experiment.IsStatsFile(a) }) {
 		return nil, nil
 	}
 	return e, nil
 }
 
-// evalLoadStats returns the feature statistics of path: read from a .npz
-// file, or computed with ext from a data set datasets.Load understands.
-// Notes on how the images are brought to ext's input go to log.
+// setOptions returns how the images of path are drawn. --split is
+// checked only for a data set: statistics files and checkpoints have
+// none.
+func (o featureFlags) setOptions(path string) (experiment.SetOptions, error) {
+	so := experiment.SetOptions{Set: featnet.SetOptions{N: *o.n, Seed: *o.seed, ExifOrientation: *o.exif}, BatchStats: *o.batchStats}
+	if experiment.IsStatsFile(path) || experiment.IsCheckpoint(path) {
+		return so, nil
+	}
+	switch *o.split {
+	case "train":
+		so.Set.Split = datasets.Train
+	case "test":
+		so.Set.Split = datasets.Test
+	default:
+		return so, usagef("--split %q: want train or test", *o.split)
+	}
+	return so, nil
+}
+
+// evalLoadStats returns the feature statistics of path
+// (experiment.SetStats). Notes on how the images are brought to ext's
+// input go to log.
 func evalLoadStats(path string, ext featnet.Extractor, o featureFlags, log io.Writer) (eval.Stats, error) {
-	if isStatsFile(path) {
-		return eval.ReadStats(path)
-	}
-	if strings.EqualFold(filepath.Ext(path), ".safetensors") {
-		return evalCheckpointStats(path, ext, o)
-	}
-	f, note, err := evalFolderFeatures(path, ext, o)
+	so, err := o.setOptions(path)
 	if err != nil {
 		return eval.Stats{}, err
 	}
-	st, err := eval.StatsOf(f)
-	st.Features = ext.Name()
+	st, note, err := experiment.SetStats(path, ext, so)
 	if err == nil && note != "" {
 		fmt.Fprintln(log, note)
 	}
 	return st, err
-}
-
-// evalCheckpointStats returns the feature statistics of --n images (10000
-// for --n 0) that a checkpoint's generator makes from noise drawn with
-// --seed (experiment.GeneratorStats, as positgan compare measures them).
-func evalCheckpointStats(path string, ext featnet.Extractor, o featureFlags) (eval.Stats, error) {
-	c, err := ckpt.Load(path)
-	if err != nil {
-		return eval.Stats{}, err
-	}
-	st, err := experiment.GeneratorStats(c, ext, o.generated(), *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
-	if err != nil {
-		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
-	}
-	st.Features = ext.Name()
-	return st, nil
 }
