@@ -261,7 +261,7 @@ func modelDefaults(model string, set map[string]bool, dataset *string, batch *in
 // models whose training defaults differ from the common ones, e.g. " (by
 // default mnist-fashion for cyclegan, sr-photos for esrgan)"; "" if none.
 func modelDatasetDefaults() string {
-	return modelDefaultsHelp(func(d models.TrainDefaults) string {
+	return models.DefaultsNote(func(d models.TrainDefaults) string {
 		if d.Dataset == models.DefaultDataset {
 			return ""
 		}
@@ -270,25 +270,12 @@ func modelDatasetDefaults() string {
 }
 
 func modelBatchDefaults() string {
-	return modelDefaultsHelp(func(d models.TrainDefaults) string {
+	return models.DefaultsNote(func(d models.TrainDefaults) string {
 		if d.Batch == models.DefaultBatch {
 			return ""
 		}
 		return strconv.Itoa(d.Batch)
 	})
-}
-
-func modelDefaultsHelp(value func(models.TrainDefaults) string) string {
-	var parts []string
-	for _, n := range models.Names() {
-		if v := value(models.TrainDefaultsOf(n)); v != "" {
-			parts = append(parts, v+" for "+n)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (by default " + strings.Join(parts, ", ") + ")"
 }
 
 // checkResume compares the flags given explicitly with the run a
