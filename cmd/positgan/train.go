@@ -237,7 +237,7 @@ func runTrain(f *trainFlags, io stdio) error {
 		sums = append(sums, sum)
 	}
 	if len(runs) > 1 {
-		printTrainTable(io.out, runs, sums)
+		return experiment.WriteTrainTable(io.out, runs, sums)
 	}
 	return nil
 }
@@ -438,48 +438,6 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 func isTerminal(w io.Writer) bool {
 	fd, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(fd.Fd()))
-}
-
-func printTrainTable(w io.Writer, runs []*experiment.TrainRun, sums []gan.Summary) {
-	var s0 gan.Summary
-	for _, s := range sums {
-		if len(s.Updates) > len(s0.Updates) {
-			s0 = s
-		}
-	}
-	fmt.Fprintf(w, "\n%-14s %7s %9s", "policy", "steps", "s/step")
-	for _, u := range s0.Updates {
-		fmt.Fprintf(w, " %8s", u+" loss")
-	}
-	for _, m := range s0.Metrics {
-		fmt.Fprintf(w, " %8s", m)
-	}
-	fmt.Fprintf(w, " %8s  %s\n", "skipped", "samples")
-	for i, r := range runs {
-		s := sums[i]
-		n := max(s.LastStep-s.FirstStep, 1)
-		fmt.Fprintf(w, "%-14s %7d %9.3f", r.Label, s.LastStep, s.Elapsed.Seconds()/float64(n))
-		for i := range s0.Updates {
-			if i < len(s.MeanLosses) {
-				fmt.Fprintf(w, " %8.3f", s.MeanLosses[i])
-			} else {
-				fmt.Fprintf(w, " %8s", "-") // already trained: nothing measured
-			}
-		}
-		for i := range s0.Metrics {
-			if i < len(s.MeanMetrics) {
-				fmt.Fprintf(w, " %8.2f", s.MeanMetrics[i])
-			} else {
-				fmt.Fprintf(w, " %8s", "-")
-			}
-		}
-		skipped := 0
-		for _, k := range s.Skipped {
-			skipped += k
-		}
-		fmt.Fprintf(w, " %8d  %s\n", skipped, s.Samples)
-	}
-	fmt.Fprintln(w, "(losses and metrics: means over each run's last 100 steps, or all of them if fewer; s/step: wall time of this invocation)")
 }
 
 // modelList returns one line per registered model: its name and summary.
