@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -57,6 +58,22 @@ func TestParsePolicies(t *testing.T) {
 		var ce *ConfigError
 		if !errors.As(err, &ce) || ce.Field != "Policies" || ce.Value != tc.value || errors.Is(err, ErrPolicyTwice) != tc.twice {
 			t.Errorf("ParsePolicies(%q) = %v", tc.specs, err)
+		}
+	}
+}
+
+func TestSplitPolicies(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"fp32,posit8+", []string{"fp32", "posit8+"}},
+		{"posit(8,1)", []string{"posit(8,1)"}},
+		{"fp32,posit(8,1,scale=3),fp(1,6,9)", []string{"fp32", "posit(8,1,scale=3)", "fp(1,6,9)"}},
+		{"a,,b", []string{"a", "", "b"}},
+	} {
+		if got := SplitPolicies(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("SplitPolicies(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

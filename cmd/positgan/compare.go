@@ -123,7 +123,7 @@ var compareFlagOf = map[string]string{
 // sweep returns the sweep the flags describe.
 func (f *compareFlags) sweep(io stdio) experiment.Sweep {
 	return experiment.Sweep{
-		Model: f.model, Dataset: f.dataset, Policies: splitPolicies(f.policies),
+		Model: f.model, Dataset: f.dataset, Policies: experiment.SplitPolicies(f.policies),
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
 		Options: f.options, Log: io.err,

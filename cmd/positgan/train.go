@@ -119,7 +119,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 
 	// Policies first: they are cheap to check and the commonest typo.
-	ps, err := experiment.ParsePolicies(splitPolicies(f.policies))
+	ps, err := experiment.ParsePolicies(experiment.SplitPolicies(f.policies))
 	var ce *experiment.ConfigError
 	switch {
 	case errors.Is(err, experiment.ErrPolicyTwice) && errors.As(err, &ce):
