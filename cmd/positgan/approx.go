@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/positgan/positgan/internal/numfmt"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/tanhapprox"
 )
@@ -165,7 +166,7 @@ func approxEval(w io.Writer, r io.Reader, a tanhapprox.Approx) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,output")
 	for _, x := range xs {
-		fmt.Fprintf(bw, "%s,%s\n", numberString(x, 64), numberString(a.At(x), 64))
+		fmt.Fprintf(bw, "%s,%s\n", numfmt.Exact(x, 64), numfmt.Exact(a.At(x), 64))
 	}
 	return cmp.Or(bw.Flush(), bad)
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/positgan/positgan/internal/numfmt"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -125,7 +126,7 @@ func formatQuantizeBlocks(w io.Writer, r io.Reader, b quant.BlockFormat) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,block,scale,code,value")
 	for i, x := range xs {
-		fmt.Fprintf(bw, "%s,%d,0x%02x,%s,%s\n", numberString(float64(x), 32), i/b.Block(), scales[i/b.Block()],
+		fmt.Fprintf(bw, "%s,%d,0x%02x,%s,%s\n", numfmt.Exact(float64(x), 32), i/b.Block(), scales[i/b.Block()],
 			codeString(f, codes[i]), valueString(f, float64(q[i])))
 	}
 	return cmp.Or(bw.Flush(), bad)
@@ -166,7 +167,7 @@ func valueString(f quant.Format, v float64) string {
 	if _, ok := f.(quant.Posit); ok && math.IsNaN(v) {
 		return "NaR"
 	}
-	return numberString(v, 64)
+	return numfmt.Exact(v, 64)
 }
 
 func formatTable(w io.Writer, f quant.Format) error {
@@ -197,7 +198,7 @@ func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,code,value")
 	for i, x := range xs {
-		fmt.Fprintf(bw, "%s,%s,%s\n", numberString(float64(x), 32), codeString(f, f.Encode(x)), valueString(f, float64(q[i])))
+		fmt.Fprintf(bw, "%s,%s,%s\n", numfmt.Exact(float64(x), 32), codeString(f, f.Encode(x)), valueString(f, float64(q[i])))
 	}
 	return cmp.Or(bw.Flush(), bad)
 }
