@@ -1,6 +1,9 @@
 package models
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDefaultsNote(t *testing.T) {
 	got := DefaultsNote(func(d TrainDefaults) string {
@@ -14,5 +17,14 @@ func TestDefaultsNote(t *testing.T) {
 	}
 	if got := DefaultsNote(func(TrainDefaults) string { return "" }); got != "" {
 		t.Errorf("DefaultsNote of no difference = %q", got)
+	}
+}
+
+func TestOptionsNote(t *testing.T) {
+	got := OptionsNote()
+	for _, want := range []string{"cyclegan: blocks, d_layers", "; esrgan: blocks, gan_weight"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("OptionsNote() = %q, want it to hold %q", got, want)
+		}
 	}
 }
