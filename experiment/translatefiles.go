@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/policy"
 )
 
 // Translates reports whether the model of configuration cfg maps images
@@ -53,4 +55,20 @@ func WriteImages(dir string, images []float32, sh datasets.Shape, names []string
 		}
 	}
 	return nil
+}
+
+// CompareToFP32 translates src by the generator group of checkpoint c in
+// fp32, batch images at a time, and compares got, its translations in
+// another policy, with those (CompareTranslations), image by image:
+// how the posit CycleGAN deployment study measures a policy.
+func CompareToFP32(c *ckpt.Checkpoint, group string, src datasets.Dataset, batch int, got []float32, names []string) (TranslationComparison, error) {
+	fp32, err := policy.Parse("fp32")
+	if err != nil {
+		return TranslationComparison{}, err
+	}
+	ref, err := models.Translate(c, fp32, group, src, batch)
+	if err != nil {
+		return TranslationComparison{}, err
+	}
+	return CompareTranslations(got, ref, src.Shape(), names)
 }

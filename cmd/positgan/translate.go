@@ -123,15 +123,7 @@ func runTranslate(o translateOptions, io stdio) error {
 		fmt.Fprintf(io.out, "translated %d images (%s) into %s\n", len(names), group, o.out)
 		return nil
 	}
-	fp32, err := policy.Parse("fp32")
-	if err != nil {
-		return err
-	}
-	ref, err := models.Translate(c, fp32, group, src, o.batch)
-	if err != nil {
-		return err
-	}
-	cmp, err := experiment.CompareTranslations(got, ref, sh, names)
+	cmp, err := experiment.CompareToFP32(c, group, src, o.batch, got, names)
 	if err != nil {
 		return err
 	}
