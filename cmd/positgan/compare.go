@@ -126,10 +126,7 @@ func (f *compareFlags) sweep(io stdio) experiment.Sweep {
 		Model: f.model, Dataset: f.dataset, Policies: experiment.SplitPolicies(f.policies),
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
-		Options: f.options, Log: io.err,
-		Progress: func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery, 0)
-		},
+		Options: f.options, Log: io.err, // Progress: set by the caller, which knows the runs
 	}
 }
 
@@ -294,7 +291,7 @@ func writePlan(f *compareFlags, io stdio) error {
 		return usagef("--memory %s: %v", f.memory, err)
 	}
 	s := f.sweep(io)
-	s.Log, s.Progress = nil, nil
+	s.Log = nil
 	p, err := experiment.NewPlan(s, experiment.Resources{CPUs: f.cpus, MemoryMiB: mib})
 	if err != nil {
 		return compareError(err)
