@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/runlock"
 )
 
@@ -26,7 +25,8 @@ func claimRun(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log 
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	l, err := runlock.Acquire(r.Dir)
+	// Removed temporary files are not news in a sweep's log.
+	release, err := ClaimFolders([]string{r.Dir}, io.Discard, nil)
 	if err != nil {
 		var b *runlock.BusyError
 		if errors.As(err, &b) {
@@ -34,10 +34,7 @@ func claimRun(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log 
 		}
 		return nil, err
 	}
-	defer l.Release()
-	if _, err := atomicfile.RemoveTemps(r.Dir); err != nil {
-		return nil, err
-	}
+	defer release()
 	if res, ok := readResult(s, r, ms.metric); ok {
 		return res, nil
 	}

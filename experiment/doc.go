@@ -34,6 +34,16 @@
 // split and the exponent biases, with FID, PSNR against float32, file
 // size and the weights that round to zero or saturate.
 //
+// The other commands of positgan have their library here too, so that a
+// notebook does what the command does: TrainRuns, TrainRun.Start and
+// ParsePolicies lay out and start positgan train's runs in several
+// policies, and WriteRunConfig and ApplyRunConfig write and read their
+// run.toml; Sample draws a checkpoint's grid (positgan sample); SetStats
+// and SetFeatures read the image sets positgan eval measures (statistics
+// files, checkpoints, data sets); TranslationSource and WriteImages are
+// positgan translate's files, Upscale and WriteCropComparison positgan
+// upscale's.
+//
 // GeneratorStats is the FID pipeline of a generator checkpoint, shared
 // with positgan eval. Every call into packages gan and models is in
 // train.go, but for the deployment table's noise and grids.

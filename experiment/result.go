@@ -133,13 +133,4 @@ func writeResult(r Run, res *Result) error {
 const checkpointFile = "checkpoint.safetensors"
 
 // loadCheckpoint returns a run's checkpoint, or nil if it has none yet.
-func loadCheckpoint(r Run) (*ckpt.Checkpoint, error) {
-	c, err := ckpt.Load(filepath.Join(r.Dir, checkpointFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
+func loadCheckpoint(r Run) (*ckpt.Checkpoint, error) { return LoadCheckpoint(r.Dir) }

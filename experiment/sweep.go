@@ -168,26 +168,16 @@ func (s Sweep) Runs() ([]Run, error) {
 	if s.Seeds <= 0 {
 		return nil, configErrorf("Seeds", strconv.Itoa(s.Seeds), "must be positive")
 	}
+	ps, err := ParsePolicies(s.Policies)
+	if err != nil {
+		return nil, err
+	}
 	var runs []Run
-	seen := map[string]bool{}
-	for _, name := range s.Policies {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			return nil, configErrorf("Policies", strconv.Quote(strings.Join(s.Policies, ",")), "empty policy name")
-		}
-		p, err := policy.Parse(name)
-		if err != nil {
-			return nil, &ConfigError{Field: "Policies", Value: name, Err: err}
-		}
-		label := PolicyLabel(name)
-		if seen[label] {
-			return nil, configErrorf("Policies", label, "given twice")
-		}
-		seen[label] = true
+	for _, p := range ps {
 		for k := range s.Seeds {
 			seed := s.FirstSeed + uint64(k)
-			runs = append(runs, Run{Policy: label, Seed: seed, policy: p,
-				Dir: filepath.Join(s.Out, label, fmt.Sprintf("seed%d", seed))})
+			runs = append(runs, Run{Policy: p.Label, Seed: seed, policy: p.Policy,
+				Dir: filepath.Join(s.Out, p.Label, fmt.Sprintf("seed%d", seed))})
 		}
 	}
 	return runs, nil

@@ -114,11 +114,10 @@ func loadModel(s *Sweep) (*model, error) {
 // datasets.Load) with images of size×size (0: the data's own size, or
 // 64×64 for a folder of images, the DCGAN setting) and channels (0: the
 // data's own).
+// It is models.LoadTrainSet, the data of a model without a loader of its
+// own (models.TrainData).
 func LoadTrainSet(spec string, size, channels int) (*datasets.Set, error) {
-	if size == 0 && datasets.IsImageFolder(spec) {
-		size = 64
-	}
-	return datasets.Load(spec, datasets.Options{Split: datasets.Train, Height: size, Width: size, Channels: channels})
+	return models.LoadTrainSet(spec, size, channels)
 }
 
 // A LabelsError says that a conditional model was given data with fewer

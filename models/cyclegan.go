@@ -77,6 +77,7 @@ func init() {
 		Options: map[string]string{"blocks": "residual blocks per generator", "d_layers": "stride-2 layers of the PatchGAN discriminators",
 			"pool": "images in each history pool", "lambda": "cycle-consistency weight", "identity": "identity-loss weight (times lambda)"},
 		New:       func(c Config) (gan.Model, error) { return newCycleGAN(c) },
+		TrainData: translationData,         // cyclegan_data.go
 		Evaluator: newTranslationEvaluator, // cyclegan_eval.go
 	})
 }

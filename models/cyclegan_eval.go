@@ -285,33 +285,13 @@ type translationEvaluator struct {
 	refs *translationRefs
 }
 
-// Data loads the training domains as positgan train does: mnist-fashion
-// at 28x28; a folder at 286/256 x 64 (73x73), served as random 64x64
-// crops, flipped at random (Zhu et al.'s augmentation), the crops and
-// flips drawn with DataSeed for every run.
+// Data loads the training domains as positgan train does
+// (translationData): mnist-fashion at 28x28; a folder at 286/256 x 64
+// (73x73), served as random 64x64 crops, flipped at random (Zhu et al.'s
+// augmentation), the crops and flips drawn with DataSeed for every run.
 func (translationEvaluator) Data(s EvalSettings) ([]datasets.Dataset, error) {
-	const side = 64
-	opt := datasets.Options{Split: datasets.Train}
-	if s.Dataset != datasets.MNISTFashion {
-		load := (side*286 + 128) / 256
-		opt.Height, opt.Width = load, load
-	}
-	a, b, err := datasets.LoadTranslation(s.Dataset, opt)
-	if err != nil {
-		return nil, err
-	}
-	if s.Dataset == datasets.MNISTFashion {
-		return []datasets.Dataset{a, b}, nil
-	}
-	var data []datasets.Dataset
-	for i, d := range []*datasets.Set{a, b} {
-		aug, err := datasets.Augment(d, side, side, true, s.DataSeed+uint64(i))
-		if err != nil {
-			return nil, err
-		}
-		data = append(data, aug)
-	}
-	return data, nil
+	ts, err := translationData(DataSettings{Dataset: s.Dataset, Seed: s.DataSeed, Batch: s.Batch})
+	return ts.Data, err
 }
 
 func (translationEvaluator) Metrics(s EvalSettings) ([]string, error) {

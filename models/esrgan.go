@@ -77,6 +77,7 @@ func init() {
 			"gc": "growth channels of the dense blocks", "pretrain": "steps of L1-only pre-training before the GAN phase",
 			"pixel_weight": "weight of L1 in the GAN phase", "gan_weight": "weight of the adversarial term in the GAN phase"},
 		New:       func(c Config) (gan.Model, error) { return newESRGAN(c) },
+		TrainData: srData,                                    // esrgan_data.go
 		Evaluator: func() Evaluator { return srEvaluator{} }, // esrgan_eval.go
 	})
 }

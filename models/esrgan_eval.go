@@ -158,19 +158,14 @@ type srEvaluator struct{}
 // srColumns are the figures of srEvaluator.
 var srColumns = []string{"Y-PSNR (dB)", "PSNR (dB)", "SSIM"}
 
-// srPatch and srPatchesPerImage are positgan train's defaults for esrgan.
+// srPatch and srPatchesPerImage are ESRGAN's training defaults (srData):
+// the side of the patches and their number per photograph per epoch.
 const srPatch, srPatchesPerImage = 48, 16
 
+// Data loads the patches positgan train trains on (srData).
 func (srEvaluator) Data(s EvalSettings) ([]datasets.Dataset, error) {
-	ph, err := datasets.LoadPhotos(s.Dataset, datasets.Train)
-	if err != nil {
-		return nil, err
-	}
-	p, err := datasets.NewPatches(ph, srPatch, max(ph.Len()*srPatchesPerImage, s.Batch), s.DataSeed)
-	if err != nil {
-		return nil, err
-	}
-	return []datasets.Dataset{p}, nil
+	ts, err := srData(DataSettings{Dataset: s.Dataset, Seed: s.DataSeed, Batch: s.Batch})
+	return ts.Data, err
 }
 
 func (srEvaluator) Metrics(EvalSettings) ([]string, error) { return srColumns, nil }

@@ -31,6 +31,10 @@ type Spec struct {
 	Check func(c Config) error
 	// New builds the model of a checked configuration.
 	New func(c Config) (gan.Model, error)
+	// TrainData, if not nil, loads the model's training data (see
+	// TrainData); a model without one trains on one data set loaded by
+	// LoadTrainSet.
+	TrainData func(s DataSettings) (TrainSets, error)
 	// Evaluator, if not nil, returns a new Evaluator of the model, which
 	// a sweep measures its runs with instead of the FID of images made
 	// from noise. Each call returns one with state of its own (a sweep

@@ -166,7 +166,7 @@ func approxEval(w io.Writer, r io.Reader, a tanhapprox.Approx) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,output")
 	for _, x := range xs {
-		fmt.Fprintf(bw, "%s,%s\n", numberString(x, 64), numberString(a.At(x), 64))
+		fmt.Fprintf(bw, "%s,%s\n", numfmt.Exact(x, 64), numfmt.Exact(a.At(x), 64))
 	}
 	return cmp.Or(bw.Flush(), bad)
 }
@@ -306,7 +306,7 @@ func approxTable(w io.Writer, c tableConfig) error {
 	}
 	gridSet := fmt.Sprintf("grid [%g,%g] N=%d", c.gridLo, c.gridHi, c.gridN)
 	if c.csv {
-		return tableCSV(w, rows, codeSet, gridSet)
+		return tanhapprox.WriteTableCSV(w, rows, codeSet, gridSet)
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Absolute error against math.Tanh and 1/(1+e^-x) (float64), over\n")
@@ -342,25 +342,6 @@ func approxTable(w io.Writer, c tableConfig) error {
 			if err := printPublished(bw); err != nil {
 				return err
 			}
-		}
-	}
-	return bw.Flush()
-}
-
-func tableCSV(w io.Writer, rows []tanhapprox.Row, codeSet, gridSet string) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "fn,method,inputs,n,max_err,mean_err,argmax,ns_per_elem")
-	for _, r := range rows {
-		ns := ""
-		if r.NS > 0 {
-			ns = strconv.FormatFloat(r.NS, 'f', 3, 64)
-		}
-		for _, s := range []struct {
-			set string
-			st  tanhapprox.Stats
-		}{{codeSet, r.Codes}, {gridSet, r.Grid}} {
-			fmt.Fprintf(bw, "%v,%s,%s,%d,%s,%s,%s,%s\n", r.Fn, r.Method, s.set, s.st.N,
-				numfmt.Float(s.st.Max), numfmt.Float(s.st.Mean), numfmt.Float(s.st.ArgMax), ns)
 		}
 	}
 	return bw.Flush()

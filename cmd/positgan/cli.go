@@ -170,25 +170,3 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-// splitPolicies splits a comma-separated list of policies at the commas
-// outside parentheses, so that a single format such as posit(8,1) is one
-// item.
-func splitPolicies(s string) []string {
-	var items []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				items = append(items, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(items, s[start:])
-}

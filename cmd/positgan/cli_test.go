@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -65,21 +64,5 @@ func TestFlagsAfterPositional(t *testing.T) {
 	_, stderr, code := runCLI(t, "", "format", "table", "--", "-x")
 	if code != 2 || !strings.Contains(stderr, `"-x"`) {
 		t.Errorf(`"-- -x": exit %d, stderr %q; want -x taken as the FORMAT`, code, stderr)
-	}
-}
-
-func TestSplitPolicies(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []string
-	}{
-		{"fp32,posit8+", []string{"fp32", "posit8+"}},
-		{"posit(8,1)", []string{"posit(8,1)"}},
-		{"fp32,posit(8,1,scale=3),fp(1,6,9)", []string{"fp32", "posit(8,1,scale=3)", "fp(1,6,9)"}},
-		{"a,,b", []string{"a", "", "b"}},
-	} {
-		if got := splitPolicies(c.in); !slices.Equal(got, c.want) {
-			t.Errorf("splitPolicies(%q) = %q, want %q", c.in, got, c.want)
-		}
 	}
 }

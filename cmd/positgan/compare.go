@@ -123,13 +123,10 @@ var compareFlagOf = map[string]string{
 // sweep returns the sweep the flags describe.
 func (f *compareFlags) sweep(io stdio) experiment.Sweep {
 	return experiment.Sweep{
-		Model: f.model, Dataset: f.dataset, Policies: splitPolicies(f.policies),
+		Model: f.model, Dataset: f.dataset, Policies: experiment.SplitPolicies(f.policies),
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
-		Options: f.options, Log: io.err,
-		Progress: func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-			return progressReporter(io, r.String(), cols, start, f.steps, f.logEvery, 0)
-		},
+		Options: f.options, Log: io.err, // Progress: set by the caller, which knows the runs
 	}
 }
 
@@ -140,7 +137,7 @@ func runCompare(f *compareFlags, io stdio) error {
 	s := f.sweep(io)
 	runs, _ := s.Runs() // an error is Compare's to report
 	s.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, laterSteps(runs, r, s.Steps, experiment.Shard{}))
+		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, experiment.LaterSteps(runs, r, s.Steps, experiment.Shard{}))
 	}
 	ctx, stop := interruptible(io)
 	defer stop()
@@ -237,7 +234,7 @@ func runPlan(f *compareFlags, io stdio) error {
 	p.Sweep.Log = io.err
 	runs, _ := p.Runs() // an error is RunPlan's to report
 	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, laterSteps(runs, r, p.Sweep.Steps, sh))
+		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
 	}
 	ctx, stop := interruptible(io)
 	defer stop()
@@ -289,12 +286,12 @@ func (f *compareFlags) shardOf(getenv func(string) string) (experiment.Shard, er
 // writePlan writes the plan of the sweep flags to --plan, unless the file
 // holds that plan already.
 func writePlan(f *compareFlags, io stdio) error {
-	mib, err := parseMiB(f.memory)
+	mib, err := experiment.ParseMemory(f.memory)
 	if err != nil {
 		return usagef("--memory %s: %v", f.memory, err)
 	}
 	s := f.sweep(io)
-	s.Log, s.Progress = nil, nil
+	s.Log = nil
 	p, err := experiment.NewPlan(s, experiment.Resources{CPUs: f.cpus, MemoryMiB: mib})
 	if err != nil {
 		return compareError(err)
@@ -324,26 +321,6 @@ func optionsNote(o map[string]string) string {
 	}
 	m := modelOptions(o)
 	return " (model options " + m.String() + ")"
-}
-
-// parseMiB reads a memory size: a whole number of mebibytes with the
-// suffix M or Mi, or of gibibytes with G or Gi.
-func parseMiB(s string) (int, error) {
-	num, mul := s, 0
-	for _, u := range []struct {
-		suffix string
-		mib    int
-	}{{"Gi", 1024}, {"Mi", 1}, {"G", 1024}, {"M", 1}} {
-		if strings.HasSuffix(s, u.suffix) {
-			num, mul = strings.TrimSuffix(s, u.suffix), u.mib
-			break
-		}
-	}
-	n, err := strconv.Atoi(num)
-	if mul == 0 || err != nil || n <= 0 || n > 1<<30/mul {
-		return 0, errors.New("want a positive whole number with the unit M or G, e.g. 4G")
-	}
-	return n * mul, nil
 }
 
 // emitLauncher prints a Kubernetes manifest or a Slurm script for the

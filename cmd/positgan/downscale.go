@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/imageio"
 )
 
@@ -34,7 +35,7 @@ func downscaleCmd() *command {
 }
 
 func runDownscale(in, out string, k int, io stdio) error {
-	dir, err := evalIsDir(in)
+	files, dir, err := eval.ImageFiles(in)
 	if err != nil {
 		return err
 	}
@@ -50,26 +51,23 @@ func runDownscale(in, out string, k int, io stdio) error {
 		fmt.Fprintf(io.out, "%s (%dx%d) -> %s (%dx%d)\n", in, img.Bounds().Dx(), img.Bounds().Dy(), out, lr.Rect.Dx(), lr.Rect.Dy())
 		return nil
 	}
-	names, err := evalImageNames(in)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 {
+	if len(files) == 0 {
 		return fmt.Errorf("no images in %s", in)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	for _, n := range names {
-		img, err := datasets.OpenImage(filepath.Join(in, n))
+	for _, f := range files {
+		img, err := datasets.OpenImage(f)
 		if err != nil {
 			return err
 		}
+		n := filepath.Base(f)
 		name := strings.TrimSuffix(n, filepath.Ext(n)) + ".png"
 		if err := imageio.Save(filepath.Join(out, name), datasets.Downscale(img, k)); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(io.out, "shrank %d images of %s by %d into %s\n", len(names), in, k, out)
+	fmt.Fprintf(io.out, "shrank %d images of %s by %d into %s\n", len(files), in, k, out)
 	return nil
 }

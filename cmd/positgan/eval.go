@@ -1,22 +1,20 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/gan"
 )
 
 // evalCmd groups the evaluation commands.
@@ -74,15 +72,6 @@ type featureFlags struct {
 	exif            *bool
 }
 
-// generated is the number of images a checkpoint makes to be measured:
-// --n, 10000 for 0.
-func (o featureFlags) generated() int {
-	if *o.n == 0 {
-		return 10000
-	}
-	return *o.n
-}
-
 func addFeatureFlags(fs *flag.FlagSet) featureFlags {
 	return featureFlags{
 		features: fs.String("features", "lenet-mnist", "feature network: "+featnet.Specs),
@@ -101,11 +90,6 @@ func evalFormat(v float64) string {
 		return "inf"
 	}
 	return strconv.FormatFloat(v, 'g', 12, 64)
-}
-
-// evalImageExts returns the extensions eval psnr takes from a folder.
-func evalImageExts() []string {
-	return []string{".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
 }
 
 func runEvalPSNR(args []string, peak float64, io stdio) error {
@@ -148,94 +132,23 @@ func runEvalPairs(args []string, metric string, o eval.Options, io stdio) error 
 	if err != nil {
 		return err
 	}
-	a, b := args[0], args[1]
-	da, err := evalIsDir(a)
-	if err != nil {
+	pairs, err := eval.PairFiles(args[0], args[1])
+	if errors.Is(err, eval.ErrFileAndFolder) {
+		return usageError{err}
+	} else if err != nil {
 		return err
 	}
-	db, err := evalIsDir(b)
+	vals, mean, err := eval.ComparePairs(m, pairs, o)
 	if err != nil {
 		return err
-	}
-	type pair struct{ name, a, b string }
-	var pairs []pair
-	switch {
-	case da != db:
-		return usagef("%s and %s: one is a folder, the other a file", a, b)
-	case !da:
-		pairs = []pair{{filepath.Base(a), a, b}}
-	default:
-		na, err := evalImageNames(a)
-		if err != nil {
-			return err
-		}
-		nb, err := evalImageNames(b)
-		if err != nil {
-			return err
-		}
-		if n, ok := evalFirstMissing(na, nb); ok {
-			return fmt.Errorf("%s is in %s but not in %s", n, a, b)
-		}
-		if n, ok := evalFirstMissing(nb, na); ok {
-			return fmt.Errorf("%s is in %s but not in %s", n, b, a)
-		}
-		if len(na) == 0 {
-			return fmt.Errorf("no images (%s) in %s", strings.Join(evalImageExts(), " "), a)
-		}
-		for _, n := range na {
-			pairs = append(pairs, pair{n, filepath.Join(a, n), filepath.Join(b, n)})
-		}
-	}
-	vals := make([]float64, len(pairs))
-	var sum float64
-	for i, p := range pairs {
-		v, err := eval.ComparePairFiles(m, p.a, p.b, o)
-		if err != nil {
-			return err
-		}
-		vals[i] = v
-		sum += v
 	}
 	var out strings.Builder
-	fmt.Fprintln(&out, evalFormat(sum/float64(len(vals))))
+	fmt.Fprintln(&out, evalFormat(mean))
 	for i, p := range pairs {
-		fmt.Fprintf(&out, "%s\t%s\n", p.name, evalFormat(vals[i]))
+		fmt.Fprintf(&out, "%s\t%s\n", p.Name, evalFormat(vals[i]))
 	}
 	_, err = fmt.Fprint(io.out, out.String())
 	return err
-}
-
-func evalIsDir(path string) (bool, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	return fi.IsDir(), nil
-}
-
-// evalImageNames returns the sorted names of the image files directly in dir.
-func evalImageNames(dir string) ([]string, error) {
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range es {
-		if e.Type()&fs.ModeType == 0 && slices.Contains(evalImageExts(), strings.ToLower(filepath.Ext(e.Name()))) {
-			names = append(names, e.Name())
-		}
-	}
-	return names, nil // ReadDir sorts by name
-}
-
-// evalFirstMissing returns the first name of sorted a that is not in sorted b.
-func evalFirstMissing(a, b []string) (string, bool) {
-	for _, n := range a {
-		if _, ok := slices.BinarySearch(b, n); !ok {
-			return n, true
-		}
-	}
-	return "", false
 }
 
 func runEvalFID(args []string, o featureFlags, io stdio) error {
@@ -295,7 +208,7 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 		return usagef("--out is required")
 	case !strings.EqualFold(filepath.Ext(out), ".npz"):
 		return usagef("--out %s: want a .npz file name", out)
-	case isStatsFile(args[0]):
+	case experiment.IsStatsFile(args[0]):
 		return usagef("%s is already statistics", args[0])
 	}
 	ext, err := o.extractor(args)
@@ -313,8 +226,6 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 	return err
 }
 
-func isStatsFile(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npz") }
-
 // extractor loads the feature network; it returns nil when every input is
 // a statistics file, whose network is unknown.
 func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
@@ -325,46 +236,42 @@ func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if !slices.ContainsFunc(args, func(a string) bool { return !isStatsFile(a) }) {
+	if !slices.ContainsFunc(args, func(a string) bool { return !experiment.IsStatsFile(a) }) {
 		return nil, nil
 	}
 	return e, nil
 }
 
-// evalLoadStats returns the feature statistics of path: read from a .npz
-// file, or computed with ext from a data set datasets.Load understands.
-// Notes on how the images are brought to ext's input go to log.
+// setOptions returns how the images of path are drawn. --split is
+// checked only for a data set: statistics files and checkpoints have
+// none.
+func (o featureFlags) setOptions(path string) (experiment.SetOptions, error) {
+	so := experiment.SetOptions{Set: featnet.SetOptions{N: *o.n, Seed: *o.seed, ExifOrientation: *o.exif}, BatchStats: *o.batchStats}
+	if experiment.IsStatsFile(path) || experiment.IsCheckpoint(path) {
+		return so, nil
+	}
+	switch *o.split {
+	case "train":
+		so.Set.Split = datasets.Train
+	case "test":
+		so.Set.Split = datasets.Test
+	default:
+		return so, usagef("--split %q: want train or test", *o.split)
+	}
+	return so, nil
+}
+
+// evalLoadStats returns the feature statistics of path
+// (experiment.SetStats). Notes on how the images are brought to ext's
+// input go to log.
 func evalLoadStats(path string, ext featnet.Extractor, o featureFlags, log io.Writer) (eval.Stats, error) {
-	if isStatsFile(path) {
-		return eval.ReadStats(path)
-	}
-	if strings.EqualFold(filepath.Ext(path), ".safetensors") {
-		return evalCheckpointStats(path, ext, o)
-	}
-	f, note, err := evalFolderFeatures(path, ext, o)
+	so, err := o.setOptions(path)
 	if err != nil {
 		return eval.Stats{}, err
 	}
-	st, err := eval.StatsOf(f)
-	st.Features = ext.Name()
+	st, note, err := experiment.SetStats(path, ext, so)
 	if err == nil && note != "" {
 		fmt.Fprintln(log, note)
 	}
 	return st, err
-}
-
-// evalCheckpointStats returns the feature statistics of --n images (10000
-// for --n 0) that a checkpoint's generator makes from noise drawn with
-// --seed (experiment.GeneratorStats, as positgan compare measures them).
-func evalCheckpointStats(path string, ext featnet.Extractor, o featureFlags) (eval.Stats, error) {
-	c, err := ckpt.Load(path)
-	if err != nil {
-		return eval.Stats{}, err
-	}
-	st, err := experiment.GeneratorStats(c, ext, o.generated(), *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
-	if err != nil {
-		return eval.Stats{}, fmt.Errorf("%s: %w", path, err)
-	}
-	st.Features = ext.Name()
-	return st, nil
 }

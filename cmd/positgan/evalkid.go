@@ -4,17 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/positgan/positgan/ckpt"
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/gan"
 )
 
 // evalKIDCmd is eval kid: KID needs the features themselves, so its
@@ -47,7 +42,7 @@ func runEvalKID(args []string, o featureFlags, opt eval.KIDOptions, io stdio) er
 		return err
 	}
 	for _, a := range args {
-		if isStatsFile(a) && kid.NeedsRows() {
+		if experiment.IsStatsFile(a) && kid.NeedsRows() {
 			return usagef("%s: KID needs images (or a checkpoint), not statistics", a)
 		}
 	}
@@ -70,42 +65,18 @@ func runEvalKID(args []string, o featureFlags, opt eval.KIDOptions, io stdio) er
 	return evalPrintFigures(io, figs, kid.Label(ext.Name()))
 }
 
-// evalLoadFeatures returns the features of the images of path (an image
-// set datasets.Load reads, --n of them if given) or of --n images (10000
-// for 0) a checkpoint's generator makes (experiment.GeneratorFeatures, the
-// images evalCheckpointStats measures), one row per image.
+// evalLoadFeatures returns the features of the images of path
+// (experiment.SetFeatures: an image set, or a checkpoint's generated
+// images), one row per image. Notes on how the images are brought to
+// ext's input go to log.
 func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io.Writer) (*mat.Dense, error) {
-	if strings.EqualFold(filepath.Ext(path), ".safetensors") {
-		c, err := ckpt.Load(path)
-		if err != nil {
-			return nil, err
-		}
-		f, err := experiment.GeneratorFeatures(c, ext, o.generated(), *o.seed, 100, gan.SampleOptions{BatchStats: *o.batchStats})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return f, nil
+	so, err := o.setOptions(path)
+	if err != nil {
+		return nil, err
 	}
-	f, note, err := evalFolderFeatures(path, ext, o)
+	f, note, err := experiment.SetFeatures(path, ext, so)
 	if err == nil && note != "" {
 		fmt.Fprintln(log, note)
 	}
 	return f, err
-}
-
-// evalFolderFeatures returns the features of the images of path (an image
-// set datasets.Load reads, --n of them if given), one row per image, and
-// the note on how they were brought to ext's input, which the caller
-// prints once its figure is measured (featnet.ImageSetFeatures).
-func evalFolderFeatures(path string, ext featnet.Extractor, o featureFlags) (*mat.Dense, string, error) {
-	var split datasets.Split
-	switch *o.split {
-	case "train":
-		split = datasets.Train
-	case "test":
-		split = datasets.Test
-	default:
-		return nil, "", usagef("--split %q: want train or test", *o.split)
-	}
-	return featnet.ImageSetFeatures(path, ext, featnet.SetOptions{Split: split, N: *o.n, Seed: *o.seed, ExifOrientation: *o.exif})
 }

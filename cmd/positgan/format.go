@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/positgan/positgan/internal/numfmt"
 	"github.com/positgan/positgan/quant"
 )
 
@@ -117,15 +118,12 @@ func formatQuantizeBlocks(w io.Writer, r io.Reader, b quant.BlockFormat) error {
 	for i, x := range xs64 {
 		xs[i] = float32(x)
 	}
-	q := make([]float32, len(xs))
-	b.RoundBlocks(q, xs) // the kernel training uses
-	codes, scales := make([]uint32, len(xs)), make([]uint8, b.NumBlocks(len(xs)))
-	b.Encode(codes, scales, xs)
+	q, codes, scales := b.Quantized(xs) // the kernel training uses
 	f := b.Elem()
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,block,scale,code,value")
 	for i, x := range xs {
-		fmt.Fprintf(bw, "%s,%d,0x%02x,%s,%s\n", numberString(float64(x), 32), i/b.Block(), scales[i/b.Block()],
+		fmt.Fprintf(bw, "%s,%d,0x%02x,%s,%s\n", numfmt.Exact(float64(x), 32), i/b.Block(), scales[i/b.Block()],
 			codeString(f, codes[i]), valueString(f, float64(q[i])))
 	}
 	return cmp.Or(bw.Flush(), bad)
@@ -166,7 +164,7 @@ func valueString(f quant.Format, v float64) string {
 	if _, ok := f.(quant.Posit); ok && math.IsNaN(v) {
 		return "NaR"
 	}
-	return numberString(v, 64)
+	return numfmt.Exact(v, 64)
 }
 
 func formatTable(w io.Writer, f quant.Format) error {
@@ -192,12 +190,11 @@ func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
 	for i, x := range xs64 {
 		xs[i] = float32(x) // exact: readNumbers rounded to float32 already
 	}
-	q := make([]float32, len(xs))
-	f.RoundSlice(q, xs) // the kernel training uses
+	q, codes := quant.Quantized(f, xs) // the kernel training uses
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "input,code,value")
 	for i, x := range xs {
-		fmt.Fprintf(bw, "%s,%s,%s\n", numberString(float64(x), 32), codeString(f, f.Encode(x)), valueString(f, float64(q[i])))
+		fmt.Fprintf(bw, "%s,%s,%s\n", numfmt.Exact(float64(x), 32), codeString(f, codes[i]), valueString(f, float64(q[i])))
 	}
 	return cmp.Or(bw.Flush(), bad)
 }

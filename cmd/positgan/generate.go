@@ -1,12 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/positgan/positgan/deploy"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
 )
 
@@ -48,7 +49,7 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 	if err := checkClass(class, spec); err != nil {
 		return err
 	}
-	z, labels, rows, cols := gridNoise(spec, n, seed, class)
+	z, labels, rows, cols := gan.GridNoise(spec, n, seed, class)
 	imgs, err := m.Generate(z, labels)
 	if err != nil {
 		return err
@@ -64,47 +65,19 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 	return nil
 }
 
-// gridNoise returns the latent vectors and labels of a grid of n images,
-// drawn as 'positgan sample' draws them (same seed, same images): n
-// images in a square grid, or for a conditional model without class (-1)
-// one row per class, n rounded up to a multiple of the classes.
-func gridNoise(spec gan.GeneratorSpec, n int, seed uint64, class int) (z []float32, labels []int, rows, cols int) {
-	total := n
-	if class >= 0 {
-		uncond := spec
-		uncond.Classes = 0
-		rows, cols = gan.GridShape(uncond, n) // a square grid of one class
-	} else {
-		rows, cols = gan.GridShape(spec, n)
-		if spec.Classes > 0 {
-			total = rows * cols
-		}
-	}
-	r := rand.New(rand.NewPCG(seed, 0x5a4d91e))
-	z = make([]float32, total*spec.ZSize())
-	for i := range z {
-		z[i] = float32(r.NormFloat64())
-	}
-	if spec.Classes > 0 {
-		labels = make([]int, total)
-		for i := range labels {
-			labels[i] = i / cols
-			if class >= 0 {
-				labels[i] = class
-			}
-		}
-	}
-	return z, labels, rows, cols
+// checkClass reports a bad --class (experiment.CheckClass).
+func checkClass(class int, spec gan.GeneratorSpec) error {
+	return classError(experiment.CheckClass(class, spec))
 }
 
-// checkClass reports a bad --class: -1 (all classes) or a class of the
-// model.
-func checkClass(class int, spec gan.GeneratorSpec) error {
-	if class == -1 || (class >= 0 && class < spec.Classes) {
-		return nil
+// classError words an *experiment.ClassError as a usage error of --class.
+func classError(err error) error {
+	var ce *experiment.ClassError
+	switch {
+	case !errors.As(err, &ce):
+		return err
+	case ce.Classes == 0:
+		return usagef("--class %d: the model has no classes", ce.Class)
 	}
-	if spec.Classes == 0 {
-		return usagef("--class %d: the model has no classes", class)
-	}
-	return usagef("--class %d: want 0 to %d, or -1 for one row per class", class, spec.Classes-1)
+	return usagef("--class %d: want 0 to %d, or -1 for one row per class", ce.Class, ce.Classes-1)
 }

@@ -109,10 +109,7 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 	net.Name = f.name
 	if net.Name == "" {
 		// Not the shipped network's name: FIDs with this one must say so.
-		net.Name = featnet.LeNetName(f.dataset) + " (this run)"
-		if f.out != "" {
-			net.Name = featnet.LeNetName(f.dataset) + " (" + filepath.Base(f.out) + ")"
-		}
+		net.Name = featnet.RunLeNetName(f.dataset, f.out)
 	}
 	fmt.Fprintf(io.out, "lenet: %s, %d training images, policy %s, %d epochs, batch %d, lr %g, seed %d\n",
 		f.dataset, trainSet.Len(), pol.Name, f.epochs, f.batch, f.lr, f.seed)
@@ -141,16 +138,8 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 	if f.out == "" {
 		return nil
 	}
-	net.Meta["dataset"] = f.dataset
-	net.Meta["policy"] = pol.Name
-	net.Meta["policy_toml"] = pol.String()
-	net.Meta["epochs"] = strconv.Itoa(f.epochs)
-	net.Meta["batch"] = strconv.Itoa(f.batch)
-	net.Meta["lr"] = strconv.FormatFloat(f.lr, 'g', -1, 64)
-	net.Meta["seed"] = strconv.FormatUint(f.seed, 10)
-	net.Meta["train_images"] = strconv.Itoa(trainSet.Len())
-	net.Meta["test_accuracy"] = strconv.FormatFloat(acc, 'f', 4, 64)
-	net.Meta["command"] = lenetCommand(f)
+	net.Record(featnet.LeNetRecord{Dataset: f.dataset, Policy: pol, Epochs: f.epochs, Batch: f.batch, LR: f.lr, Seed: f.seed,
+		TrainImages: trainSet.Len(), TestAccuracy: acc, Command: lenetCommand(f)})
 	if err := net.Save(f.out); err != nil {
 		return err
 	}

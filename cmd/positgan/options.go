@@ -21,7 +21,7 @@ func (o *modelOptions) String() string {
 }
 
 // Strings returns the options as key=value, sorted: run.toml holds them
-// as an array, which --config sets one by one (multiValue).
+// as an array, which --config sets one by one (experiment.MultiValue).
 func (o *modelOptions) Strings() []string {
 	var s []string
 	for _, k := range slices.Sorted(maps.Keys(*o)) {
@@ -52,22 +52,7 @@ func (o *modelOptions) Set(s string) error {
 // optionHelp describes --option with the options of every model that has
 // some.
 func optionHelp() string {
-	var b strings.Builder
-	b.WriteString("model option key=value, repeatable (")
-	first := true
-	for _, n := range models.Names() {
-		s, _ := models.Lookup(n)
-		if len(s.Options) == 0 {
-			continue
-		}
-		if !first {
-			b.WriteString("; ")
-		}
-		first = false
-		fmt.Fprintf(&b, "%s: %s", n, strings.Join(s.OptionNames(), ", "))
-	}
-	b.WriteString(")")
-	return b.String()
+	return "model option key=value, repeatable (" + models.OptionsNote() + ")"
 }
 
 // checkOptions reports, as a usage error, an --option the model does not

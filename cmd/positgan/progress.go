@@ -1,11 +1,7 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/positgan/positgan/experiment"
 )
 
 // allRunsETA returns prefix and the time left to train the left steps of
@@ -21,20 +17,4 @@ func allRunsETA(done, left, later int, el time.Duration, prefix string) string {
 	}
 	eta := time.Duration(float64(el) / float64(done) * float64(left+later))
 	return prefix + eta.Round(time.Second).String()
-}
-
-// laterSteps returns the steps the runs after r in runs (those sh takes)
-// still have to train, at steps each: runs with a result are finished,
-// and a half-trained run counts whole, so it is an upper bound.
-func laterSteps(runs []experiment.Run, r experiment.Run, steps int, sh experiment.Shard) int {
-	n, after := 0, false
-	for i, q := range runs {
-		if after && sh.Has(i) {
-			if _, err := os.Stat(filepath.Join(q.Dir, experiment.ResultFile)); err != nil {
-				n += steps
-			}
-		}
-		after = after || q.Dir == r.Dir
-	}
-	return n
 }

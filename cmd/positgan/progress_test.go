@@ -1,13 +1,10 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/positgan/positgan/experiment"
 )
 
 func TestAllRunsETA(t *testing.T) {
@@ -23,36 +20,6 @@ func TestAllRunsETA(t *testing.T) {
 	} {
 		if got := allRunsETA(tc.done, tc.left, tc.later, tc.el, ", all "); got != tc.want {
 			t.Errorf("allRunsETA(%d, %d, %d, %v) = %q, want %q", tc.done, tc.left, tc.later, tc.el, got, tc.want)
-		}
-	}
-}
-
-func TestLaterSteps(t *testing.T) {
-	dir := t.TempDir()
-	var runs []experiment.Run
-	for _, name := range []string{"a", "b", "c", "d"} {
-		runs = append(runs, experiment.Run{Policy: name, Seed: 1, Dir: filepath.Join(dir, name)})
-		if err := os.MkdirAll(runs[len(runs)-1].Dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// c is finished.
-	if err := os.WriteFile(filepath.Join(dir, "c", experiment.ResultFile), []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		run  int
-		sh   experiment.Shard
-		want int
-	}{
-		{0, experiment.Shard{}, 200}, // b and d
-		{1, experiment.Shard{}, 100}, // d
-		{3, experiment.Shard{}, 0},
-		{0, experiment.Shard{Index: 0, Count: 2}, 0},   // runs 0 and 2: c is finished
-		{1, experiment.Shard{Index: 1, Count: 2}, 100}, // runs 1 and 3
-	} {
-		if got := laterSteps(runs, runs[tc.run], 100, tc.sh); got != tc.want {
-			t.Errorf("laterSteps(run %d, shard %v) = %d, want %d", tc.run, tc.sh, got, tc.want)
 		}
 	}
 }

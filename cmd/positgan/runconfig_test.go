@@ -76,19 +76,6 @@ func TestRunConfigErrors(t *testing.T) {
 	}
 }
 
-func TestTOMLString(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{`a"b\c`, `"a\"b\\c"`},
-		{"tab\there", `"tab\u0009here"`},
-		{"posit(8,1)", `"posit(8,1)"`},
-	} {
-		if got := tomlString(tc.in); got != tc.want {
-			t.Errorf("tomlString(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
 // After --resume, run.toml holds the settings the checkpoint trained with
 // (not the flags' defaults), so that training from it straight through
 // gives the resumed run's checkpoint.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
-	"strings"
 
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/models"
@@ -21,14 +20,14 @@ func checkNoRun(dir string, overwrite bool) error {
 	return nil
 }
 
-// claimRunFolders claims the folders (experiment.ClaimFolders). Folders
-// that must be empty (empty[i]: a run from scratch without --resume) must
-// hold no run unless overwrite is set, in which case the run's files are
-// removed: checked again now that the folders are ours. The returned func
-// releases the locks.
-func claimRunFolders(dirs []string, empty []bool, overwrite bool, log io.Writer) (release func(), err error) {
+// claimRunFolders claims the folders (experiment.ClaimFolders). Runs from
+// scratch (fromScratch: without --resume) must find their folders
+// holding no run unless overwrite is set, in which case the run's files
+// are removed: checked again now that the folders are ours. The returned
+// func releases the locks.
+func claimRunFolders(dirs []string, fromScratch, overwrite bool, log io.Writer) (release func(), err error) {
 	return experiment.ClaimFolders(dirs, log, func(i int) error {
-		if !empty[i] {
+		if !fromScratch {
 			return nil
 		}
 		if err := checkNoRun(dirs[i], overwrite); err != nil {
@@ -41,22 +40,6 @@ func claimRunFolders(dirs []string, empty []bool, overwrite bool, log io.Writer)
 		}
 		return nil
 	})
-}
-
-// checkResumable is the check of --resume when the runs in dirs whose
-// checkpoints are missing would start from scratch (a run interrupted
-// before its first checkpoint, or a policy not started yet): that is
-// refused only when no run in dirs was ever started, which is a wrong
-// --out rather than an interruption.
-func checkResumable(dirs []string, missing []bool) error {
-	var paths []string
-	for i, dir := range dirs {
-		if !missing[i] || experiment.RunIn(dir) != "" {
-			return nil
-		}
-		paths = append(paths, filepath.Join(dir, "checkpoint.safetensors"))
-	}
-	return fmt.Errorf("--resume: no checkpoint %s", strings.Join(paths, ", "))
 }
 
 // resumeDefaults returns the configuration of the first resumed run

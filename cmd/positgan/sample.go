@@ -1,18 +1,15 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
-	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 )
 
@@ -77,71 +74,33 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 	if err != nil {
 		return err
 	}
-	m, _, err := models.Load(c, pol)
-	if err != nil {
-		return err
-	}
-	s, err := gan.ReadState(c)
-	if err != nil {
-		return err
-	}
-	gm, ok := m.Model.(gan.Generator)
-	if !ok {
-		return fmt.Errorf("%s: the model does not make images from noise", path)
-	}
-	cfg := gm.Generator()
-	if err := checkClass(class, cfg); err != nil {
-		return err
-	}
-	z, labels, rows, cols := gridNoise(cfg, n, seed, class)
-	total := len(z) / cfg.ZSize()
-	sm, err := gan.NewSampler(m, total, o)
-	if err != nil {
-		return err
-	}
-	imgs := make([]float32, total*cfg.Image.Size())
-	if err := sm.Generate(imgs, z, labels); err != nil {
-		return err
+	sm, err := experiment.Sample(c, pol, n, seed, class, o)
+	if errors.Is(err, experiment.ErrNotGenerator) {
+		return fmt.Errorf("%s: %w", path, err)
+	} else if err != nil {
+		return classError(err)
 	}
 	var wrote []string
 	if outDir != "" {
-		if err := writeImageFiles(outDir, imgs, labels, cfg.Image); err != nil {
+		if err := sm.WriteFiles(outDir); err != nil {
 			return err
 		}
-		wrote = append(wrote, fmt.Sprintf("%d image files in %s", total, outDir))
+		wrote = append(wrote, fmt.Sprintf("%d image files in %s", sm.Len(), outDir))
 	}
 	if out != "" {
-		if err := gan.WriteGrid(out, imgs, cfg.Image, rows, cols); err != nil {
+		if err := gan.WriteGrid(out, sm.Images, sm.Shape, sm.Rows, sm.Cols); err != nil {
 			return err
 		}
-		wrote = append(wrote, fmt.Sprintf("%s: %d images (%dx%d grid)", out, total, rows, cols))
+		wrote = append(wrote, fmt.Sprintf("%s: %d images (%dx%d grid)", out, sm.Len(), sm.Rows, sm.Cols))
 	}
 	name := "the checkpoint's policy"
-	if s.Options.Policy != nil {
-		name = s.Options.Policy.Name
-	}
-	if pol != nil {
-		name = pol.Name
+	if sm.Policy != nil {
+		name = sm.Policy.Name
 	}
 	mode := "running statistics"
-	if o.BatchStats || m.BatchStats {
+	if sm.BatchStats {
 		mode = "batch statistics"
 	}
-	fmt.Fprintf(io.out, "wrote %s from %s (step %d) in %s, batch norm with %s\n", strings.Join(wrote, " and "), path, s.Step, name, mode)
-	return nil
-}
-
-// writeImageFiles writes each image (N, C, H, W, values in [-1, 1]) to
-// dir as a PNG file named by its index and, if labels is not nil, class.
-func writeImageFiles(dir string, imgs []float32, labels []int, sh datasets.Shape) error {
-	for i := range len(imgs) / sh.Size() {
-		name := fmt.Sprintf("%05d.png", i)
-		if labels != nil {
-			name = fmt.Sprintf("%05d_class%d.png", i, labels[i])
-		}
-		if err := imageio.Save(filepath.Join(dir, name), experiment.ImageOf(imgs[i*sh.Size():(i+1)*sh.Size()], sh)); err != nil {
-			return err
-		}
-	}
+	fmt.Fprintf(io.out, "wrote %s from %s (step %d) in %s, batch norm with %s\n", strings.Join(wrote, " and "), path, sm.Step, name, mode)
 	return nil
 }

@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -24,7 +22,6 @@ import (
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
-	"github.com/positgan/positgan/policy"
 )
 
 // defaultTrainSteps is the default length of a run: with the default CGAN
@@ -95,15 +92,6 @@ func trainCmd() *command {
 	}
 }
 
-// trainRun is one policy's run, prepared before any training starts.
-type trainRun struct {
-	name    string
-	policy  *policy.Policy
-	dir     string
-	trainer *gan.Trainer
-	later   int // steps the runs after this one train in this invocation
-}
-
 func runTrain(f *trainFlags, io stdio) error {
 	switch {
 	case f.steps <= 0:
@@ -131,53 +119,34 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 
 	// Policies first: they are cheap to check and the commonest typo.
-	var runs []*trainRun
-	seen := map[string]bool{}
-	for _, name := range splitPolicies(f.policies) {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			return usagef("--policy %q: empty policy name", f.policies)
-		}
-		p, err := policy.Parse(name)
-		if err != nil {
-			return usageError{fmt.Errorf("--policy %s: %w", name, err)}
-		}
-		label := experiment.PolicyLabel(name)
-		if seen[label] {
-			return usagef("--policy: %s given twice", label)
-		}
-		seen[label] = true
-		runs = append(runs, &trainRun{name: label, policy: p})
+	ps, err := experiment.ParsePolicies(experiment.SplitPolicies(f.policies))
+	var ce *experiment.ConfigError
+	switch {
+	case errors.Is(err, experiment.ErrPolicyTwice) && errors.As(err, &ce):
+		return usagef("--policy: %s given twice", ce.Value)
+	case errors.As(err, &ce):
+		return usageError{fmt.Errorf("--policy %s: %w", ce.Value, ce.Err)}
 	}
-	for _, r := range runs {
-		r.dir = f.out
-		if len(runs) > 1 {
-			r.dir = filepath.Join(f.out, r.name)
-		}
-	}
+	runs := experiment.TrainRuns(f.out, ps)
 
 	// Checkpoints to resume from, before the data (which takes longer).
 	// Runs without one (not started, or stopped before their first
 	// checkpoint) start from scratch, in the resumed runs' settings.
-	saved := make([]*ckpt.Checkpoint, len(runs))
 	var dirs []string
-	var missing, empty []bool
 	var first *experiment.Resumed // the first run with a checkpoint
-	for i, r := range runs {
-		dirs = append(dirs, r.dir)
+	for _, r := range runs {
+		dirs = append(dirs, r.Dir)
 		if !f.resume {
-			if err := checkNoRun(r.dir, f.overwrite); err != nil {
+			if err := checkNoRun(r.Dir, f.overwrite); err != nil {
 				return err
 			}
-			missing, empty = append(missing, true), append(empty, true)
 			continue
 		}
-		c, err := ckpt.Load(filepath.Join(r.dir, "checkpoint.safetensors"))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		if r.Checkpoint, err = experiment.LoadCheckpoint(r.Dir); err != nil {
 			return err
 		}
-		if c != nil {
-			res, err := checkResume(f, r, c)
+		if r.Checkpoint != nil {
+			res, err := checkResume(f, r, r.Checkpoint)
 			if err != nil {
 				return err
 			}
@@ -185,27 +154,28 @@ func runTrain(f *trainFlags, io stdio) error {
 				first = &res
 			}
 		}
-		saved[i] = c
-		missing, empty = append(missing, c == nil), append(empty, false)
 	}
 	var cfg models.Config
 	if f.resume {
-		if err := checkResumable(dirs, missing); err != nil {
-			return err
+		var ne *experiment.NoCheckpointError
+		if err := experiment.CheckResumable(runs); errors.As(err, &ne) {
+			return fmt.Errorf("--resume: no checkpoint %s", strings.Join(ne.Paths, ", "))
 		}
 		cfg = resumeDefaults(f, first)
 	}
 
 	// The model's own data set and batch, when not given (nor resumed).
 	modelDefaults(f.model, f.set, &f.dataset, &f.batch, f.resume)
-	load := loadTrainSets // one data set per domain of the model
-	if f.model == models.ESRGAN {
-		load = loadSRTrainSets // patches of photographs (upscale.go)
-	}
-	ds, data, err := load(f)
-	if err != nil {
+	// One data set per domain of the model, as the model loads them.
+	sets, err := models.TrainData(f.model, models.DataSettings{Dataset: f.dataset, Size: f.imageSize,
+		Channels: f.channels, Seed: f.seed, Batch: f.batch})
+	var se *models.DataSettingError
+	if errors.As(err, &se) {
+		return usagef("--%s %d: %s", se.Setting, se.Value, se.Reason)
+	} else if err != nil {
 		return err
 	}
+	ds, data := sets.First, sets.Data
 	if cfg.Arch == "" {
 		if cfg, err = trainConfig(f, ds); err != nil {
 			return err
@@ -219,59 +189,38 @@ func runTrain(f *trainFlags, io stdio) error {
 		steps = f.epochs * (ds.Len() / f.batch)
 	}
 
-	for i, r := range runs {
-		r.trainer, err = experiment.NewTrainer(saved[i], cfg, data, gan.Options{Policy: r.policy, Batch: f.batch,
-			Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps})
-		if err != nil {
+	for _, r := range runs {
+		if err := r.Start(cfg, data, gan.Options{Batch: f.batch, Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps}); err != nil {
 			return err
 		}
-		if globs := r.policy.Unmatched(r.trainer.Nets().Names()); len(globs) > 0 {
+		names := r.Trainer.Nets().Names()
+		if globs := r.Policy.Unmatched(names); len(globs) > 0 {
 			fmt.Fprintf(io.err, "warning: policy %s: layer glob %s matches no layer of this model (its layers: %s)\n",
-				r.name, strings.Join(globs, ", "), strings.Join(r.trainer.Nets().Names(), " "))
+				r.Label, strings.Join(globs, ", "), strings.Join(names, " "))
 		}
 	}
 	// Output folders: made and probed only now that everything is ready.
 	for _, r := range runs {
-		if err := atomicfile.MkdirWritable(r.dir); err != nil {
+		if err := atomicfile.MkdirWritable(r.Dir); err != nil {
 			return err
 		}
 	}
-	release, err := claimRunFolders(dirs, empty, f.overwrite, io.err)
+	release, err := claimRunFolders(dirs, !f.resume, f.overwrite, io.err)
 	if err != nil {
 		return err
 	}
 	defer release()
 	// Each run's settings, which train --config reads back.
-	specs := splitPolicies(f.policies)
-	for i, r := range runs {
-		set := map[string]string{"policy": strings.TrimSpace(specs[i]), "out": r.dir}
-		if err := writeRunConfig(filepath.Join(r.dir, runConfigFile), f.flags, set); err != nil {
+	for _, r := range runs {
+		set := map[string]string{"policy": r.Spec, "out": r.Dir}
+		if err := writeRunConfig(filepath.Join(r.Dir, runConfigFile), f.flags, set); err != nil {
 			return err
 		}
 	}
-	for i := len(runs) - 2; i >= 0; i-- { // for the ETA of all runs
-		runs[i].later = runs[i+1].later + max(steps-runs[i+1].trainer.Step(), 0)
-	}
+	experiment.SetLater(runs, steps) // for the ETA of all runs
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(io) // compare.go
 	defer stop()
-	done := make(chan struct{})
-	defer close(done) // runs before stop: the watcher below returns quietly
-	go func() {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			select {
-			case <-done:
-				// The deferred stop, not a signal: both channels were
-				// ready by the time this ran, and select picks at random.
-				return
-			default:
-			}
-			stop() // a second Ctrl-C kills at once
-			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
-		}
-	}()
 	var sums []gan.Summary
 	for _, r := range runs {
 		sum, err := trainOne(ctx, f, r, ds, steps, io)
@@ -279,7 +228,7 @@ func runTrain(f *trainFlags, io stdio) error {
 			if isTerminal(io.err) {
 				fmt.Fprintln(io.err) // end the progress bar's line
 			}
-			fmt.Fprintf(io.out, "%s: interrupted at step %d; wrote %s and %s\n", r.name, sum.LastStep, sum.Checkpoint, sum.Samples)
+			fmt.Fprintf(io.out, "%s: interrupted at step %d; wrote %s and %s\n", r.Label, sum.LastStep, sum.Checkpoint, sum.Samples)
 			return fmt.Errorf("interrupted: continue with the same command and --resume")
 		}
 		if err != nil {
@@ -288,7 +237,7 @@ func runTrain(f *trainFlags, io stdio) error {
 		sums = append(sums, sum)
 	}
 	if len(runs) > 1 {
-		printTrainTable(io.out, runs, sums)
+		return experiment.WriteTrainTable(io.out, runs, sums)
 	}
 	return nil
 }
@@ -312,7 +261,7 @@ func modelDefaults(model string, set map[string]bool, dataset *string, batch *in
 // models whose training defaults differ from the common ones, e.g. " (by
 // default mnist-fashion for cyclegan, sr-photos for esrgan)"; "" if none.
 func modelDatasetDefaults() string {
-	return modelDefaultsHelp(func(d models.TrainDefaults) string {
+	return models.DefaultsNote(func(d models.TrainDefaults) string {
 		if d.Dataset == models.DefaultDataset {
 			return ""
 		}
@@ -321,7 +270,7 @@ func modelDatasetDefaults() string {
 }
 
 func modelBatchDefaults() string {
-	return modelDefaultsHelp(func(d models.TrainDefaults) string {
+	return models.DefaultsNote(func(d models.TrainDefaults) string {
 		if d.Batch == models.DefaultBatch {
 			return ""
 		}
@@ -329,25 +278,12 @@ func modelBatchDefaults() string {
 	})
 }
 
-func modelDefaultsHelp(value func(models.TrainDefaults) string) string {
-	var parts []string
-	for _, n := range models.Names() {
-		if v := value(models.TrainDefaultsOf(n)); v != "" {
-			parts = append(parts, v+" for "+n)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (by default " + strings.Join(parts, ", ") + ")"
-}
-
 // checkResume compares the flags given explicitly with the run a
 // checkpoint holds (experiment.CheckResume), then takes the checkpoint's
 // settings for the flags not given.
-func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) (experiment.Resumed, error) {
+func checkResume(f *trainFlags, r *experiment.TrainRun, c *ckpt.Checkpoint) (experiment.Resumed, error) {
 	want := experiment.Resume{Config: models.Config{Arch: f.model}, Options: f.options,
-		Seed: f.seed, Batch: f.batch, LR: f.lr, Dataset: f.dataset, Policy: r.policy}
+		Seed: f.seed, Batch: f.batch, LR: f.lr, Dataset: f.dataset, Policy: r.Policy}
 	for _, s := range []experiment.Setting{experiment.SettingModel, experiment.SettingBatch, experiment.SettingSeed,
 		experiment.SettingLR, experiment.SettingDataset} {
 		if f.set[string(s)] {
@@ -365,7 +301,7 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) (experiment.Res
 		case experiment.SettingOption:
 			bad = append(bad, fmt.Sprintf("--option %s=%s (checkpoint: %s)", d.Option, d.Want, cmp.Or(d.Saved, "not set")))
 		case experiment.SettingPolicy:
-			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.name))
+			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.Label))
 		default:
 			bad = append(bad, fmt.Sprintf("--%s %s (checkpoint: %s)", d.Setting, d.Want, d.Saved))
 		}
@@ -384,12 +320,6 @@ func checkResume(f *trainFlags, r *trainRun, c *ckpt.Checkpoint) (experiment.Res
 	return res, nil
 }
 
-// loadTrainData loads the training split of --dataset at the size the
-// model needs.
-func loadTrainData(f *trainFlags) (*datasets.Set, error) {
-	return experiment.LoadTrainSet(f.dataset, f.imageSize, f.channels)
-}
-
 // trainConfig returns the model configuration for the data set.
 func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 	cfg, err := experiment.ModelConfig(f.model, ds, f.features, f.options)
@@ -403,32 +333,27 @@ func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 }
 
 // trainOne trains one policy's run to steps and prints its summary.
-func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set, steps int, io stdio) (gan.Summary, error) {
-	t := r.trainer
+func trainOne(ctx context.Context, f *trainFlags, r *experiment.TrainRun, ds *datasets.Set, steps int, io stdio) (gan.Summary, error) {
+	t := r.Trainer
 	o := t.Options()
 	start := t.Step()
 	if start >= steps {
-		fmt.Fprintf(io.out, "%s: already at step %d of %d; nothing to do\n", r.name, start, steps)
-		sum := gan.Summary{FirstStep: start, LastStep: start, Samples: filepath.Join(r.dir, "samples.png"),
-			Checkpoint: filepath.Join(r.dir, "checkpoint.safetensors"), Metrics: t.Model().Metrics()}
-		for _, u := range t.Model().Updates() {
-			sum.Updates = append(sum.Updates, u.Name)
-		}
-		return sum, nil
+		fmt.Fprintf(io.out, "%s: already at step %d of %d; nothing to do\n", r.Label, start, steps)
+		return r.Finished(), nil
 	}
 	verb := "training"
 	if start > 0 {
 		verb = fmt.Sprintf("resuming at step %d:", start)
 	}
 	fmt.Fprintf(io.out, "%s %s on %s (%d images %v) in %s: steps %d, batch %d, seed %d -> %s\n",
-		verb, f.model, f.dataset, ds.Len(), ds.Shape(), r.name, steps, o.Batch, o.Seed, r.dir)
+		verb, f.model, f.dataset, ds.Len(), ds.Shape(), r.Label, steps, o.Batch, o.Seed, r.Dir)
 
-	onStep := progressReporter(io, r.name, t.LogColumns(), start, steps, f.logEvery, r.later)
+	onStep := progressReporter(io, r.Label, t.LogColumns(), start, steps, f.logEvery, r.Later)
 	sum, err := t.Run(ctx, gan.RunOptions{
-		Dir: r.dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
+		Dir: r.Dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
 		KeepCheckpoints: f.keep, Meta: map[string]string{gan.MetaDataset: f.dataset},
 		OnStep: onStep,
-		Warn:   func(msg string) { fmt.Fprintf(io.err, "\nWARNING: %s: %s\n", r.name, msg) },
+		Warn:   func(msg string) { fmt.Fprintf(io.err, "\nWARNING: %s: %s\n", r.Label, msg) },
 	})
 	if err != nil {
 		return sum, err
@@ -444,7 +369,7 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 		losses = append(losses, fmt.Sprintf("%s %.2f", m, sum.MeanMetrics[i]))
 	}
 	fmt.Fprintf(io.out, "%s: %d steps in %s (%.3f s/step); last %d steps: %s; skipped updates %s; loss scales after the last step %s\n",
-		r.name, n, sum.Elapsed.Round(time.Second), sum.Elapsed.Seconds()/float64(max(n, 1)), min(n, 100),
+		r.Label, n, sum.Elapsed.Round(time.Second), sum.Elapsed.Seconds()/float64(max(n, 1)), min(n, 100),
 		strings.Join(losses, ", "), strings.Join(skipped, ", "), strings.Join(scales, ", "))
 	wrote := []string{sum.Checkpoint, sum.Log}
 	if sum.Samples != "" {
@@ -452,10 +377,10 @@ func trainOne(ctx context.Context, f *trainFlags, r *trainRun, ds *datasets.Set,
 	}
 	if sum.Status != gan.StatusOK {
 		fmt.Fprintf(io.out, "%s: WARNING: the run ended %s (%s); %s keeps step %d, the last before the alarm, and %s the last state\n",
-			r.name, sum.Status, strings.Join(sum.Warnings, "; "), sum.Checkpoint, sum.LastHealthy, sum.Unhealthy)
+			r.Label, sum.Status, strings.Join(sum.Warnings, "; "), sum.Checkpoint, sum.LastHealthy, sum.Unhealthy)
 		wrote = append(wrote, sum.Unhealthy)
 	}
-	fmt.Fprintf(io.out, "%s: wrote %s\n", r.name, strings.Join(wrote, ", "))
+	fmt.Fprintf(io.out, "%s: wrote %s\n", r.Label, strings.Join(wrote, ", "))
 	return sum, nil
 }
 
@@ -513,48 +438,6 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 func isTerminal(w io.Writer) bool {
 	fd, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(fd.Fd()))
-}
-
-func printTrainTable(w io.Writer, runs []*trainRun, sums []gan.Summary) {
-	var s0 gan.Summary
-	for _, s := range sums {
-		if len(s.Updates) > len(s0.Updates) {
-			s0 = s
-		}
-	}
-	fmt.Fprintf(w, "\n%-14s %7s %9s", "policy", "steps", "s/step")
-	for _, u := range s0.Updates {
-		fmt.Fprintf(w, " %8s", u+" loss")
-	}
-	for _, m := range s0.Metrics {
-		fmt.Fprintf(w, " %8s", m)
-	}
-	fmt.Fprintf(w, " %8s  %s\n", "skipped", "samples")
-	for i, r := range runs {
-		s := sums[i]
-		n := max(s.LastStep-s.FirstStep, 1)
-		fmt.Fprintf(w, "%-14s %7d %9.3f", r.name, s.LastStep, s.Elapsed.Seconds()/float64(n))
-		for i := range s0.Updates {
-			if i < len(s.MeanLosses) {
-				fmt.Fprintf(w, " %8.3f", s.MeanLosses[i])
-			} else {
-				fmt.Fprintf(w, " %8s", "-") // already trained: nothing measured
-			}
-		}
-		for i := range s0.Metrics {
-			if i < len(s.MeanMetrics) {
-				fmt.Fprintf(w, " %8.2f", s.MeanMetrics[i])
-			} else {
-				fmt.Fprintf(w, " %8s", "-")
-			}
-		}
-		skipped := 0
-		for _, k := range s.Skipped {
-			skipped += k
-		}
-		fmt.Fprintf(w, " %8d  %s\n", skipped, s.Samples)
-	}
-	fmt.Fprintln(w, "(losses and metrics: means over each run's last 100 steps, or all of them if fewer; s/step: wall time of this invocation)")
 }
 
 // modelList returns one line per registered model: its name and summary.

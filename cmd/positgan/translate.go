@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -14,7 +12,6 @@ import (
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 )
@@ -104,7 +101,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	if !translates(cfg, dir) {
+	if !experiment.Translates(cfg, dir) {
 		return usagef("--checkpoint %s holds a %s model, which does not translate images (want cyclegan)", o.checkpoint, cfg.Arch)
 	}
 	sh := datasets.Shape{C: cfg.Channels, H: cfg.Height, W: cfg.Width}
@@ -119,25 +116,14 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	for i, name := range names {
-		img := experiment.ImageOf(got[i*sh.Size():(i+1)*sh.Size()], sh)
-		if err := imageio.Save(filepath.Join(o.out, name), img); err != nil {
-			return fmt.Errorf("translate: %w", err)
-		}
+	if err := experiment.WriteImages(o.out, got, sh, names); err != nil {
+		return fmt.Errorf("translate: %w", err)
 	}
 	if pol == nil {
 		fmt.Fprintf(io.out, "translated %d images (%s) into %s\n", len(names), group, o.out)
 		return nil
 	}
-	fp32, err := policy.Parse("fp32")
-	if err != nil {
-		return err
-	}
-	ref, err := models.Translate(c, fp32, group, src, o.batch)
-	if err != nil {
-		return err
-	}
-	cmp, err := experiment.CompareTranslations(got, ref, sh, names)
+	cmp, err := experiment.CompareToFP32(c, group, src, o.batch, got, names)
 	if err != nil {
 		return err
 	}
@@ -153,13 +139,6 @@ func runTranslate(o translateOptions, io stdio) error {
 	return nil
 }
 
-// translates reports whether the model of configuration cfg maps images
-// to images of their own size in direction dir (models.ImageMapper).
-func translates(cfg models.Config, dir string) bool {
-	maps, err := models.MapsOf(cfg)
-	return err == nil && slices.ContainsFunc(maps, func(m models.ImageMap) bool { return m.Name == dir && m.Scale == 1 })
-}
-
 func evalFormatShort(v float64) string {
 	if math.IsInf(v, 1) {
 		return "inf"
@@ -167,34 +146,18 @@ func evalFormatShort(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// translateSource returns the images --in names and their file names: a
-// folder's images, or the first --n images of a data set's test split
-// (mnist, fashion-mnist, an IDX directory), named test_00000.png, ...
+// translateSource returns the images --in names and their file names
+// (experiment.TranslationSource): every image of a folder, or the first
+// --n images of a data set's test split.
 func translateSource(o translateOptions, sh datasets.Shape) (datasets.Dataset, []string, error) {
-	opt := datasets.Options{Height: sh.H, Width: sh.W, Channels: sh.C}
 	if datasets.IsImageFolder(o.in) {
 		if o.nSet {
 			return nil, nil, usagef("--n: --in %s is a folder: every image of it is translated", o.in)
 		}
-		return datasets.LoadImages(o.in, opt)
-	}
-	if o.n <= 0 {
+	} else if o.n <= 0 {
 		return nil, nil, usagef("--n %d: must be positive", o.n)
 	}
-	opt.Split = datasets.Test
-	ds, err := datasets.Load(o.in, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	first, err := datasets.First(ds, o.n)
-	if err != nil {
-		return nil, nil, err
-	}
-	names := make([]string, first.Len())
-	for i := range names {
-		names[i] = fmt.Sprintf("test_%05d.png", i)
-	}
-	return first, names, nil
+	return experiment.TranslationSource(o.in, o.n, sh)
 }
 
 // runTranslateFID prints the FID of the checkpoint's translations of test

@@ -3,17 +3,15 @@ package main
 import (
 	"flag"
 	"fmt"
-	"image"
-	"image/png"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/imageio"
-	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 )
@@ -91,22 +89,11 @@ func upscaleInputs(in string) ([]string, error) {
 		}
 		return fs, nil
 	}
-	dir, err := evalIsDir(in)
-	if err != nil || !dir {
-		return []string{in}, err
-	}
-	names, err := evalImageNames(in)
-	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
+	fs, isDir, err := eval.ImageFiles(in)
+	if err == nil && isDir && len(fs) == 0 {
 		return nil, fmt.Errorf("no images in %s", in)
 	}
-	fs := make([]string, len(names))
-	for i, n := range names {
-		fs[i] = filepath.Join(in, n)
-	}
-	return fs, nil
+	return fs, err
 }
 
 func runUpscale(o upscaleOptions, io stdio) error {
@@ -136,7 +123,6 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	}
 	var scores [2][]models.SRScores // bicubic, esrgan
 	var rows []models.CropRow
-	crop := o.crop
 	label := "esrgan"
 	if o.policySpec != "" {
 		label += " " + o.policySpec
@@ -157,30 +143,21 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			}
 			continue
 		}
-		t := models.NewSRTest(base, img, k)
-		hr, lr, bic := t.HR, t.LR, t.Bicubic
-		sr, err := u.Apply(lr)
+		r, err := experiment.Upscale(u, base, img)
 		if err != nil {
 			return err
 		}
-		for name, m := range map[string]image.Image{"_sr.png": sr, "_bicubic.png": bic, "_lr.png": lr} {
-			if err := imageio.Save(filepath.Join(o.out, base+name), m); err != nil {
-				return err
-			}
+		if err := r.WriteFiles(o.out); err != nil {
+			return err
 		}
-		row := []models.CropPanel{{Image: lr, Label: fmt.Sprintf("%s LR x%d", base, k), Scale: k}}
-		for i, m := range []image.Image{bic, sr} {
-			s, err := models.ScoreSR(m, hr, k)
-			if err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
+		if err := r.Score(); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		for i, s := range []models.SRScores{r.Bicubic, r.Model} {
 			fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", base, []string{"bicubic", "esrgan"}[i], s.YPSNR, s.PSNR, s.SSIM)
 			scores[i] = append(scores[i], s)
-			row = append(row, models.CropPanel{Image: m, Label: fmt.Sprintf("%s %.2f dB", []string{"bicubic", label}[i], s.YPSNR)})
 		}
-		rows = append(rows, models.CropRow{Panels: append(row, models.CropPanel{Image: hr, Label: "HR"})})
-		b := hr.Bounds()
-		crop = min(crop, b.Dx(), b.Dy()) // the same size in every row
+		rows = append(rows, r.CropRow(label))
 	}
 	if o.lr {
 		fmt.Fprintf(io.out, "enlarged %d images by %d into %s\n", len(files), k, o.out)
@@ -191,64 +168,12 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", "mean", []string{"bicubic", "esrgan"}[i], m.YPSNR, m.PSNR, m.SSIM)
 	}
 	if o.compare != "" {
-		crop = crop / k * k
-		for i, r := range rows {
-			b := r.Panels[len(r.Panels)-1].Image.Bounds()
-			rows[i].Region = models.CentreCrop(b.Dx(), b.Dy(), crop, k)
-		}
-		if err := writeCropComparison(o.compare, rows, o.zoom); err != nil {
+		crop, err := experiment.WriteCropComparison(o.compare, rows, o.crop, k, o.zoom)
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(io.out, "wrote %s (centre crops of %dx%d HR pixels, zoom %d, Y-PSNR in the captions)\n", o.compare, crop, crop, o.zoom)
 	}
 	fmt.Fprintf(io.out, "wrote %s\n", o.out)
 	return nil
-}
-
-// srPatchesPerImage is the number of patches an epoch of super-resolution
-// training cuts from each photograph.
-const srPatchesPerImage = 16
-
-// loadSRTrainSets loads the training data of --model esrgan: random
-// patches of --image-size (default 48) of the photographs of --dataset
-// (models.TrainDefaultsOf gives sr-photos), at their own sizes. It
-// returns the patches of the first epoch as a Set (for sizes and
-// messages) and the patches.
-func loadSRTrainSets(f *trainFlags) (*datasets.Set, []datasets.Dataset, error) {
-	if f.channels != 0 && f.channels != 3 {
-		return nil, nil, usagef("--channels %d: esrgan works on RGB images", f.channels)
-	}
-	size := f.imageSize
-	if size == 0 {
-		size = 48
-	}
-	ph, err := datasets.LoadPhotos(f.dataset, datasets.Train)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := datasets.NewPatches(ph, size, max(ph.Len()*srPatchesPerImage, f.batch), f.seed)
-	if err != nil {
-		return nil, nil, err
-	}
-	sh := p.Shape()
-	pix := make([]uint8, p.Len()*sh.Size())
-	buf := make([]float32, sh.Size())
-	for i := range p.Len() {
-		p.ImageAt(buf, i, 0)
-		for j, v := range buf {
-			pix[i*sh.Size()+j] = datasets.Round8((float64(v) + 1) * 127.5)
-		}
-	}
-	first, err := datasets.NewSet(f.dataset, sh, pix, make([]int, p.Len()), nil)
-	return first, []datasets.Dataset{p}, err
-}
-
-// writeCropComparison writes models.CropComparison's image as a PNG, to
-// a temporary name first.
-func writeCropComparison(path string, rows []models.CropRow, zoom int) error {
-	img, err := models.CropComparison(rows, zoom)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
