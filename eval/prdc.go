@@ -98,16 +98,15 @@ func prdcOf(real, fake mat.Matrix, kPR, kDC, workers int) (PRDC, error) {
 	// The radii: row i's (k+1)-th smallest distance to its own set.
 	rxPR, rxDC := make([]float64, n), make([]float64, n)
 	kmax := max(kPR, kDC)
-	distanceRows(x, x, d, workers, func(_, i int, row []float64) {
-		var buf [prdcMaxSmall]float64
-		s := smallest(buf[:0], row, kmax+1)
-		rxPR[i], rxDC[i] = s[kPR], s[kDC]
-	})
+	sx := selfSmallestOf(x, d, kmax+1, workers)
+	for i := range n {
+		rxPR[i], rxDC[i] = sx[i*(kmax+1)+kPR], sx[i*(kmax+1)+kDC]
+	}
 	ryPR := make([]float64, m)
-	distanceRows(y, y, d, workers, func(_, j int, row []float64) {
-		var buf [prdcMaxSmall]float64
-		ryPR[j] = smallest(buf[:0], row, kPR+1)[kPR]
-	})
+	sy := selfSmallestOf(y, d, kPR+1, workers)
+	for j := range m {
+		ryPR[j] = sy[j*(kPR+1)+kPR]
+	}
 
 	// One pass over the real-to-fake distances, row by real row: each
 	// worker counts, per fake point, the real balls it is inside; the
@@ -157,9 +156,23 @@ func prdcOf(real, fake mat.Matrix, kPR, kDC, workers int) (PRDC, error) {
 	}, nil
 }
 
-// prdcMaxSmall bounds k + 1 for the radii's selection buffer on the
-// stack; larger k use the heap.
-const prdcMaxSmall = 16
+// selfSmallestOf is selfSmallest, or, for k above selfMaxK, where a
+// worker's k values per row would take much memory, the same figures
+// from distanceRows, one row at a time, with twice the work.
+func selfSmallestOf(a []float64, d, k, workers int) []float64 {
+	if k <= selfMaxK {
+		return selfSmallest(a, d, k, workers)
+	}
+	n := len(a) / d
+	out := make([]float64, n*k)
+	distanceRows(a, a, d, workers, func(_, i int, row []float64) {
+		copy(out[i*k:(i+1)*k], smallest(nil, row, k))
+	})
+	return out
+}
+
+// selfMaxK bounds the k of selfSmallest.
+const selfMaxK = 64
 
 func countTrue(b []bool) int {
 	c := 0

@@ -86,3 +86,83 @@ func distance(x, y []float64) float64 {
 	}
 	return math.Sqrt(s)
 }
+
+// selfTile is the side of the tiles of selfSmallest.
+const selfTile = 64
+
+// selfSmallest returns, for every row i of a (n×d, row major), the k
+// smallest of its distances to every row of a, itself included, in
+// ascending order, as row i of an n×k slice. Distances are symmetric, so
+// only the tiles on and above the diagonal are computed, each giving its
+// values to the rows of both its sides; the tiles are dealt to workers in
+// turn, each keeping its own k smallest per row, which are then merged.
+// The k smallest of a multiset do not depend on the order they are met
+// in, so the result does not depend on workers.
+func selfSmallest(a []float64, d, k, workers int) []float64 {
+	n := len(a) / d
+	nt := (n + selfTile - 1) / selfTile
+	type tile struct{ bi, bj int }
+	var tiles []tile
+	for bi := range nt {
+		for bj := bi; bj < nt; bj++ {
+			tiles = append(tiles, tile{bi, bj})
+		}
+	}
+	workers = max(1, min(workers, len(tiles)))
+	tops := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		top := make([]float64, n*k)
+		for i := range top {
+			top[i] = math.Inf(1)
+		}
+		tops[w] = top
+		wg.Go(func() {
+			buf := make([]float64, selfTile*selfTile)
+			for t := w; t < len(tiles); t += workers {
+				i0, j0 := tiles[t].bi*selfTile, tiles[t].bj*selfTile
+				i1, j1 := min(i0+selfTile, n), min(j0+selfTile, n)
+				cols := j1 - j0
+				for i := i0; i < i1; i++ {
+					row := buf[(i-i0)*cols : (i-i0+1)*cols]
+					distances(row, a[i*d:(i+1)*d], a[j0*d:j1*d])
+					ti := top[i*k : (i+1)*k]
+					for _, v := range row {
+						insertSorted(ti, v)
+					}
+					if i0 == j0 {
+						continue // the diagonal tile holds both (i, j) and (j, i)
+					}
+					for jj, v := range row {
+						insertSorted(top[(j0+jj)*k:(j0+jj+1)*k], v)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	out := tops[0]
+	merged := make([]float64, 0, workers*k)
+	for i := range n {
+		merged = merged[:0]
+		for _, top := range tops {
+			merged = append(merged, top[i*k:(i+1)*k]...)
+		}
+		copy(out[i*k:(i+1)*k], smallest(nil, merged, k))
+	}
+	return out
+}
+
+// insertSorted puts v into top, ascending, if it is smaller than top's
+// largest value, which drops out.
+func insertSorted(top []float64, v float64) {
+	i := len(top) - 1
+	if !(v < top[i]) {
+		return
+	}
+	for i > 0 && top[i-1] > v {
+		top[i] = top[i-1]
+		i--
+	}
+	top[i] = v
+}

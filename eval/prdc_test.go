@@ -82,23 +82,28 @@ func slowPRDC(x, y *mat.Dense, kPR, kDC int) PRDC {
 	n, _ := x.Dims()
 	m, _ := y.Dims()
 	dist := func(a, b *mat.Dense, i, j int) float64 { return distance(a.RawRowView(i), b.RawRowView(j)) }
-	radius := func(a *mat.Dense, i, k int) float64 {
+	radii := func(a *mat.Dense, k int) []float64 {
 		r, _ := a.Dims()
-		row := make([]float64, r)
-		for j := range r {
-			row[j] = dist(a, a, i, j)
+		out := make([]float64, r)
+		for i := range r {
+			row := make([]float64, r)
+			for j := range r {
+				row[j] = dist(a, a, i, j)
+			}
+			slices.Sort(row)
+			out[i] = row[k]
 		}
-		slices.Sort(row)
-		return row[k]
+		return out
 	}
+	rxPR, rxDC, ryPR := radii(x, kPR), radii(x, kDC), radii(y, kPR)
 	var p, r, dsum, c int
 	for j := range m {
 		in := 0
 		for i := range n {
-			if dist(x, y, i, j) < radius(x, i, kDC) {
+			if dist(x, y, i, j) < rxDC[i] {
 				dsum++
 			}
-			if dist(x, y, i, j) < radius(x, i, kPR) {
+			if dist(x, y, i, j) < rxPR[i] {
 				in++
 			}
 		}
@@ -109,8 +114,8 @@ func slowPRDC(x, y *mat.Dense, kPR, kDC int) PRDC {
 	for i := range n {
 		rec, cov := false, false
 		for j := range m {
-			rec = rec || dist(x, y, i, j) < radius(y, j, kPR)
-			cov = cov || dist(x, y, i, j) < radius(x, i, kDC)
+			rec = rec || dist(x, y, i, j) < ryPR[j]
+			cov = cov || dist(x, y, i, j) < rxDC[i]
 		}
 		if rec {
 			r++
@@ -149,15 +154,19 @@ func prdcSets(ties bool, n, m, d int) (*mat.Dense, *mat.Dense) {
 }
 
 // TestPRDCStreamed: the blocked, split computation equals the plain one,
-// bit for bit, whatever the number of workers, including sets larger
-// than a block and wider than a cache block.
+// bit for bit, whatever the number of workers, including sets of several
+// tiles and wider than a cache block, and k of either path to the radii.
 func TestPRDCStreamed(t *testing.T) {
 	for _, tc := range []struct {
 		ties    bool
 		n, m, d int
-	}{{false, 37, 29, 3}, {true, 41, 50, 4}, {false, 19, 23, 2100}} {
+	}{{false, 37, 29, 3}, {true, 41, 50, 4}, {false, 19, 23, 2100}, {false, 150, 130, 4}, {true, 200, 70, 2}} {
 		x, y := prdcSets(tc.ties, tc.n, tc.m, tc.d)
-		for _, k := range [][2]int{{3, 5}, {1, 1}, {7, 2}} {
+		// k + 1 beyond selfMaxK takes the row by row path.
+		for _, k := range [][2]int{{3, 5}, {1, 1}, {7, 2}, {2, selfMaxK + 3}} {
+			if max(k[0], k[1]) >= min(tc.n, tc.m) {
+				continue
+			}
 			want := slowPRDC(x, y, k[0], k[1])
 			for _, w := range []int{1, 2, 3, 8} {
 				got, err := prdcOf(x, y, k[0], k[1], w)
