@@ -36,11 +36,11 @@ type PRDC struct {
 	Coverage float64
 }
 
-// PRDCOf returns improved precision and recall of the fake set against
-// the real one (features one row per image, same width), with balls of
-// the kPR-th nearest neighbour, and density and coverage with the
-// kDC-th; PRDCKPrecisionRecall and PRDCKDensityCoverage are the papers'
-// choices. Everything is computed as Naeem et al.'s reference code
+// PRDCOf returns improved precision and recall of the generated set gen
+// against the real set ref (features one row per image, same width),
+// with balls of the kPR-th nearest neighbour, and density and coverage
+// with the kDC-th; PRDCKPrecisionRecall and PRDCKDensityCoverage are the
+// papers' choices. Everything is computed as Naeem et al.'s reference code
 // (clovaai/generative-evaluation-prdc, prdc.py) computes it:
 //
 //   - distances are Euclidean, here summed in float64 from the features'
@@ -53,22 +53,23 @@ type PRDC struct {
 //   - a point is inside a ball when its distance to the centre is
 //     strictly less than the radius.
 //
-// With r the real radii and s the fake ones, N real and M fake points:
-// precision = #{j: some i has d(i, j) < r(i)} / M, recall = #{i: some j
-// has d(i, j) < s(j)} / N, density = (1/k) · Σⱼ #{i: d(i, j) < r(i)} / M,
-// coverage = #{i: minⱼ d(i, j) < r(i)} / N.
+// With N real points i and M fake points j, r and s the real and fake
+// radii of kPR, r′ the real radii of kDC: precision = #{j: some i has
+// d(i, j) < r(i)} / M, recall = #{i: some j has d(i, j) < s(j)} / N,
+// density = (1/kDC) · Σⱼ #{i: d(i, j) < r′(i)} / M, coverage = #{i:
+// minⱼ d(i, j) < r′(i)} / N.
 //
 // k must be at least 1 and at most one less than either set's size. The
 // distances are computed in blocks on GOMAXPROCS goroutines, holding a
 // few rows of distances at a time, never the N×M matrix; the figures do
 // not depend on the number of goroutines.
-func PRDCOf(real, fake mat.Matrix, kPR, kDC int) (PRDC, error) {
-	return prdcOf(real, fake, kPR, kDC, runtime.GOMAXPROCS(0))
+func PRDCOf(ref, gen mat.Matrix, kPR, kDC int) (PRDC, error) {
+	return prdcOf(ref, gen, kPR, kDC, runtime.GOMAXPROCS(0))
 }
 
-func prdcOf(real, fake mat.Matrix, kPR, kDC, workers int) (PRDC, error) {
-	n, d := real.Dims()
-	m, df := fake.Dims()
+func prdcOf(ref, gen mat.Matrix, kPR, kDC, workers int) (PRDC, error) {
+	n, d := ref.Dims()
+	m, df := gen.Dims()
 	switch {
 	case d != df:
 		return PRDC{}, fmt.Errorf("eval: PRDC of %d-d and %d-d features", d, df)
@@ -85,11 +86,11 @@ func prdcOf(real, fake mat.Matrix, kPR, kDC, workers int) (PRDC, error) {
 			return PRDC{}, fmt.Errorf("eval: PRDC with k = %d needs more than k points in each set, the %s set has %d", k, s.name, s.rows)
 		}
 	}
-	x, err := prdcRows(real, "real")
+	x, err := prdcRows(ref, "real")
 	if err != nil {
 		return PRDC{}, err
 	}
-	y, err := prdcRows(fake, "fake")
+	y, err := prdcRows(gen, "fake")
 	if err != nil {
 		return PRDC{}, err
 	}
@@ -119,16 +120,16 @@ func prdcOf(real, fake mat.Matrix, kPR, kDC, workers int) (PRDC, error) {
 	}
 	distanceRows(x, y, d, workers, func(w, i int, row []float64) {
 		pr, dc := inPR[w], inDC[w]
-		r3, r5 := rxPR[i], rxDC[i]
+		rPR, rDC := rxPR[i], rxDC[i]
 		rec := false
 		for j, v := range row {
 			if v < ryPR[j] {
 				rec = true
 			}
-			if v < r3 {
+			if v < rPR {
 				pr[j] = true
 			}
-			if v < r5 {
+			if v < rDC {
 				dc[j]++
 				covered[i] = true
 			}
