@@ -5,8 +5,9 @@
 //
 // Metrics are registered by name (Register, Lookup, Metrics), as models
 // are in package models: "psnr", "y-psnr" and "ssim" compare pairs of
-// images (PairMetric), "fid" and "kid" two image sets through their
-// features (SetMetric). A new metric is one file whose init function
+// images (PairMetric), "fid", "kid" and "prdc" (precision, recall,
+// density and coverage) two image sets through their features
+// (SetMetric). A new metric is one file whose init function
 // calls Register; docs/adding-a-metric.md walks through one.
 //
 // All arithmetic is float64. Functions that write files write a temporary

@@ -46,8 +46,18 @@ type SetMetric interface {
 	NeedsRows() bool
 	// CompareSets returns the metric's figures between the image sets a
 	// and b: the metric, then the standard deviation it is estimated
-	// with, if it has one (KID's over subsets).
+	// with, if it has one (KID's over subsets), or the figures a
+	// FigureNamer names. A metric that is not symmetric measures b, the
+	// generated set, against a, the real one.
 	CompareSets(a, b Features, o Options) ([]float64, error)
+}
+
+// A FigureNamer is a SetMetric whose figures are several measures of
+// their own, not one figure and its standard deviation: PRDC's
+// precision, recall, density and coverage.
+type FigureNamer interface {
+	// FigureNames names CompareSets' figures, in order.
+	FigureNames() []string
 }
 
 // Features are an image set as a SetMetric sees it.
@@ -83,6 +93,10 @@ type Options struct {
 	Shave int
 	// KID sets how KID subsamples the feature sets.
 	KID KIDOptions
+	// K is the number of nearest neighbours whose distance is the radius
+	// of PRDC's balls, for all four figures; 0 means the papers' choices,
+	// PRDCKPrecisionRecall and PRDCKDensityCoverage.
+	K int
 }
 
 // The registry is written by init functions only (as image.RegisterFormat

@@ -80,12 +80,56 @@ func DecodeStats(r io.ReaderAt, size int64) (Stats, error) {
 		}
 	}
 	st := Stats{Mu: mu, Sigma: sym}
-	if m := findMember(z, "features.npy"); m != nil {
-		if st.Features, err = readString(m, size); err != nil {
-			return Stats{}, fmt.Errorf("eval: array \"features\": %w", err)
-		}
+	if st.Features, err = readNetwork(z, size); err != nil {
+		return Stats{}, err
 	}
 	return st, nil
+}
+
+// readNetwork returns the name of the feature network a .npz file
+// records: the string array features of the files WriteStats writes, or
+// network in those WriteFeatures writes, where features holds the
+// features themselves; "" if neither.
+func readNetwork(z *zip.Reader, size int64) (string, error) {
+	if m := findMember(z, "features.npy"); m != nil {
+		str, err := isStringArray(m, size)
+		if err != nil {
+			return "", fmt.Errorf("eval: array \"features\": %w", err)
+		}
+		if str {
+			name, err := readString(m, size)
+			if err != nil {
+				return "", fmt.Errorf("eval: array \"features\": %w", err)
+			}
+			return name, nil
+		}
+	}
+	if m := findMember(z, "network.npy"); m != nil {
+		name, err := readString(m, size)
+		if err != nil {
+			return "", fmt.Errorf("eval: array \"network\": %w", err)
+		}
+		return name, nil
+	}
+	return "", nil
+}
+
+// isStringArray reports whether the NPY array of zip member f has a
+// numpy string dtype (<U), by its header alone.
+func isStringArray(f *zip.File, size int64) (bool, error) {
+	if f.CompressedSize64 > uint64(size) {
+		return false, fmt.Errorf("zip member claims %d compressed bytes in a file of %d", f.CompressedSize64, size)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return false, fmt.Errorf("zip member: %w", err)
+	}
+	defer rc.Close()
+	h, _, err := readNPYHeader(rc, f.UncompressedSize64)
+	if err != nil {
+		return false, err
+	}
+	return strings.HasPrefix(h.descr, "<U"), nil
 }
 
 // WriteStats writes s to path as a .npz file with float64 arrays mu and
@@ -103,7 +147,12 @@ func WriteStats(path string, s Stats) error {
 }
 
 // EncodeStats writes s to w in the .npz format of WriteStats.
-func EncodeStats(w io.Writer, s Stats) error {
+func EncodeStats(w io.Writer, s Stats) error { return encodeNPZ(w, s, nil) }
+
+// encodeNPZ writes s to w as WriteStats does, or, with rows, as
+// WriteFeatures does: the rows as the array features and s.Features as
+// the string array network.
+func encodeNPZ(w io.Writer, s Stats, rows mat.Matrix) error {
 	if err := s.check("the"); err != nil {
 		return err
 	}
@@ -118,8 +167,13 @@ func EncodeStats(w io.Writer, s Stats) error {
 		{"mu.npy", func(w io.Writer) error { return npy.Write(w, s.Mu) }},
 		{"sigma.npy", func(w io.Writer) error { return npy.Write(w, sigma) }},
 	}
+	name := "features.npy"
+	if rows != nil {
+		members = append(members, member{"features.npy", func(w io.Writer) error { return writeNPYMatrix(w, rows) }})
+		name = "network.npy"
+	}
 	if s.Features != "" {
-		members = append(members, member{"features.npy", func(w io.Writer) error {
+		members = append(members, member{name, func(w io.Writer) error {
 			_, err := w.Write(npyString(s.Features))
 			return err
 		}})

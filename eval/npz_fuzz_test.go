@@ -27,3 +27,32 @@ func FuzzDecodeStats(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeFeatures: any bytes give features or an error, never a
+// panic. The seeds are files WriteFeatures writes, with and without a
+// network's name, and the statistics fixtures.
+func FuzzDecodeFeatures(f *testing.F) {
+	x, _ := prdcSets(false, 4, 2, 3)
+	for _, name := range []string{"LeNet-MNIST", ""} {
+		var b bytes.Buffer
+		if err := EncodeFeatures(&b, Features{Rows: x, Stats: Stats{Features: name}}); err == nil {
+			f.Add(b.Bytes())
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join("testdata", "stats_*.npz"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ft, err := DecodeFeatures(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		n, d := ft.Rows.Dims()
+		if n == 0 || d == 0 || ft.Stats.Dim() != 0 && ft.Stats.Dim() != d {
+			t.Fatalf("%d×%d features with %d-d statistics", n, d, ft.Stats.Dim())
+		}
+	})
+}

@@ -53,12 +53,20 @@ func evalCmd() *command {
 				return func(args []string, io stdio) error { return runEvalFID(args, o, io) }
 			}},
 		evalKIDCmd(),
-		{name: "stats", usage: "A --out stats.npz [--features lenet-mnist] [--n N]",
-			summary: "Write the feature statistics (mu, sigma) of an image set as a .npz file pytorch-fid reads.",
+		evalPRDCCmd(),
+		{name: "stats", usage: "A --out stats.npz [--features lenet-mnist] [--n N] [--save-features]",
+			summary: "Write the feature statistics (mu, sigma) of an image set as a .npz file pytorch-fid reads;\n" +
+				"with --save-features also the features of every image (the array features, N×d), which eval prdc reads.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				o := addFeatureFlags(fs)
 				out := fs.String("out", "", "the .npz file to write (required)")
-				return func(args []string, io stdio) error { return runEvalStats(args, *out, o, io) }
+				save := fs.Bool("save-features", false, "also write the features of every image (N×d, float64) as the array features")
+				return func(args []string, io stdio) error {
+					if *save {
+						return runEvalStatsFeatures(args, *out, o, io)
+					}
+					return runEvalStats(args, *out, o, io)
+				}
 			}},
 	}}
 }
