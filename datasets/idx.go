@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/positgan/positgan/internal/regfile"
@@ -35,13 +34,9 @@ func readIDX(path string, magic uint32) (dims []int, data []byte, err error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, nil, &FileError{Path: path, Err: errors.New("is a directory, want an IDX file")}
 	}
-	f, fi, err := regfile.Open(path)
-	var pe *fs.PathError
-	switch {
-	case errors.As(err, &pe):
+	f, fi, err := regfile.Open(path) // a named pipe is refused: it would block
+	if err != nil {
 		return nil, nil, fmt.Errorf("datasets: %w", err)
-	case err != nil: // a named pipe, say: it would block
-		return nil, nil, &FileError{Path: path, Err: err}
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)

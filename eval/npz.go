@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // ReadStats reads statistics from a .npz file holding the arrays mu, of
@@ -25,15 +25,11 @@ import (
 // Sigma must be symmetric up to a relative 1e-6 of its largest entry; it
 // is stored as the average of itself and its transpose.
 func ReadStats(path string) (Stats, error) {
-	f, err := os.Open(path)
+	f, fi, err := regfile.Open(path) // a named pipe is refused: it would block
 	if err != nil {
 		return Stats{}, fmt.Errorf("eval: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Stats{}, fmt.Errorf("eval: %w", err)
-	}
 	s, err := DecodeStats(f, fi.Size())
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w (file %s)", err, path)

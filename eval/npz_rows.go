@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // ReadFeatures reads the features of an image set, one row per image,
@@ -26,15 +26,11 @@ import (
 // the name, if recorded, and a metric computes the statistics from the
 // rows.
 func ReadFeatures(path string) (Features, error) {
-	f, err := os.Open(path)
+	f, fi, err := regfile.Open(path) // a named pipe is refused: it would block
 	if err != nil {
 		return Features{}, fmt.Errorf("eval: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Features{}, fmt.Errorf("eval: %w", err)
-	}
 	ft, err := DecodeFeatures(f, fi.Size())
 	if err != nil {
 		return Features{}, fmt.Errorf("%w (file %s)", err, path)

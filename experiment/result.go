@@ -13,6 +13,7 @@ import (
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // A Result is what a finished run records in its result.json: its
@@ -52,7 +53,7 @@ type Result struct {
 // readResult returns a run's recorded result if it was measured with the
 // settings of s.
 func readResult(s *Sweep, r Run, metric string) (*Result, bool) {
-	data, err := os.ReadFile(filepath.Join(r.Dir, ResultFile))
+	data, err := regfile.ReadFile(filepath.Join(r.Dir, ResultFile), 1<<20) // a few hundred bytes when written
 	if err != nil {
 		return nil, false
 	}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 	"github.com/positgan/positgan/internal/tomlsafe"
 )
 
@@ -125,7 +125,7 @@ func TOMLString(s string) string {
 // in skip, or a value the flag refuses, is a *RunConfigError, and so is
 // text that does not parse; an unreadable file is the os error.
 func ApplyRunConfig(fs *flag.FlagSet, path string, given map[string]bool, skip []string) error {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path) // a named pipe is refused: it would block
 	if err != nil {
 		return err
 	}

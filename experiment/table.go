@@ -22,6 +22,7 @@ import (
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/numfmt"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // A Table holds the results of a sweep's runs.
@@ -279,7 +280,7 @@ func (t *Table) writeGrids() error {
 			continue
 		}
 		path := filepath.Join(r.Dir, "samples.png")
-		data, err := os.ReadFile(path)
+		data, err := regfile.ReadFile(path, 256<<20) // a grid this sweep wrote, but the folder is shared
 		if err != nil {
 			return err
 		}

@@ -37,7 +37,6 @@ import (
 	"image/gif"
 	"image/png"
 	"io"
-	"io/fs"
 
 	"github.com/positgan/positgan/internal/regfile"
 	"golang.org/x/image/bmp"
@@ -123,13 +122,9 @@ func (e *FileError) Unwrap() error { return e.Err }
 // Options.MaxPixels, each checked before anything more is read. The file
 // is decoded as it is read, never held whole in memory.
 func Open(path string, opt Options) (image.Image, error) {
-	f, fi, err := regfile.Open(path)
+	f, fi, err := regfile.Open(path) // its errors name path
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, err
-		}
-		return nil, &FileError{Path: path, Err: err}
+		return nil, err
 	}
 	defer f.Close()
 	img, err := decodeAt(f, fi.Size(), opt)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/experiment"
 )
 
 // evalPRDCCmd is eval prdc: like KID it needs the features of every
@@ -70,7 +71,7 @@ func runEvalPRDC(args []string, o featureFlags, k int, io stdio) error {
 // from a .npz file (eval.ReadFeatures), or computed with ext as eval kid
 // computes them. Stats.Features names the network, when known.
 func evalLoadFeatureSet(path string, o featureFlags, ext featnet.Extractor, io stdio) (eval.Features, error) {
-	if isStatsFile(path) {
+	if experiment.IsStatsFile(path) {
 		f, err := eval.ReadFeatures(path)
 		if err != nil {
 			return eval.Features{}, err
@@ -99,7 +100,7 @@ func runEvalStatsFeatures(args []string, out string, o featureFlags, io stdio) e
 		return usagef("--out is required")
 	case !strings.EqualFold(filepath.Ext(out), ".npz"):
 		return usagef("--out %s: want a .npz file name", out)
-	case isStatsFile(args[0]):
+	case experiment.IsStatsFile(args[0]):
 		return usagef("%s is already statistics", args[0])
 	}
 	ext, err := o.extractor(args)

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"math/bits"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -45,7 +43,7 @@ const (
 // file (a zip archive, or the legacy pickle stream). Only regular files
 // are read: a FIFO or device would block or never end.
 func isSafetensors(path string) (bool, error) {
-	f, _, err := openFile(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return false, err
 	}
@@ -55,17 +53,6 @@ func isSafetensors(path string) (bool, error) {
 		return false, fmt.Errorf("%s: %w", path, err)
 	}
 	return head[8] == '{', nil
-}
-
-// openFile opens path if it is a regular file (regfile.Open); errors
-// name the path.
-func openFile(path string) (*os.File, fs.FileInfo, error) {
-	f, fi, err := regfile.Open(path)
-	var pe *fs.PathError
-	if err != nil && !errors.As(err, &pe) {
-		err = fmt.Errorf("%s: %w", path, err)
-	}
-	return f, fi, err
 }
 
 // readPth reads the tensors of a state_dict saved with torch.save, as
@@ -80,7 +67,7 @@ func openFile(path string) (*os.File, fs.FileInfo, error) {
 // checked against the file's real size and the limits above before
 // anything is allocated.
 func readPth(path string, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
-	f, fi, err := openFile(path)
+	f, fi, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("featnet: %w", err)
 	}

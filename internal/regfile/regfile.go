@@ -20,13 +20,13 @@ const OpenFlags = os.O_RDONLY | oNonblock
 
 // Open opens path for reading if it names a regular file (after symbolic
 // links are followed). Anything else is refused before a byte is read; the
-// open file is checked again. A path that does not exist gives the open's
-// own error.
+// open file is checked again. Errors are *fs.PathErrors naming path: a
+// path that does not exist gives the open's own error.
 func Open(path string) (*os.File, fs.FileInfo, error) {
 	// A failed Stat is left to the open, whose error says "open".
 	if fi, err := os.Stat(path); err == nil {
 		if err := Check(fi.Mode()); err != nil {
-			return nil, nil, err
+			return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
 	}
 	f, err := os.OpenFile(path, OpenFlags, 0)
@@ -39,7 +39,7 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	return f, fi, nil
 }
@@ -72,12 +72,8 @@ func Check(m fs.FileMode) error {
 // the file.
 func ReadFile(path string, max int64) ([]byte, error) {
 	f, fi, err := Open(path)
-	var pe *fs.PathError
-	switch {
-	case errors.As(err, &pe):
+	if err != nil {
 		return nil, err
-	case err != nil:
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer f.Close()
 	if max > 0 && fi.Size() > max {
