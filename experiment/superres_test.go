@@ -4,51 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/disintegration/imaging"
+	"github.com/positgan/positgan/internal/testimages"
 	"github.com/positgan/positgan/models"
 )
-
-// srFolder writes a DIV2K-style folder: train/ with two 64x64 images and
-// test/ with one 40x36 image, smooth colour patterns.
-func srFolder(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []struct {
-		path string
-		w, h int
-	}{{"train/a.png", 64, 64}, {"train/b.png", 64, 64}, {"test/c.png", 40, 36}} {
-		img := image.NewNRGBA(image.Rect(0, 0, f.w, f.h))
-		for y := range f.h {
-			for x := range f.w {
-				i := img.PixOffset(x, y)
-				img.Pix[i] = uint8(128 + 100*math.Sin(float64(x)/5))
-				img.Pix[i+1] = uint8(128 + 100*math.Cos(float64(y)/7))
-				img.Pix[i+2] = uint8(x * y % 256)
-				img.Pix[i+3] = 255
-			}
-		}
-		p := filepath.Join(dir, f.path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := imaging.Save(img, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // compare --model esrgan: the table holds the bicubic row and a row per
 // policy with the three figures.
 func TestCompareESRGAN(t *testing.T) {
-	s := Sweep{Model: "esrgan", Dataset: srFolder(t), Policies: []string{"fp32"}, Seeds: 1, FirstSeed: 1, Steps: 2, Batch: 2,
+	s := Sweep{Model: "esrgan", Dataset: testimages.SRFolder(t), Policies: []string{"fp32"}, Seeds: 1, FirstSeed: 1, Steps: 2, Batch: 2,
 		LR: 2e-4, N: 2, EvalSeed: 1, Out: t.TempDir()}
 	tab, err := Compare(context.Background(), s)
 	if err != nil {
@@ -81,7 +49,7 @@ func TestCompareESRGAN(t *testing.T) {
 // A table makes the bicubic row once, and again when the sweep's data set
 // or options change.
 func TestTableBaselines(t *testing.T) {
-	dir, other := srFolder(t), srFolder(t)
+	dir, other := testimages.SRFolder(t), testimages.SRFolder(t)
 	c := filepath.Join(other, "test", "c.png")
 	img, err := imaging.Open(c)
 	if err != nil {

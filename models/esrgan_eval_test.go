@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -13,37 +11,8 @@ import (
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/internal/testimages"
 )
-
-// srFolder writes a DIV2K-style folder: train/ with two 64x64 images and
-// test/ with one 40x36 image, smooth colour patterns.
-func srFolder(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []struct {
-		path string
-		w, h int
-	}{{"train/a.png", 64, 64}, {"train/b.png", 64, 64}, {"test/c.png", 40, 36}} {
-		img := image.NewNRGBA(image.Rect(0, 0, f.w, f.h))
-		for y := range f.h {
-			for x := range f.w {
-				i := img.PixOffset(x, y)
-				img.Pix[i] = uint8(128 + 100*math.Sin(float64(x)/5))
-				img.Pix[i+1] = uint8(128 + 100*math.Cos(float64(y)/7))
-				img.Pix[i+2] = uint8(x * y % 256)
-				img.Pix[i+3] = 255
-			}
-		}
-		p := filepath.Join(dir, f.path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := imaging.Save(img, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 func TestScoreSR(t *testing.T) {
 	hr := image.NewNRGBA(image.Rect(0, 0, 16, 16))
@@ -109,7 +78,7 @@ func TestBicubicButterfly(t *testing.T) {
 // TestBaselinesScale: the bicubic row enlarges by the sweep's "scale"
 // option, as its runs do.
 func TestBaselinesScale(t *testing.T) {
-	dir := srFolder(t)
+	dir := testimages.SRFolder(t)
 	for _, k := range []int{2, 4} {
 		s := EvalSettings{Dataset: dir, Options: map[string]string{"scale": strconv.Itoa(k)}}
 		rs, err := srEvaluator{}.Baselines(s)

@@ -24,7 +24,7 @@ var floors = []struct {
 }{
 	// Floor 0: utilities with no knowledge of formats or networks.
 	{"internal/atomicfile", 0}, {"internal/numfmt", 0}, {"internal/runlock", 0}, {"internal/allocs", 0},
-	{"internal/pyref", 0}, {"internal/gradcheck", 0}, {"internal/archtest", 0}, {"internal/tomlsafe", 0}, {"internal/regfile", 0}, {"internal/graphexec", 0}, {"internal/graphop", 0},
+	{"internal/pyref", 0}, {"internal/gradcheck", 0}, {"internal/archtest", 0}, {"internal/tomlsafe", 0}, {"internal/regfile", 0}, {"internal/testimages", 0}, {"internal/graphexec", 0}, {"internal/graphop", 0},
 	{"imageio", 0}, {"datasets", 0}, {"ckpt", 0},
 	{"quant", 1},                              // number formats, their kernels and arithmetic
 	{"internal/gemm", 2}, {"internal/vec", 2}, // the CPU kernels
