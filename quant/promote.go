@@ -45,7 +45,7 @@ type lackResult struct {
 // Lacks returns the value of a of smallest magnitude that b lacks and
 // whether there is one; a ≤ b (Contains(b, a)) exactly when there is none.
 // Zeros come first (+0 before -0), then finite values by magnitude (the
-// negative one first), then -Inf, +Inf and NaN. Formats of at most 16
+// positive one first), then -Inf, +Inf and NaN. Formats of at most 16
 // bits are compared code by code; wider posits, floats and fixed-point
 // formats by their parameters; other wider formats are an error.
 func Lacks(b, a Format) (v float64, ok bool, err error) {

@@ -198,7 +198,7 @@ func (s *valueSet) has(v float64) bool {
 }
 
 // lacks returns the value of a of smallest magnitude that b lacks (the
-// negative one first at equal magnitude; zeros first, then finite values,
+// positive one first at equal magnitude; zeros first, then finite values,
 // then infinities, then NaN), and whether there is one: a ≤ b exactly
 // when there is none.
 func lacks(a, b *valueSet) (float64, bool) {
@@ -224,12 +224,12 @@ func lacks(a, b *valueSet) (float64, bool) {
 
 func lacksFinite(a, b *valueSet) (float64, bool) {
 	if a.vals != nil {
-		// Walk outwards from zero, the negative value first at a tie.
+		// Walk outwards from zero, the positive value first at a tie.
 		j := sortSearchPos(a.vals)
 		i := j - 1
 		for i >= 0 || j < len(a.vals) {
 			var v float64
-			if j >= len(a.vals) || (i >= 0 && -a.vals[i] <= a.vals[j]) {
+			if j >= len(a.vals) || (i >= 0 && -a.vals[i] < a.vals[j]) {
 				v, i = a.vals[i], i-1
 			} else {
 				v, j = a.vals[j], j+1
@@ -252,10 +252,10 @@ func lacksFinite(a, b *valueSet) (float64, bool) {
 			pv, pok = lacksInBinade(pb, b, b.pos, false)
 		}
 		switch {
-		case nok && (!pok || nv <= pv):
-			return -nv, true
-		case pok:
+		case pok && (!nok || pv <= nv):
 			return pv, true
+		case nok:
+			return -nv, true
 		}
 	}
 	return 0, false

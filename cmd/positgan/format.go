@@ -78,6 +78,7 @@ func formatCmd() *command {
 					return nil
 				}
 			}},
+		promoteCmd(), latticeCmd(),
 	}}
 }
 
