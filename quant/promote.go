@@ -105,6 +105,10 @@ func (e *AmbiguousError) Error() string {
 // Prefer that is one of them wins. The zero Promoter is Promote.
 type Promoter struct {
 	Prefer []Format
+	// BuiltinOnly leaves the registered formats out of the candidates, so
+	// that the result does not depend on which of them a program has
+	// built so far.
+	BuiltinOnly bool
 }
 
 // Promote returns the least upper bound of a and b: the format, among the
@@ -192,7 +196,8 @@ func (p Promoter) Promote(a, b Format) (Format, error) {
 // Candidates returns the formats p.Promote(a, b) chooses among, in the
 // order that breaks ties between equal value sets: the operands (ordered
 // by name, so that the order does not depend on theirs), Prefer, the
-// built-in candidates, then registered formats by name. Formats wider
+// built-in candidates, then registered formats by name (unless
+// BuiltinOnly). Formats wider
 // than 16 bits whose value set is not known are left out.
 func (p Promoter) Candidates(a, b Format) []Format {
 	ops := []Format{a, b}
@@ -220,8 +225,10 @@ func (p Promoter) Candidates(a, b Format) []Format {
 	for _, n := range promoteCandidates {
 		add(MustParse(n))
 	}
-	for _, f := range registeredFormats() {
-		add(f)
+	if !p.BuiltinOnly {
+		for _, f := range registeredFormats() {
+			add(f)
+		}
 	}
 	return out
 }

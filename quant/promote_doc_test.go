@@ -26,7 +26,7 @@ func promotionTable() string {
 	for _, an := range docPresets {
 		b.WriteString("| **" + an + "** |")
 		for _, bn := range docPresets {
-			f, err := quant.Promote(quant.MustParse(an), quant.MustParse(bn))
+			f, err := builtin.Promote(quant.MustParse(an), quant.MustParse(bn))
 			cell := errKey(f, err)
 			cell = strings.TrimPrefix(cell, "ambiguous ")
 			cell = strings.ReplaceAll(cell, " | ", " \\| ")

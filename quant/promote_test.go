@@ -98,6 +98,10 @@ func (r *slowRef) set(f quant.Format) *slowSet {
 	return s
 }
 
+// builtin promotes among the built-in candidates only: other tests of the
+// package register formats, which would otherwise become candidates.
+var builtin = quant.Promoter{BuiltinOnly: true}
+
 // chosen are the formats of at most 12 bits the reference checks.
 var chosen = []string{
 	"posit(4,0)", "posit(5,1)", "posit(6,0)", "posit(6,2)", "posit(8,0)", "posit(8,1)", "posit(8,2)", "posit(10,1)", "posit(12,2)", "posit(8,1,scale=2)",
@@ -110,7 +114,7 @@ func TestPromoteAgainstEnumeration(t *testing.T) {
 	for _, an := range chosen {
 		for _, bn := range chosen {
 			a, b := quant.MustParse(an), quant.MustParse(bn)
-			cands := quant.Promoter{}.Candidates(a, b)
+			cands := builtin.Candidates(a, b)
 			var upper []quant.Format
 			for _, c := range cands {
 				if r.leq(a, c) && r.leq(b, c) {
@@ -126,7 +130,7 @@ func TestPromoteAgainstEnumeration(t *testing.T) {
 					minimal = append(minimal, m)
 				}
 			}
-			got, err := quant.Promote(a, b)
+			got, err := builtin.Promote(a, b)
 			name := fmt.Sprintf("Promote(%s, %s)", an, bn)
 			var amb *quant.AmbiguousError
 			var f64 *quant.NeedsFloat64
@@ -192,12 +196,12 @@ func TestPromoteProperties(t *testing.T) {
 		fs[i] = quant.MustParse(n)
 	}
 	for _, a := range fs {
-		if got, err := quant.Promote(a, a); got != a || err != nil {
+		if got, err := builtin.Promote(a, a); got != a || err != nil {
 			t.Errorf("Promote(%v, %v) = %v, %v", a, a, got, err)
 		}
 		for _, b := range fs {
-			ab, err1 := quant.Promote(a, b)
-			ba, err2 := quant.Promote(b, a)
+			ab, err1 := builtin.Promote(a, b)
+			ba, err2 := builtin.Promote(b, a)
 			if errKey(ab, err1) != errKey(ba, err2) {
 				t.Errorf("Promote(%v, %v) = %s, Promote(%v, %v) = %s", a, b, errKey(ab, err1), b, a, errKey(ba, err2))
 			}
@@ -205,12 +209,12 @@ func TestPromoteProperties(t *testing.T) {
 				continue
 			}
 			for _, c := range fs {
-				bc, err := quant.Promote(b, c)
+				bc, err := builtin.Promote(b, c)
 				if err != nil {
 					continue
 				}
-				l, err1 := quant.Promote(ab, c)
-				r, err2 := quant.Promote(a, bc)
+				l, err1 := builtin.Promote(ab, c)
+				r, err2 := builtin.Promote(a, bc)
 				if errKey(l, err1) != errKey(r, err2) {
 					t.Errorf("(%v ∨ %v) ∨ %v = %s, %v ∨ (%v ∨ %v) = %s", a, b, c, errKey(l, err1), a, b, c, errKey(r, err2))
 				}
@@ -221,19 +225,19 @@ func TestPromoteProperties(t *testing.T) {
 
 func TestPromotePrefer(t *testing.T) {
 	a, b := quant.FP8E4M3, quant.MustParse("posit(8,1)")
-	_, err := quant.Promote(a, b)
+	_, err := builtin.Promote(a, b)
 	var amb *quant.AmbiguousError
 	if !errors.As(err, &amb) {
 		t.Fatalf("Promote(%v, %v): %v, want an AmbiguousError", a, b, err)
 	}
 	for _, want := range amb.Bounds {
-		got, err := quant.Promoter{Prefer: []quant.Format{want}}.Promote(a, b)
+		got, err := quant.Promoter{Prefer: []quant.Format{want}, BuiltinOnly: true}.Promote(a, b)
 		if got != want || err != nil {
 			t.Errorf("Promote(%v, %v) preferring %v = %v, %v", a, b, want, got, err)
 		}
 	}
 	// A preferred format that is no minimal bound settles nothing.
-	if _, err := (quant.Promoter{Prefer: []quant.Format{quant.FP32}}).Promote(a, b); !errors.As(err, &amb) {
+	if _, err := (quant.Promoter{Prefer: []quant.Format{quant.FP32}, BuiltinOnly: true}).Promote(a, b); !errors.As(err, &amb) {
 		t.Errorf("preferring fp32: %v, want an AmbiguousError", err)
 	}
 }
@@ -259,5 +263,52 @@ func TestPromoteBlock(t *testing.T) {
 	}
 	if _, err := (quant.Promoter{}).PromoteBlock(a, quant.MustParseBlock("posit(8,1,block=32)")); err == nil {
 		t.Errorf("PromoteBlock of an MX and a block posit: no error")
+	}
+}
+
+// quarters is a registered test family: quarters(n) has the codes
+// 0..2^n-2 with values c/4, rounded to nearest, ties to even, and NaN.
+type quarters struct{ n int }
+
+func (q quarters) String() string { return fmt.Sprintf("promote-quarters(%d)", q.n) }
+func (q quarters) Bits() int      { return q.n }
+func (q quarters) nan() uint32    { return uint32(1)<<q.n - 1 }
+func (q quarters) Encode(x float32) uint32 {
+	if x != x {
+		return q.nan()
+	}
+	return uint32(min(max(math.RoundToEven(float64(x)*4), 0), float64(q.nan()-1)))
+}
+func (q quarters) Decode(c uint32) float64 {
+	if c == q.nan() {
+		return math.NaN()
+	}
+	return float64(c) / 4
+}
+
+func TestPromoteRegistered(t *testing.T) {
+	err := quant.Register("promote-quarters", func(args []string) (quant.Codec, error) {
+		if len(args) != 1 || args[0] != "3" {
+			return nil, errors.New("only promote-quarters(3)")
+		}
+		return quarters{3}, nil
+	})
+	first := err == nil // not a second run (-count)
+	if err != nil && !strings.Contains(err.Error(), "already registered") {
+		t.Fatal(err)
+	}
+	// Tables have a NaN code; fp6 and fp4 have none, and the 8-bit
+	// formats that hold 0.25, 1 and 1.5 are many and incomparable.
+	a, b := quant.MustParse("table(0,0.25,1)"), quant.MustParse("table(0,0.5,1.5)")
+	var amb *quant.AmbiguousError
+	if _, err := quant.Promote(a, b); first && !errors.As(err, &amb) {
+		t.Fatalf("before building promote-quarters(3): Promote(%v, %v): %v, want an AmbiguousError", a, b, err)
+	}
+	q := quant.MustParse("promote-quarters(3)") // built: now a candidate
+	if got, err := quant.Promote(a, b); err != nil || got != q {
+		t.Errorf("Promote(%v, %v) = %v, %v; want %v", a, b, got, err, q)
+	}
+	if _, err := builtin.Promote(a, b); !errors.As(err, &amb) {
+		t.Errorf("BuiltinOnly: Promote(%v, %v): %v, want an AmbiguousError", a, b, err)
 	}
 }
