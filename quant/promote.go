@@ -15,7 +15,7 @@ import (
 // a format has both). Promote returns the least upper bound of two formats
 // among the known ones; see docs/formats.md, "Type promotion".
 
-// PromoteCandidates are the built-in formats Promote chooses among, besides
+// promoteCandidates are the built-in formats Promote chooses among, besides
 // the operands, the Promoter's Prefer list and the registered formats
 // built so far, in the order that breaks ties between formats with equal
 // value sets.

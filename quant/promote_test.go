@@ -304,8 +304,11 @@ func TestPromoteRegistered(t *testing.T) {
 	if _, err := quant.Promote(a, b); first && !errors.As(err, &amb) {
 		t.Fatalf("before building promote-quarters(3): Promote(%v, %v): %v, want an AmbiguousError", a, b, err)
 	}
-	q := quant.MustParse("promote-quarters(3)") // built: now a candidate
-	if got, err := quant.Promote(a, b); err != nil || got != q {
+	// Built, it is a candidate and a least upper bound; other tests'
+	// registered formats may be least upper bounds too.
+	q := quant.MustParse("promote-quarters(3)")
+	got, err := quant.Promote(a, b)
+	if !(err == nil && got == q || errors.As(err, &amb) && slices.Contains(amb.Bounds, q)) {
 		t.Errorf("Promote(%v, %v) = %v, %v; want %v", a, b, got, err, q)
 	}
 	if _, err := builtin.Promote(a, b); !errors.As(err, &amb) {
