@@ -15,6 +15,11 @@ import (
 // quant.Promote (docs/formats.md, "Type promotion"). A tensor's format is
 // read off the graph (formatOf), not recorded anywhere.
 
+// promoter chooses among the operands and the built-in candidates only:
+// with the registered formats a program happens to have built so far, a
+// resumed run could round differently from the run it resumes.
+var promoter = quant.Promoter{BuiltinOnly: true}
+
 // formatOf returns the element format every value of n is known to lie
 // in: the forward format of a quantizer node, or the promotion of the
 // formats of a concatenation's inputs (whose values are all in it, so
@@ -47,7 +52,7 @@ func formatOf(n *gorgonia.Node) (f quant.Format, ok bool) {
 
 // promoteKnown is quant.Promote with any error as "not known".
 func promoteKnown(a, b quant.Format) (quant.Format, bool) {
-	p, err := quant.Promote(a, b)
+	p, err := promoter.Promote(a, b)
 	return p, err == nil
 }
 
@@ -71,7 +76,7 @@ func (pr *promotion) round(sum, x, y *gorgonia.Node) (*gorgonia.Node, error) {
 	if !okX || !okY || fx == fy {
 		return sum, nil
 	}
-	f, err := quant.Promote(fx, fy)
+	f, err := promoter.Promote(fx, fy)
 	var f64 *quant.NeedsFloat64
 	switch {
 	case errors.As(err, &f64):
