@@ -29,15 +29,19 @@ func promoteCmd() *command {
 				if len(args) < 2 {
 					return usagef("want at least two formats, got %d", len(args))
 				}
-				ops, err := parseFormats(args)
-				if err != nil {
-					return err
-				}
 				var p quant.Promoter
 				if *prefer != "" {
+					var err error
 					if p.Prefer, err = parseFormats(splitFormatList(*prefer)); err != nil {
 						return err
 					}
+				}
+				if bs, ok := blockFormats(args); ok {
+					return formatPromoteBlocks(io.out, p, bs)
+				}
+				ops, err := parseFormats(args)
+				if err != nil {
+					return err
 				}
 				return formatPromote(io.out, p, ops)
 			}
@@ -114,6 +118,36 @@ func parseFormats(names []string) ([]quant.Format, error) {
 		fs[i] = f
 	}
 	return fs, nil
+}
+
+// blockFormats parses args as block formats, if they all are.
+func blockFormats(args []string) ([]quant.BlockFormat, bool) {
+	bs := make([]quant.BlockFormat, len(args))
+	for i, a := range args {
+		b, err := quant.ParseBlock(a)
+		if err != nil {
+			return nil, false
+		}
+		bs[i] = b
+	}
+	return bs, true
+}
+
+// formatPromoteBlocks folds block formats with p.PromoteBlock.
+func formatPromoteBlocks(w io.Writer, p quant.Promoter, bs []quant.BlockFormat) error {
+	r := bs[0]
+	for _, b := range bs[1:] {
+		var err error
+		if r, err = p.PromoteBlock(r, b); err != nil {
+			return err
+		}
+	}
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = b.String()
+	}
+	_, err := fmt.Fprintf(w, "promote(%s) = %v (its elements, %v, are the promotion of the operands' elements)\n", strings.Join(names, ", "), r, r.Elem())
+	return err
 }
 
 // formatPromote folds the operands with p and prints the result and a

@@ -34,6 +34,14 @@ func TestFormatPromote(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "promote(fp8-e5m2, fp4-e2m1, fp16) = fp16\n") {
 		t.Errorf("exit %d, output %q", code, out)
 	}
+	// Block formats promote by their elements.
+	out, _, code = runCLI(t, "", "format", "promote", "mxfp4-e2m1", "mxfp6-e2m3")
+	if code != 0 || !strings.HasPrefix(out, "promote(mxfp4-e2m1, mxfp6-e2m3) = mxfp6-e2m3 ") {
+		t.Errorf("exit %d, output %q", code, out)
+	}
+	if _, stderr, code := runCLI(t, "", "format", "promote", "mxfp4-e2m1", "posit(8,1,block=32)"); code != 1 || !strings.Contains(stderr, "do not promote") {
+		t.Errorf("MX and block posit: exit %d, %q", code, stderr)
+	}
 	for _, args := range [][]string{{"fp16"}, {"fp16", "nonsense"}, {"fp16", "bf16", "--prefer", "nope"}} {
 		_, stderr, code := runCLI(t, "", append([]string{"format", "promote"}, args...)...)
 		if code != 2 || strings.Count(stderr, "\n") != 1 {
