@@ -41,22 +41,29 @@ func collect[T any](ms []Module, f func(Module) []T) []T {
 }
 
 // Residual returns x + body(x): the skip connection of a residual block.
-func Residual(body Module) Module { return residual{body} }
+func Residual(body Module) Module { return residual{body: body} }
 
-type residual struct{ body Module }
+type residual struct {
+	body    Module
+	promote *promotion // nil: the sum is left as Add gives it
+}
 
 func (r residual) Forward(p *Pass, x *gorgonia.Node) (*gorgonia.Node, error) {
 	y, err := r.body.Forward(p, x)
 	if err != nil {
 		return nil, err
 	}
-	return Add(x, y)
+	sum, err := Add(x, y)
+	if err != nil || r.promote == nil {
+		return sum, err
+	}
+	return r.promote.round(sum, x, y)
 }
 
 func (r residual) Params() []Param                    { return r.body.Params() }
 func (r residual) Buffers() []Buffer                  { return r.body.Buffers() }
 func (r residual) Children() []Module                 { return []Module{r.body} }
-func (r residual) Share(g *gorgonia.ExprGraph) Module { return residual{r.body.Share(g)} }
+func (r residual) Share(g *gorgonia.ExprGraph) Module { return residual{r.body.Share(g), r.promote} }
 
 // Cat returns the outputs of the modules, all applied to the same input,
 // concatenated along axis 1 (features or channels). Cat(Identity(), m)

@@ -262,8 +262,19 @@ func (s *Scope) Tanh() Module { return s.Other("tanh", Func("Tanh", Tanh)) }
 func (s *Scope) Sigmoid() Module { return s.Other("sigmoid", Func("Sigmoid", Sigmoid)) }
 
 // Residual returns x + body(x) (see Residual) with the sum rounded to the
-// Other format of "<scope>/add".
-func (s *Scope) Residual(body Module) Module { return s.Other("add", Residual(body)) }
+// Other format of "<scope>/add"; when the policy names none and x and
+// body(x) are in different formats, to their promoted format (see
+// quant.Promote and promotion.round).
+func (s *Scope) Residual(body Module) Module {
+	m := s.Other("add", Residual(body))
+	r, ok := m.(residual)
+	if !ok {
+		return m // rounded to the format the policy names
+	}
+	full := s.Name("add")
+	r.promote = &promotion{name: full, s: otherStream(LayerSeed(s.st.seed, fmt.Sprintf("%s#%d", full, s.st.uses[full]-1)))}
+	return r
+}
 
 // ReflectionPad returns reflection padding by pad on every side as a
 // module (see ReflectionPad2D).

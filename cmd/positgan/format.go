@@ -79,6 +79,7 @@ func formatCmd() *command {
 					return nil
 				}
 			}},
+		promoteCmd(), latticeCmd(),
 	}}
 }
 
