@@ -240,6 +240,9 @@ func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
 	if *o.n < 0 {
 		return nil, usagef("--n %d: want 0 (all) or more", *o.n)
 	}
+	if *o.n > experiment.MaxGenerated && slices.ContainsFunc(args, experiment.IsCheckpoint) {
+		return nil, usagef("--n %d: a checkpoint generates at most %d images to be measured", *o.n, experiment.MaxGenerated)
+	}
 	e, err := featnet.Load(*o.features) // checked even when only statistics files are given
 	if err != nil {
 		return nil, usageError{err}
