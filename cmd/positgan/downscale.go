@@ -35,6 +35,9 @@ func downscaleCmd() *command {
 }
 
 func runDownscale(in, out string, k int, io stdio) error {
+	if samePath(in, out) {
+		return usagef("%s and %s are the same: the originals would be overwritten; name another OUT", in, out)
+	}
 	files, dir, err := eval.ImageFiles(in)
 	if err != nil {
 		return err

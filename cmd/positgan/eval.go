@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -214,8 +213,8 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 		return usagef("want one image set, got %d arguments", len(args))
 	case out == "":
 		return usagef("--out is required")
-	case !strings.EqualFold(filepath.Ext(out), ".npz"):
-		return usagef("--out %s: want a .npz file name", out)
+	case !hasExt(out, ".npz"):
+		return extError("out", out, ".npz")
 	case experiment.IsStatsFile(args[0]):
 		return usagef("%s is already statistics", args[0])
 	}

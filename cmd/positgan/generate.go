@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/experiment"
@@ -38,8 +37,8 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 		return usagef("missing --model")
 	case n <= 0 || n > 10000:
 		return usagef("--n %d: want 1 to 10000", n)
-	case !strings.HasSuffix(strings.ToLower(out), ".png"):
-		return usagef("--out %s: want a .png file name", out)
+	case !hasExt(out, ".png"):
+		return extError("out", out, ".png")
 	}
 	m, err := deploy.Load(path)
 	if err != nil {

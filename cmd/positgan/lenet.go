@@ -4,14 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
-	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/policy"
 )
 
@@ -86,10 +84,12 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 	if err != nil {
 		return err
 	}
-	if f.out != "" {
-		// Fail now, not after the training.
-		if err := atomicfile.MkdirWritable(filepath.Dir(f.out)); err != nil {
-			return fmt.Errorf("--out %s: %w", f.out, err)
+	if f.out != "" { // fail now, not after the training
+		if err := wantExt("out", f.out, ".safetensors"); err != nil {
+			return err
+		}
+		if err := checkOutFile("out", f.out); err != nil {
+			return err
 		}
 	}
 	train, err := featnet.LoadLeNetData(f.dataset, datasets.Train)

@@ -102,6 +102,8 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		return usagef("--checkpoint and --out are required")
 	case o.compare != "" && o.lr:
 		return usagef("--compare needs the ground truth: it excludes --lr")
+	case o.compare != "" && !hasExt(o.compare, ".png"):
+		return extError("compare", o.compare, ".png")
 	case o.crop < 1 || o.zoom < 1 || o.zoom > 16:
 		return usagef("--crop %d, --zoom %d: want a positive crop and a zoom from 1 to 16", o.crop, o.zoom)
 	}
