@@ -18,7 +18,7 @@ import (
 
 // evalCmd groups the evaluation commands.
 func evalCmd() *command {
-	return &command{name: "eval", summary: "evaluate images and generators (fid, psnr, stats)", sub: []*command{
+	c := &command{name: "eval", sub: []*command{
 		{name: "psnr", usage: "A B [--max 255] [--y] [--shave K]",
 			summary: "PSNR of two images or two folders of same-named images (mean first, then each image)\n\n" +
 				"--y and --shave measure as super-resolution papers do: both images rounded to 8 bits, K\n" +
@@ -68,6 +68,13 @@ func evalCmd() *command {
 				}
 			}},
 	}}
+	var names []string // every metric, kept in step with the commands
+	for _, s := range c.sub {
+		names = append(names, s.name)
+	}
+	slices.Sort(names)
+	c.summary = "evaluate images and generators (" + strings.Join(names, ", ") + ")"
+	return c
 }
 
 // featureFlags choose the feature network and the images an FID uses.

@@ -73,7 +73,7 @@ func formatCmd() *command {
 						return err
 					}
 					if *plot != "" { // before anything is printed
-						if err := cmp.Or(wantExt("plot", *plot, ".png"), checkOutFile("plot", *plot)); err != nil {
+						if err := cmp.Or(wantExt("plot", *plot, ".png"), checkOutFile("plot", *plot, false)); err != nil {
 							return err
 						}
 					}

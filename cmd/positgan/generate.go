@@ -60,7 +60,7 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 	if name == "" {
 		name = "float32"
 	}
-	fmt.Fprintf(io.out, "wrote %s: %d images (%dx%d grid) from %s (%s, %s)\n", out, len(imgs)/spec.Image.Size(), rows, cols, path, m.Meta.Model.Arch, name)
+	fmt.Fprintf(io.out, "wrote %s: %s (%dx%d grid) from %s (%s, %s)\n", out, count(len(imgs)/spec.Image.Size(), "images"), rows, cols, path, m.Meta.Model.Arch, name)
 	return nil
 }
 

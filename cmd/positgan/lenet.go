@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -77,8 +78,12 @@ func lenetPolicy(s string) (*policy.Policy, error) {
 }
 
 func runLenetTrain(f *lenetFlags, io stdio) error {
-	if f.epochs <= 0 || f.batch <= 0 || !(f.lr > 0) || math.IsInf(f.lr, 0) || f.limit < 0 || f.biasEvery < 0 {
-		return usagef("--epochs, --batch and --lr must be positive, --limit and --bias-every not negative")
+	if err := cmp.Or(checkInts(1, intFlag{"epochs", f.epochs}, intFlag{"batch", f.batch}),
+		checkInts(0, intFlag{"limit", f.limit}, intFlag{"bias-every", f.biasEvery})); err != nil {
+		return err
+	}
+	if !(f.lr > 0) || math.IsInf(f.lr, 0) {
+		return usagef("--lr %v: must be positive and finite", f.lr)
 	}
 	pol, err := lenetPolicy(f.policy)
 	if err != nil {
@@ -88,7 +93,7 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 		if err := wantExt("out", f.out, ".safetensors"); err != nil {
 			return err
 		}
-		if err := checkOutFile("out", f.out); err != nil {
+		if err := checkOutFile("out", f.out, true); err != nil {
 			return err
 		}
 	}
@@ -111,8 +116,8 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 		// Not the shipped network's name: FIDs with this one must say so.
 		net.Name = featnet.RunLeNetName(f.dataset, f.out)
 	}
-	fmt.Fprintf(io.out, "lenet: %s, %d training images, policy %s, %d epochs, batch %d, lr %g, seed %d\n",
-		f.dataset, trainSet.Len(), pol.Name, f.epochs, f.batch, f.lr, f.seed)
+	fmt.Fprintf(io.out, "lenet: %s, %s, policy %s, %s, batch %d, lr %g, seed %d\n",
+		f.dataset, count(trainSet.Len(), "training images"), pol.Name, count(f.epochs, "epochs"), f.batch, f.lr, f.seed)
 	start := time.Now()
 	var sum float64
 	var count int

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/positgan/positgan/internal/atomicfile"
@@ -29,10 +30,13 @@ func extError(flag, path, ext string) error {
 
 // checkOutFile checks, before a long job, that the file path (given as
 // --flag) can be written when the job ends: not a folder, in a folder
-// that exists or can be made and is writable.
-func checkOutFile(flag, path string) error {
+// that is writable, and exists or (with mkdir) can be made.
+func checkOutFile(flag, path string, mkdir bool) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usagef("--%s %s: is a folder; want a file name", flag, path)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); !mkdir && (err != nil || !fi.IsDir()) {
+		return fmt.Errorf("--%s %s: no folder %s", flag, path, filepath.Dir(path))
 	}
 	if err := atomicfile.MkdirWritable(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("--%s %s: %w", flag, path, err)
@@ -52,4 +56,34 @@ func samePath(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// An intFlag is an integer flag's name and value, for the checks that
+// name the first bad one of several flags.
+type intFlag struct {
+	name string
+	v    int
+}
+
+// checkInts returns a usage error naming the first flag whose value is
+// below min (0: "must not be negative", 1: "must be positive").
+func checkInts(min int, flags ...intFlag) error {
+	for _, f := range flags {
+		if f.v < min {
+			if min == 1 {
+				return usagef("--%s %d: must be positive", f.name, f.v)
+			}
+			return usagef("--%s %d: must not be negative", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// count returns n and the plural noun, made singular for n = 1: "1
+// epoch", "2 epochs".
+func count(n int, plural string) string {
+	if n == 1 {
+		plural = strings.TrimSuffix(plural, "s")
+	}
+	return strconv.Itoa(n) + " " + plural
 }

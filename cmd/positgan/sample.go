@@ -91,7 +91,7 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 		if err := gan.WriteGrid(out, sm.Images, sm.Shape, sm.Rows, sm.Cols); err != nil {
 			return err
 		}
-		wrote = append(wrote, fmt.Sprintf("%s: %d images (%dx%d grid)", out, sm.Len(), sm.Rows, sm.Cols))
+		wrote = append(wrote, fmt.Sprintf("%s: %s (%dx%d grid)", out, count(sm.Len(), "images"), sm.Rows, sm.Cols))
 	}
 	name := "the checkpoint's policy"
 	if sm.Policy != nil {

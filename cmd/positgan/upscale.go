@@ -104,8 +104,10 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		return usagef("--compare needs the ground truth: it excludes --lr")
 	case o.compare != "" && !hasExt(o.compare, ".png"):
 		return extError("compare", o.compare, ".png")
-	case o.crop < 1 || o.zoom < 1 || o.zoom > 16:
-		return usagef("--crop %d, --zoom %d: want a positive crop and a zoom from 1 to 16", o.crop, o.zoom)
+	case o.crop < 1:
+		return usagef("--crop %d: must be positive", o.crop)
+	case o.zoom < 1 || o.zoom > 16:
+		return usagef("--zoom %d: want 1 to 16", o.zoom)
 	}
 	files, err := upscaleInputs(o.in)
 	if err != nil {
@@ -120,7 +122,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	}
 	k := u.Scale()
 	if !o.lr {
-		fmt.Fprintf(io.out, "x%d super-resolution of %d images (Y-PSNR and PSNR in dB with %d pixels shaved; SSIM on RGB)\n", k, len(files), k)
+		fmt.Fprintf(io.out, "x%d super-resolution of %s (Y-PSNR and PSNR in dB with %d pixels shaved; SSIM on RGB)\n", k, count(len(files), "images"), k)
 		fmt.Fprintf(io.out, "%-20s %-8s %8s %8s %8s\n", "image", "method", "Y-PSNR", "PSNR", "SSIM")
 	}
 	var scores [2][]models.SRScores // bicubic, esrgan
@@ -162,7 +164,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		rows = append(rows, r.CropRow(label))
 	}
 	if o.lr {
-		fmt.Fprintf(io.out, "enlarged %d images by %d into %s\n", len(files), k, o.out)
+		fmt.Fprintf(io.out, "enlarged %s by %d into %s\n", count(len(files), "images"), k, o.out)
 		return nil
 	}
 	for i, ss := range scores {
