@@ -184,6 +184,9 @@ func runTrain(f *trainFlags, io stdio) error {
 	} else if err != nil {
 		return err
 	}
+	if note := datasets.SRPhotosMissing(); f.dataset == datasets.SRPhotos && note != "" {
+		fmt.Fprintf(io.err, "warning: %s; training on the others\n", note)
+	}
 	ds, data := sets.First, sets.Data
 	if cfg.Arch == "" {
 		if cfg, err = trainConfig(f, ds); err != nil {
