@@ -184,8 +184,10 @@ func runTrain(f *trainFlags, io stdio) error {
 	} else if err != nil {
 		return err
 	}
-	if note := datasets.SRPhotosMissing(); f.dataset == datasets.SRPhotos && note != "" {
-		fmt.Fprintf(io.err, "warning: %s; training on the others\n", note)
+	if f.dataset == datasets.SRPhotos {
+		if note := datasets.SRPhotosMissing(); note != "" {
+			fmt.Fprintf(io.err, "warning: %s; training on the others\n", note)
+		}
 	}
 	ds, data := sets.First, sets.Data
 	if cfg.Arch == "" {
