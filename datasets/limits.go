@@ -4,7 +4,7 @@ import "fmt"
 
 // MaxSetBytes bounds the pixels a data set holds in memory once brought to
 // the size and channels asked for (Load, LoadFolder): 4 GiB, so that
-// MNIST's 60000 images fit up to 256×256 in gray (3.9 GiB), while asking
+// MNIST's 60000 images fit up to 256×256 in gray (3.7 GiB), while asking
 // for 1024×1024 (63 GB) is refused before anything is resized.
 const MaxSetBytes = 4 << 30
 
