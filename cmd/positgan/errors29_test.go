@@ -33,6 +33,9 @@ func TestErrorsSayWhatIsWrong(t *testing.T) {
 		{[]string{"train", "--dataset", data, "--features", "-2"}, 2, "--features -2: must not be negative", ""},
 		{[]string{"lenet", "train", "--batch", "0"}, 2, "--batch 0: must be positive", ""},
 		{[]string{"lenet", "train", "--bias-every", "-1"}, 2, "--bias-every -1: must not be negative", ""},
+		{[]string{"upscale", "--checkpoint", "c.safetensors"}, 2, "missing --out", ""},
+		{[]string{"upscale", "--zoom", "17", "--checkpoint", "c.safetensors", "--out", "o"}, 2, "--zoom 17: want 1 to 16", ""},
+		{[]string{"translate", "--checkpoint", "c.safetensors", "--in", "x"}, 2, "missing --out", ""},
 	} {
 		_, stderr, code := runCLI(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) || (tc.notWant != "" && strings.Contains(stderr, tc.notWant)) {

@@ -79,8 +79,10 @@ func runTranslate(o translateOptions, io stdio) error {
 	switch {
 	case o.checkpoint == "":
 		return usagef("missing --checkpoint")
-	case o.in == "" || o.out == "":
-		return usagef("missing --in or --out")
+	case o.in == "":
+		return usagef("missing --in")
+	case o.out == "":
+		return usagef("missing --out")
 	case o.batch <= 0:
 		return usagef("--batch %d: must be positive", o.batch)
 	}

@@ -98,8 +98,10 @@ func upscaleInputs(in string) ([]string, error) {
 
 func runUpscale(o upscaleOptions, io stdio) error {
 	switch {
-	case o.checkpoint == "" || o.out == "":
-		return usagef("--checkpoint and --out are required")
+	case o.checkpoint == "":
+		return usagef("missing --checkpoint")
+	case o.out == "":
+		return usagef("missing --out")
 	case o.compare != "" && o.lr:
 		return usagef("--compare needs the ground truth: it excludes --lr")
 	case o.compare != "" && !hasExt(o.compare, ".png"):
