@@ -51,6 +51,9 @@ func LoadFolder(dir string, opt Options) (*Set, error) {
 		}
 		shape.H, shape.W = img.Bounds().Dy(), img.Bounds().Dx()
 	}
+	if err := checkSetSize(dir, len(files), shape); err != nil {
+		return nil, err
+	}
 	pix := make([]uint8, len(files)*shape.Size())
 	err = parallel(len(files), func(i int) error {
 		img, err := openImage(files[i], opt.ExifOrientation)
@@ -242,6 +245,9 @@ func reshape(s *Set, opt Options, def int) (*Set, error) {
 	}
 	if want == s.shape {
 		return s, nil
+	}
+	if err := checkSetSize(s.name, s.Len(), want); err != nil {
+		return nil, err
 	}
 	pix := make([]uint8, s.Len()*want.Size())
 	_ = parallel(s.Len(), func(i int) error {

@@ -130,6 +130,10 @@ func loadIDXDir(dir string, s Split, name string, classes []string) (*Set, error
 	return loadIDX(images, labels, name+" "+s.String(), classes)
 }
 
+// ErrNotDataSet is the error of Load for a file whose name is not an IDX
+// images file's.
+var ErrNotDataSet = errors.New("not a data set: a file must be an IDX images file named like train-images-idx3-ubyte; image sets are folders")
+
 // labelsBeside returns the labels file that goes with the IDX images file
 // at path: same directory, "images" and "idx3" replaced by "labels" and
 // "idx1", gzipped or not.
@@ -137,6 +141,9 @@ func labelsBeside(path string) (string, error) {
 	dir, base := filepath.Split(path)
 	i := strings.LastIndex(base, "images")
 	j := strings.LastIndex(base, "idx3")
+	if i < 0 && j < 0 { // a CSV, a PNG...: not meant as IDX at all
+		return "", &FileError{Path: path, Err: ErrNotDataSet}
+	}
 	if i < 0 || j < i {
 		return "", &FileError{Path: path, Err: errors.New("cannot tell the labels file: want an images file named like train-images-idx3-ubyte, with train-labels-idx1-ubyte beside it")}
 	}

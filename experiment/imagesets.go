@@ -4,6 +4,7 @@ package experiment
 // a path: a statistics file, a generator checkpoint or a data set.
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/gan"
@@ -55,7 +57,11 @@ func IsCheckpoint(path string) bool { return strings.EqualFold(filepath.Ext(path
 // brought to ext's input ("" if as they are).
 func SetFeatures(path string, ext featnet.Extractor, o SetOptions) (f *mat.Dense, note string, err error) {
 	if !IsCheckpoint(path) {
-		return featnet.ImageSetFeatures(path, ext, o.Set)
+		f, note, err = featnet.ImageSetFeatures(path, ext, o.Set)
+		if errors.Is(err, datasets.ErrNotDataSet) {
+			err = fmt.Errorf("experiment: %s: not an image set (a folder, mnist, fashion-mnist, an IDX file), a statistics file (.npz) or a checkpoint (.safetensors)", path)
+		}
+		return f, note, err
 	}
 	c, err := ckpt.Load(path)
 	if err != nil {

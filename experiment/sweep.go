@@ -126,6 +126,8 @@ func (s *Sweep) check() error {
 		return configErrorf("Seeds", strconv.Itoa(s.Seeds), "must be positive")
 	case s.N < 2:
 		return configErrorf("N", strconv.Itoa(s.N), "an FID needs at least 2 images")
+	case s.N > MaxGenerated:
+		return configErrorf("N", strconv.Itoa(s.N), "at most %d generated images are measured", MaxGenerated)
 	case s.Batch <= 0:
 		return configErrorf("Batch", strconv.Itoa(s.Batch), "must be positive")
 	case !(s.LR > 0):
@@ -167,6 +169,11 @@ func (s Sweep) Runs() ([]Run, error) {
 	}
 	if s.Seeds <= 0 {
 		return nil, configErrorf("Seeds", strconv.Itoa(s.Seeds), "must be positive")
+	}
+	// Bounded as a plan is, before anything is laid out: each run is a
+	// few hundred bytes and a training.
+	if n := len(s.Policies); s.Seeds > MaxPlanRuns || n*s.Seeds > MaxPlanRuns {
+		return nil, configErrorf("Seeds", strconv.Itoa(s.Seeds), "%d policies × %d seeds: a sweep has at most %d runs", n, s.Seeds, MaxPlanRuns)
 	}
 	ps, err := ParsePolicies(s.Policies)
 	if err != nil {

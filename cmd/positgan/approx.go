@@ -310,7 +310,7 @@ func approxTable(w io.Writer, c tableConfig) error {
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Absolute error against math.Tanh and 1/(1+e^-x) (float64), over\n")
-	fmt.Fprintf(bw, "  (a) codes: %s (%d values)\n", codeSet, len(codes))
+	fmt.Fprintf(bw, "  (a) codes: %s (%s)\n", codeSet, count(len(codes), "values"))
 	fmt.Fprintf(bw, "  (b) grid:  %d points evenly spaced on [%g,%g] (step %g)\n", c.gridN, c.gridLo, c.gridHi, (c.gridHi-c.gridLo)/float64(c.gridN-1))
 	fmt.Fprintf(bw, "The bitwise methods round each input to %v; bitwise-corrected uses theta=%g, delta=%g;\n", c.p, c.theta, c.delta)
 	fmt.Fprintf(bw, "--rounded rounds delta to %v, giving exactly the posit hardware's output.\n", c.p)

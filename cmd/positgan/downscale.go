@@ -35,6 +35,9 @@ func downscaleCmd() *command {
 }
 
 func runDownscale(in, out string, k int, io stdio) error {
+	if samePath(in, out) {
+		return usagef("%s and %s are the same: the originals would be overwritten; name another OUT", in, out)
+	}
 	files, dir, err := eval.ImageFiles(in)
 	if err != nil {
 		return err
@@ -68,6 +71,6 @@ func runDownscale(in, out string, k int, io stdio) error {
 			return err
 		}
 	}
-	fmt.Fprintf(io.out, "shrank %d images of %s by %d into %s\n", len(files), in, k, out)
+	fmt.Fprintf(io.out, "shrank %s of %s by %d into %s\n", count(len(files), "images"), in, k, out)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ import (
 
 // evalCmd groups the evaluation commands.
 func evalCmd() *command {
-	return &command{name: "eval", summary: "evaluate images and generators (fid, psnr, stats)", sub: []*command{
+	c := &command{name: "eval", sub: []*command{
 		{name: "psnr", usage: "A B [--max 255] [--y] [--shave K]",
 			summary: "PSNR of two images or two folders of same-named images (mean first, then each image)\n\n" +
 				"--y and --shave measure as super-resolution papers do: both images rounded to 8 bits, K\n" +
@@ -69,6 +68,13 @@ func evalCmd() *command {
 				}
 			}},
 	}}
+	var names []string // every metric, kept in step with the commands
+	for _, s := range c.sub {
+		names = append(names, s.name)
+	}
+	slices.Sort(names)
+	c.summary = "evaluate images and generators (" + strings.Join(names, ", ") + ")"
+	return c
 }
 
 // featureFlags choose the feature network and the images an FID uses.
@@ -214,8 +220,8 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 		return usagef("want one image set, got %d arguments", len(args))
 	case out == "":
 		return usagef("--out is required")
-	case !strings.EqualFold(filepath.Ext(out), ".npz"):
-		return usagef("--out %s: want a .npz file name", out)
+	case !hasExt(out, ".npz"):
+		return extError("out", out, ".npz")
 	case experiment.IsStatsFile(args[0]):
 		return usagef("%s is already statistics", args[0])
 	}
@@ -239,6 +245,9 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 func (o featureFlags) extractor(args []string) (featnet.Extractor, error) {
 	if *o.n < 0 {
 		return nil, usagef("--n %d: want 0 (all) or more", *o.n)
+	}
+	if *o.n > experiment.MaxGenerated && slices.ContainsFunc(args, experiment.IsCheckpoint) {
+		return nil, usagef("--n %d: a checkpoint generates at most %d images to be measured", *o.n, experiment.MaxGenerated)
 	}
 	e, err := featnet.Load(*o.features) // checked even when only statistics files are given
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/positgan/positgan/eval"
@@ -98,8 +97,8 @@ func runEvalStatsFeatures(args []string, out string, o featureFlags, io stdio) e
 		return usagef("want one image set, got %d arguments", len(args))
 	case out == "":
 		return usagef("--out is required")
-	case !strings.EqualFold(filepath.Ext(out), ".npz"):
-		return usagef("--out %s: want a .npz file name", out)
+	case !hasExt(out, ".npz"):
+		return extError("out", out, ".npz")
 	case experiment.IsStatsFile(args[0]):
 		return usagef("%s is already statistics", args[0])
 	}

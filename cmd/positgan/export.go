@@ -46,17 +46,14 @@ func runExport(io stdio, path, policySpec, out, hex string, seed uint64, class i
 		return usagef("missing --out")
 	case strings.HasSuffix(strings.ToLower(out), ".pgm"):
 		return usagef("--out %s: .pgm is an image format; use .pgmodel", out)
+	case !hasExt(out, ".pgmodel"):
+		return extError("out", out, ".pgmodel")
 	}
 	var pol *policy.Policy
 	if policySpec != "" {
 		var err error
 		if pol, err = policy.Parse(policySpec); err != nil {
 			return usageError{fmt.Errorf("--policy %s: %w", policySpec, err)}
-		}
-	}
-	if hex != "" {
-		if err := atomicfile.MkdirWritable(hex); err != nil {
-			return err
 		}
 	}
 	c, err := ckpt.Load(path)
@@ -71,8 +68,16 @@ func runExport(io stdio, path, policySpec, out, hex string, seed uint64, class i
 	if err != nil {
 		return err
 	}
-	if class < 0 || (m.Meta.Classes > 0 && class >= m.Meta.Classes) {
+	switch {
+	case m.Meta.Classes == 0 && class != 0:
+		return usagef("--class %d: the model has no classes", class)
+	case class < 0 || (m.Meta.Classes > 0 && class >= m.Meta.Classes):
 		return usagef("--class %d: the model has %d classes", class, m.Meta.Classes)
+	}
+	if hex != "" { // checked before anything is written, made only once the flags are known good
+		if err := atomicfile.MkdirWritable(hex); err != nil {
+			return err
+		}
 	}
 	if err := m.Save(out); err != nil {
 		return err

@@ -45,6 +45,9 @@ func formatCmd() *command {
 						return err
 					}
 					if *k != 0 {
+						if lo, hi, ok := scaleExpRange(f); ok && (*k < lo || *k > hi) {
+							return usagef("--scale-exp %d: %v's values times 2^-K leave float32's range; want K from %d to %d", *k, f, lo, hi)
+						}
 						if f, err = quant.Scale(f, *k); err != nil {
 							return usageError{err}
 						}
@@ -68,6 +71,11 @@ func formatCmd() *command {
 					d, err := formatInfo(f)
 					if err != nil {
 						return err
+					}
+					if *plot != "" { // before anything is printed
+						if err := cmp.Or(wantExt("plot", *plot, ".png"), checkOutFile("plot", *plot, false)); err != nil {
+							return err
+						}
 					}
 					if isBlock {
 						printBlockScale(io.out, b)
@@ -202,6 +210,24 @@ func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
 
 // formatInfo describes f for info: the library's description, with the
 // width checked here so that a too-wide format is a usage error.
+// scaleExpRange returns the exponent biases K that keep every value of f,
+// times 2^-K, within float32's range (largest finite to smallest
+// subnormal), for formats Describe enumerates: --scale-exp values beyond
+// them turn every input into 0, the largest float32 or a rounding of
+// f's extremes.
+func scaleExpRange(f quant.Format) (lo, hi int, ok bool) {
+	if f.Bits() > quant.MaxDescribeBits {
+		return 0, 0, false
+	}
+	d, err := quant.Describe(f)
+	if err != nil || !(d.MinPos > 0) {
+		return 0, 0, false
+	}
+	lo = int(math.Ceil(math.Log2(d.MaxPos / math.MaxFloat32)))
+	hi = int(math.Floor(math.Log2(d.MinPos / math.SmallestNonzeroFloat32)))
+	return lo, hi, true
+}
+
 func formatInfo(f quant.Format) (quant.Description, error) {
 	if f.Bits() > quant.MaxDescribeBits {
 		return quant.Description{}, usagef("%v has %d bits; info enumerates formats of at most %d bits", f, f.Bits(), quant.MaxDescribeBits)

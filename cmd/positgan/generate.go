@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/experiment"
@@ -38,8 +37,8 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 		return usagef("missing --model")
 	case n <= 0 || n > 10000:
 		return usagef("--n %d: want 1 to 10000", n)
-	case !strings.HasSuffix(strings.ToLower(out), ".png"):
-		return usagef("--out %s: want a .png file name", out)
+	case !hasExt(out, ".png"):
+		return extError("out", out, ".png")
 	}
 	m, err := deploy.Load(path)
 	if err != nil {
@@ -61,7 +60,7 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 	if name == "" {
 		name = "float32"
 	}
-	fmt.Fprintf(io.out, "wrote %s: %d images (%dx%d grid) from %s (%s, %s)\n", out, len(imgs)/spec.Image.Size(), rows, cols, path, m.Meta.Model.Arch, name)
+	fmt.Fprintf(io.out, "wrote %s: %s (%dx%d grid) from %s (%s, %s)\n", out, count(len(imgs)/spec.Image.Size(), "images"), rows, cols, path, m.Meta.Model.Arch, name)
 	return nil
 }
 

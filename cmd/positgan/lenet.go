@@ -1,17 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
-	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/policy"
 )
 
@@ -79,17 +78,23 @@ func lenetPolicy(s string) (*policy.Policy, error) {
 }
 
 func runLenetTrain(f *lenetFlags, io stdio) error {
-	if f.epochs <= 0 || f.batch <= 0 || !(f.lr > 0) || math.IsInf(f.lr, 0) || f.limit < 0 || f.biasEvery < 0 {
-		return usagef("--epochs, --batch and --lr must be positive, --limit and --bias-every not negative")
+	if err := cmp.Or(checkInts(1, intFlag{"epochs", f.epochs}, intFlag{"batch", f.batch}),
+		checkInts(0, intFlag{"limit", f.limit}, intFlag{"bias-every", f.biasEvery})); err != nil {
+		return err
+	}
+	if !(f.lr > 0) || math.IsInf(f.lr, 0) {
+		return usagef("--lr %v: must be positive and finite", f.lr)
 	}
 	pol, err := lenetPolicy(f.policy)
 	if err != nil {
 		return err
 	}
-	if f.out != "" {
-		// Fail now, not after the training.
-		if err := atomicfile.MkdirWritable(filepath.Dir(f.out)); err != nil {
-			return fmt.Errorf("--out %s: %w", f.out, err)
+	if f.out != "" { // fail now, not after the training
+		if err := wantExt("out", f.out, ".safetensors"); err != nil {
+			return err
+		}
+		if err := checkOutFile("out", f.out, true); err != nil {
+			return err
 		}
 	}
 	train, err := featnet.LoadLeNetData(f.dataset, datasets.Train)
@@ -111,8 +116,8 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 		// Not the shipped network's name: FIDs with this one must say so.
 		net.Name = featnet.RunLeNetName(f.dataset, f.out)
 	}
-	fmt.Fprintf(io.out, "lenet: %s, %d training images, policy %s, %d epochs, batch %d, lr %g, seed %d\n",
-		f.dataset, trainSet.Len(), pol.Name, f.epochs, f.batch, f.lr, f.seed)
+	fmt.Fprintf(io.out, "lenet: %s, %s, policy %s, %s, batch %d, lr %g, seed %d\n",
+		f.dataset, count(trainSet.Len(), "training images"), pol.Name, count(f.epochs, "epochs"), f.batch, f.lr, f.seed)
 	start := time.Now()
 	var sum float64
 	var count int

@@ -68,7 +68,7 @@ func TestLenetUsageErrors(t *testing.T) {
 	}{
 		{[]string{"lenet", "train", "--policy", "nosuch"}, "--policy nosuch"},
 		{[]string{"lenet", "train", "--epochs", "0"}, "must be positive"},
-		{[]string{"lenet", "train", "--bias-every", "-1"}, "--bias-every not negative"},
+		{[]string{"lenet", "train", "--bias-every", "-1"}, "--bias-every -1: must not be negative"},
 		{[]string{"lenet", "train", "extra"}, "unexpected arguments"},
 		{[]string{"lenet", "test", "--features", "lenet-nosuch"}, `unknown feature network "lenet-nosuch"`},
 	} {

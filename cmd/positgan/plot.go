@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -15,8 +14,8 @@ import (
 
 // plotHistogram writes the binade histogram of a format as a PNG bar chart.
 func plotHistogram(path string, d quant.Description) error {
-	if !strings.HasSuffix(strings.ToLower(path), ".png") {
-		return usagef("--plot %s: want a .png file name", path)
+	if err := wantExt("plot", path, ".png"); err != nil {
+		return err
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%v: positive values per binade", d.Format)

@@ -52,8 +52,8 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 		return usagef("missing --checkpoint")
 	case n <= 0 || n > 10000:
 		return usagef("--n %d: want 1 to 10000", n)
-	case out != "" && !strings.HasSuffix(strings.ToLower(out), ".png"):
-		return usagef("--out %s: want a .png file name", out)
+	case out != "" && !hasExt(out, ".png"):
+		return extError("out", out, ".png")
 	case class < -1:
 		return usagef("--class %d: want a class, or -1 for one row per class", class)
 	}
@@ -91,7 +91,7 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 		if err := gan.WriteGrid(out, sm.Images, sm.Shape, sm.Rows, sm.Cols); err != nil {
 			return err
 		}
-		wrote = append(wrote, fmt.Sprintf("%s: %d images (%dx%d grid)", out, sm.Len(), sm.Rows, sm.Cols))
+		wrote = append(wrote, fmt.Sprintf("%s: %s (%dx%d grid)", out, count(sm.Len(), "images"), sm.Rows, sm.Cols))
 	}
 	name := "the checkpoint's policy"
 	if sm.Policy != nil {

@@ -92,6 +92,11 @@ func trainCmd() *command {
 	}
 }
 
+// everyFlags are the intervals of train, none of which may be negative.
+func (f *trainFlags) everyFlags() []intFlag {
+	return []intFlag{{"sample-every", f.sampleEvery}, {"checkpoint-every", f.ckptEvery}, {"log-every", f.logEvery}, {"bias-every", f.biasEvery}}
+}
+
 func runTrain(f *trainFlags, io stdio) error {
 	switch {
 	case f.steps <= 0:
@@ -100,14 +105,18 @@ func runTrain(f *trainFlags, io stdio) error {
 		return usagef("--epochs %d: must not be negative", f.epochs)
 	case f.batch <= 0:
 		return usagef("--batch %d: must be positive", f.batch)
-	case f.sampleEvery < 0 || f.ckptEvery < 0 || f.logEvery < 0 || f.biasEvery < 0:
-		return usagef("--sample-every, --checkpoint-every, --log-every and --bias-every must not be negative")
+	case checkInts(0, f.everyFlags()...) != nil:
+		return checkInts(0, f.everyFlags()...)
 	case !(f.lr > 0):
 		return usagef("--lr %v: must be positive", f.lr)
-	case f.imageSize < 0 || (f.channels != 0 && f.channels != 1 && f.channels != 3) || f.features < 0:
-		return usagef("--image-size must not be negative, --channels must be 1 or 3, --features must not be negative")
-	case f.imageSize > models.MaxSide || f.features > models.MaxFeatures:
-		return usagef("--image-size %d, --features %d: the limits are %d and %d", f.imageSize, f.features, models.MaxSide, models.MaxFeatures)
+	case checkInts(0, intFlag{"image-size", f.imageSize}, intFlag{"features", f.features}) != nil:
+		return checkInts(0, intFlag{"image-size", f.imageSize}, intFlag{"features", f.features})
+	case f.channels != 0 && f.channels != 1 && f.channels != 3:
+		return usagef("--channels %d: want 1 or 3", f.channels)
+	case f.imageSize > models.MaxSide:
+		return usagef("--image-size %d: the limit is %d", f.imageSize, models.MaxSide)
+	case f.features > models.MaxFeatures:
+		return usagef("--features %d: the limit is %d", f.features, models.MaxFeatures)
 	case f.resume && f.overwrite:
 		return usagef("--resume and --overwrite exclude each other")
 	}
@@ -174,6 +183,11 @@ func runTrain(f *trainFlags, io stdio) error {
 		return usagef("--%s %d: %s", se.Setting, se.Value, se.Reason)
 	} else if err != nil {
 		return err
+	}
+	if f.dataset == datasets.SRPhotos {
+		if note := datasets.SRPhotosMissing(); note != "" {
+			fmt.Fprintf(io.err, "warning: %s; training on the others\n", note)
+		}
 	}
 	ds, data := sets.First, sets.Data
 	if cfg.Arch == "" {
@@ -327,6 +341,11 @@ func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 	if errors.As(err, &le) {
 		return cfg, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.model, f.dataset, le.Classes)
 	} else if err != nil {
+		// The data's size is at fault only if the model refuses it
+		// without the options too.
+		if _, plain := experiment.ModelConfig(f.model, ds, f.features, nil); len(f.options) > 0 && plain == nil {
+			return cfg, usageError{fmt.Errorf("--option %s: %w", f.options.String(), err)}
+		}
 		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, ds.Shape())}
 	}
 	return cfg, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -78,8 +79,10 @@ func runTranslate(o translateOptions, io stdio) error {
 	switch {
 	case o.checkpoint == "":
 		return usagef("missing --checkpoint")
-	case o.in == "" || o.out == "":
-		return usagef("missing --in or --out")
+	case o.in == "":
+		return usagef("missing --in")
+	case o.out == "":
+		return usagef("missing --out")
 	case o.batch <= 0:
 		return usagef("--batch %d: must be positive", o.batch)
 	}
@@ -120,14 +123,14 @@ func runTranslate(o translateOptions, io stdio) error {
 		return fmt.Errorf("translate: %w", err)
 	}
 	if pol == nil {
-		fmt.Fprintf(io.out, "translated %d images (%s) into %s\n", len(names), group, o.out)
+		fmt.Fprintf(io.out, "translated %s (%s) into %s\n", count(len(names), "images"), group, o.out)
 		return nil
 	}
 	cmp, err := experiment.CompareToFP32(c, group, src, o.batch, got, names)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "translated %d images (%s) in %s into %s; against the fp32 translation:\n", len(names), group, o.policy, o.out)
+	fmt.Fprintf(io.out, "translated %s (%s) in %s into %s; against the fp32 translation:\n", count(len(names), "images"), group, o.policy, o.out)
 	fmt.Fprintf(io.out, "%-24s %10s %8s\n", "image", "PSNR dB", "SSIM")
 	for _, im := range cmp.Images {
 		fmt.Fprintf(io.out, "%-24s %10s %8.4f\n", im.Name, evalFormatShort(im.PSNR), im.SSIM)
@@ -191,6 +194,13 @@ func runTranslateFID(o translateOptions, io stdio) error {
 	c, err := ckpt.Load(o.checkpoint)
 	if err != nil {
 		return err
+	}
+	cfg, err := models.ConfigOf(c)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(dirs, func(d string) bool { return experiment.Translates(cfg, d) }) {
+		return usagef("--checkpoint %s holds a %s model, which does not translate images (want cyclegan)", o.checkpoint, cfg.Arch)
 	}
 	dataset := o.dataset
 	if dataset == "" {

@@ -98,12 +98,18 @@ func upscaleInputs(in string) ([]string, error) {
 
 func runUpscale(o upscaleOptions, io stdio) error {
 	switch {
-	case o.checkpoint == "" || o.out == "":
-		return usagef("--checkpoint and --out are required")
+	case o.checkpoint == "":
+		return usagef("missing --checkpoint")
+	case o.out == "":
+		return usagef("missing --out")
 	case o.compare != "" && o.lr:
 		return usagef("--compare needs the ground truth: it excludes --lr")
-	case o.crop < 1 || o.zoom < 1 || o.zoom > 16:
-		return usagef("--crop %d, --zoom %d: want a positive crop and a zoom from 1 to 16", o.crop, o.zoom)
+	case o.compare != "" && !hasExt(o.compare, ".png"):
+		return extError("compare", o.compare, ".png")
+	case o.crop < 1:
+		return usagef("--crop %d: must be positive", o.crop)
+	case o.zoom < 1 || o.zoom > 16:
+		return usagef("--zoom %d: want 1 to 16", o.zoom)
 	}
 	files, err := upscaleInputs(o.in)
 	if err != nil {
@@ -118,7 +124,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	}
 	k := u.Scale()
 	if !o.lr {
-		fmt.Fprintf(io.out, "x%d super-resolution of %d images (Y-PSNR and PSNR in dB with %d pixels shaved; SSIM on RGB)\n", k, len(files), k)
+		fmt.Fprintf(io.out, "x%d super-resolution of %s (Y-PSNR and PSNR in dB with %d pixels shaved; SSIM on RGB)\n", k, count(len(files), "images"), k)
 		fmt.Fprintf(io.out, "%-20s %-8s %8s %8s %8s\n", "image", "method", "Y-PSNR", "PSNR", "SSIM")
 	}
 	var scores [2][]models.SRScores // bicubic, esrgan
@@ -160,7 +166,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		rows = append(rows, r.CropRow(label))
 	}
 	if o.lr {
-		fmt.Fprintf(io.out, "enlarged %d images by %d into %s\n", len(files), k, o.out)
+		fmt.Fprintf(io.out, "enlarged %s by %d into %s\n", count(len(files), "images"), k, o.out)
 		return nil
 	}
 	for i, ss := range scores {

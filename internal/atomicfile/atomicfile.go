@@ -25,9 +25,14 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
+	// Renaming onto a folder fails only at the end, after the work; and
+	// the error would name the temporary file, which the user never saw.
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return &os.PathError{Op: "atomicfile: write", Path: path, Err: errIsDir}
+	}
 	tmp, err := os.CreateTemp(dir, "."+base+tmpInfix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return targetError(path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -40,21 +45,38 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return targetError(path, err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return targetError(path, err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return targetError(path, err)
 	}
 	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return targetError(path, err)
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return targetError(path, err)
 	}
 	return nil
+}
+
+var errIsDir = errors.New("is a folder")
+
+// targetError returns err, an error of an operation on the temporary file
+// for path, as an error naming path: the temporary file is gone by the
+// time the user reads it.
+func targetError(path string, err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &os.PathError{Op: "atomicfile: write", Path: path, Err: err}
 }
 
 // WriteFile is Write for a byte slice.
