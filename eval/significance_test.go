@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/positgan/positgan/internal/pyref"
 )
@@ -198,5 +201,36 @@ func TestDifferences(t *testing.T) {
 		!strings.HasPrefix(lines[3], "posit6,FID,3,") || !strings.HasSuffix(lines[3], ",yes") ||
 		!strings.HasSuffix(lines[1], ",,,,,,") {
 		t.Errorf("CSV:\n%s", cs.String())
+	}
+}
+
+func TestFIDStdErr(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, d = 400, 3
+	ref, gen := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			ref.Set(i, j, rng.NormFloat64())
+			gen.Set(i, j, 0.5+1.2*rng.NormFloat64())
+		}
+	}
+	rs, err := StatsOf(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, err := FIDStdErr(rs, gen, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	se2, _ := FIDStdErr(rs, gen, 0, 1)
+	gs, _ := StatsOf(gen)
+	fid, _ := FrechetDistance(rs, gs)
+	// Sampling error of a few hundred 3-d points: a small fraction of
+	// the FID, but not zero; and the same for the same seed.
+	if se != se2 || !(se > 0.01*fid && se < 0.5*fid) {
+		t.Errorf("FID %v, standard error %v then %v", fid, se, se2)
+	}
+	if _, err := FIDStdErr(rs, gen, 1, 1); err == nil {
+		t.Error("one resample accepted")
 	}
 }
