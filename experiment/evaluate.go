@@ -97,7 +97,8 @@ type measurer struct {
 	columns []string // the Evaluator's figures; nil for the FID
 	ev      *sweepEvaluator
 	ext     featnet.Extractor
-	ref     eval.Stats
+	ref     eval.Features // rows only if a metric of extra needs them
+	extra   []extraMetric // measured beside the FID (Sweep.Metrics)
 }
 
 // evaluatorMetric is what a Result of an Evaluator's records as its

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,8 +215,9 @@ func startCLI(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buf
 	return cmd, &out
 }
 
-// withoutTiming returns a table file without its s/step figures: the last
-// column of results.md and runs.csv, the s/step lines of results.csv.
+// withoutTiming returns a table file without its s/step figures: the
+// s/step column of results.md and runs.csv (found by its header), the
+// s/step lines of results.csv.
 func withoutTiming(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(name)
@@ -223,16 +225,15 @@ func withoutTiming(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	var out []string
+	col := -1 // of the s/step figures, found in the header line
 	for _, line := range strings.Split(string(data), "\n") {
 		switch filepath.Base(name) {
 		case "results.md":
 			if strings.HasPrefix(line, "|") {
-				line = line[:strings.LastIndex(strings.TrimSuffix(line, "|"), "|")+1]
+				line = withoutColumn(line, "|", " s/step ", &col)
 			}
 		case "runs.csv":
-			if i := strings.LastIndexByte(line, ','); i >= 0 {
-				line = line[:i]
-			}
+			line = withoutColumn(line, ",", "s_per_step", &col)
 		case "results.csv":
 			if strings.Contains(line, ",s/step,") {
 				continue
@@ -241,6 +242,21 @@ func withoutTiming(t *testing.T, name string) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// withoutColumn returns line, cells separated by sep, without the cell
+// of the column whose header cell is head: *col is -1 until the header
+// line is seen. (The timing columns are no longer last: the
+// significance columns and later figures follow them.)
+func withoutColumn(line, sep, head string, col *int) string {
+	cells := strings.Split(line, sep)
+	if *col < 0 {
+		*col = slices.Index(cells, head)
+	}
+	if *col < 0 || *col >= len(cells) {
+		return line
+	}
+	return strings.Join(slices.Delete(cells, *col, *col+1), sep)
 }
 
 // A plan written by compare --plan, run as two shards in two processes at
