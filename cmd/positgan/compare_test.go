@@ -625,3 +625,35 @@ func TestModelDefaults(t *testing.T) {
 		t.Errorf("compare --model esrgan plans %s with batch %d; want sr-photos with batch 8", p.Sweep.Dataset, p.Sweep.Batch)
 	}
 }
+
+// --metrics, --baseline and --alpha are checked before anything trains,
+// and a finished sweep given --metrics prdc gains its columns without
+// training again.
+func TestCompareMetricsFlags(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDXSplits(t, filepath.Join(dir, "data"), 40)
+	out := filepath.Join(dir, "cmp")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metrics", "fid,nosuch"}, "--metrics nosuch"},
+		{[]string{"--metrics", "psnr"}, "--metrics psnr"},
+		{[]string{"--alpha", "1.5"}, "--alpha 1.5"},
+	} {
+		_, stderr, code := runCLI(t, "", append(compareArgs(data, out, "2"), tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || exists(filepath.Join(out, "fp32")) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q, nothing trained", tc.args, code, stderr, tc.want)
+		}
+	}
+	mustRun(t, compareArgs(data, out, "2")...)
+	table, stderr, code := runCLI(t, "", append(compareArgs(data, out, "2"), "--metrics", "fid,prdc", "--baseline", "posit8", "--alpha", "0.01")...)
+	if code != 0 || strings.Count(stderr, "measured again for precision (LeNet-MNIST)") != 4 || strings.Contains(stderr, "resuming") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"| coverage (LeNet-MNIST) | p vs posit8 | 95% CI of difference | differs from posit8 |", "α = 0.01"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+}
