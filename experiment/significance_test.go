@@ -111,6 +111,21 @@ func TestCompareMetricsOnFinishedSweep(t *testing.T) {
 		t.Errorf("third call:\n%s", log.String())
 	}
 
+	// Merged into another folder: the recorded figures, tested against
+	// posit8, nothing measured.
+	s.Baseline = "posit8"
+	p, err := experiment.NewPlan(s, experiment.DefaultResources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged")
+	if _, err := experiment.Merge(p, []string{out}, merged); err != nil {
+		t.Fatal(err)
+	}
+	if md, err := os.ReadFile(filepath.Join(merged, "results.md")); err != nil || !strings.Contains(string(md), "| coverage (LeNet-MNIST) | p vs posit8 |") {
+		t.Errorf("merged results.md (%v):\n%s", err, md)
+	}
+
 	// One seed: no test, said so.
 	var one bytes.Buffer
 	tab.Results[1], tab.Results[3] = nil, nil

@@ -388,6 +388,16 @@ func runMerge(f *compareFlags, dirs []string, io stdio) error {
 			return compareError(err)
 		}
 	}
+	if p == nil && (f.set["metrics"] || f.set["baseline"] || f.set["alpha"]) {
+		// The table's settings go with the plan Merge would read.
+		var err error
+		if p, err = experiment.ReadPlan(filepath.Join(dirs[0], experiment.PlanFile)); err != nil {
+			return compareError(err)
+		}
+	}
+	if p != nil { // the table's settings, not the plan's
+		p.Sweep.Metrics, p.Sweep.Baseline, p.Sweep.Alpha = splitList(f.metrics), f.baseline, f.alpha
+	}
 	out := dirs[0]
 	if f.set["out"] {
 		out = f.out
