@@ -65,24 +65,63 @@ func Summarize(rs []Result) ([]Summary, error) {
 // significant digit of std; with one seed, or with std = 0, it holds the
 // mean to 6 significant digits. A footer line gives the number of seeds
 // (or says that one seed measures no spread).
-func WriteMarkdown(w io.Writer, rs []Result) error {
+func WriteMarkdown(w io.Writer, rs []Result) error { return writeMarkdown(w, rs, nil) }
+
+// WriteMarkdownSignificance writes WriteMarkdown's table with three
+// columns more at the end, for the first metric of sig.Metrics (or of
+// the table, if nil): the p-value of Welch's test of each row against the
+// baseline row, the bootstrap 95% interval of the difference of means,
+// and whether the row differs from the baseline at sig's level, Holm-
+// corrected across rows (Differences). A row that cannot be tested shows
+// "–"; a footer line says how the columns were made.
+func WriteMarkdownSignificance(w io.Writer, rs []Result, sig Significance) error {
+	return writeMarkdown(w, rs, &sig)
+}
+
+func writeMarkdown(w io.Writer, rs []Result, sig *Significance) error {
 	ss, err := Summarize(rs)
 	if err != nil {
 		return err
+	}
+	var ds []Difference
+	if sig != nil {
+		if ds, err = Differences(rs, *sig); err != nil {
+			return err
+		}
 	}
 	policies, metrics := order(ss)
 	cell := make(map[[2]string]Summary, len(ss))
 	for _, s := range ss {
 		cell[[2]string{s.Policy, s.Metric}] = s
 	}
+	var head string // the metric the significance columns test
+	diff := map[string]Difference{}
+	if sig != nil {
+		head = metrics[0]
+		if len(sig.Metrics) > 0 {
+			head = sig.Metrics[0]
+		}
+		for _, d := range ds {
+			if d.Metric == head {
+				diff[d.Policy] = d
+			}
+		}
+	}
 	var b strings.Builder
 	b.WriteString("| policy |")
 	for _, m := range metrics {
 		fmt.Fprintf(&b, " %s |", mdEscape(m))
 	}
+	if sig != nil {
+		base := mdEscape(sig.baseline())
+		fmt.Fprintf(&b, " p vs %s | 95%% CI of difference | differs from %s |", base, base)
+	}
 	b.WriteString("\n|---|")
 	for range metrics {
 		b.WriteString("---:|")
+	}
+	if sig != nil {
+		b.WriteString("---:|---:|:---:|")
 	}
 	b.WriteString("\n")
 	seeds := map[int]bool{}
@@ -97,6 +136,17 @@ func WriteMarkdown(w io.Writer, rs []Result) error {
 			seeds[s.N] = true
 			fmt.Fprintf(&b, " %s |", formatMeanStd(s.Mean, s.Std))
 		}
+		if sig != nil {
+			if d, ok := diff[p]; ok && d.Tested {
+				yes := "no"
+				if d.Differs {
+					yes = "yes"
+				}
+				fmt.Fprintf(&b, " %s | [%s, %s] | %s |", formatP(d.P), formatG3(d.Low), formatG3(d.High), yes)
+			} else {
+				b.WriteString(" – | – | – |")
+			}
+		}
 		b.WriteString("\n")
 	}
 	if len(seeds) == 1 {
@@ -110,6 +160,9 @@ func WriteMarkdown(w io.Writer, rs []Result) error {
 	} else {
 		b.WriteString("\nMean ± sample standard deviation over seeds (the number of seeds differs between cells; see the CSV).\n")
 	}
+	if sig != nil {
+		b.WriteString(significanceNote(ds, head, *sig))
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }
@@ -117,13 +170,36 @@ func WriteMarkdown(w io.Writer, rs []Result) error {
 // WriteCSV writes one line per result: policy, metric, n, mean, std (the
 // sample standard deviation, empty if n = 1) and the values separated by
 // ";", all numbers in the shortest form that reads back exactly.
-func WriteCSV(w io.Writer, rs []Result) error {
+func WriteCSV(w io.Writer, rs []Result) error { return writeCSV(w, rs, nil) }
+
+// WriteCSVSignificance writes WriteCSV's lines with six columns more at
+// the end, for the metrics sig tests (Differences): baseline (the policy
+// compared with), p (Welch's two-sided p-value), p_holm (Holm-corrected
+// across the rows of the metric), diff_ci_low and diff_ci_high (the
+// bootstrap 95% interval of mean - the baseline's mean) and differs
+// ("yes" or "no" at sig's level). The cells of a line not tested are
+// empty.
+func WriteCSVSignificance(w io.Writer, rs []Result, sig Significance) error {
+	return writeCSV(w, rs, &sig)
+}
+
+func writeCSV(w io.Writer, rs []Result, sig *Significance) error {
 	ss, err := Summarize(rs)
 	if err != nil {
 		return err
 	}
+	var ds []Difference
+	if sig != nil {
+		if ds, err = Differences(rs, *sig); err != nil {
+			return err
+		}
+	}
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"policy", "metric", "n", "mean", "std", "values"})
+	head := []string{"policy", "metric", "n", "mean", "std", "values"}
+	if sig != nil {
+		head = append(head, "baseline", "p", "p_holm", "diff_ci_low", "diff_ci_high", "differs")
+	}
+	cw.Write(head)
 	for i, s := range ss {
 		std := ""
 		if s.N > 1 {
@@ -133,11 +209,69 @@ func WriteCSV(w io.Writer, rs []Result) error {
 		for j, v := range rs[i].Values {
 			vs[j] = formatFloat(v)
 		}
-		cw.Write([]string{s.Policy, s.Metric, strconv.Itoa(s.N), formatFloat(s.Mean), std, strings.Join(vs, ";")})
+		line := []string{s.Policy, s.Metric, strconv.Itoa(s.N), formatFloat(s.Mean), std, strings.Join(vs, ";")}
+		if sig != nil {
+			if d := ds[i]; d.Tested {
+				yes := "no"
+				if d.Differs {
+					yes = "yes"
+				}
+				line = append(line, sig.baseline(), formatFloat(d.P), formatFloat(d.PHolm), formatFloat(d.Low), formatFloat(d.High), yes)
+			} else {
+				line = append(line, "", "", "", "", "", "")
+			}
+		}
+		cw.Write(line)
 	}
 	cw.Flush()
 	return cw.Error()
 }
+
+// significanceNote explains the significance columns of a Markdown
+// table that tests metric head.
+func significanceNote(ds []Difference, head string, sig Significance) string {
+	base := mdEscape(sig.baseline())
+	tested, rows, hasBase := 0, 0, false
+	for _, d := range ds {
+		if d.Metric != head {
+			continue
+		}
+		if d.Policy == sig.baseline() {
+			hasBase = true
+			continue
+		}
+		rows++
+		if d.Tested {
+			tested++
+		}
+	}
+	resamples := sig.Resamples
+	if resamples == 0 {
+		resamples = BootstrapResamples
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nSignificance of %s against %s: p is Welch's t-test over seeds (unequal variances, two-sided); the 95%% CI is a percentile bootstrap (%d resamples, seed %d) of the row's mean minus %s's; \"differs from %s\" is p Holm-corrected across the %d tested rows at α = %g.",
+		mdEscape(head), base, resamples, sig.Seed, base, base, tested, sig.alpha())
+	switch {
+	case !hasBase:
+		fmt.Fprintf(&b, " The table has no %s row: no row is tested.", base)
+	case tested < rows:
+		b.WriteString(" Significance needs ≥ 2 seeds in both rows: rows with fewer show –.")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// formatP prints a p-value to 3 significant digits.
+func formatP(p float64) string {
+	if p < 1e-4 && p > 0 {
+		return strconv.FormatFloat(p, 'e', 2, 64)
+	}
+	return strconv.FormatFloat(p, 'g', 3, 64)
+}
+
+// formatG3 prints a bound of an interval to 3 significant digits.
+func formatG3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 
 // BarChart returns a bar chart of one metric: a bar per policy at the mean
 // over seeds, with error bars of ± one sample standard deviation (none for

@@ -159,7 +159,7 @@ func TestDeployCompare(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "deploy.md"))
-	if !strings.Contains(string(md), "| FP32 | float32 | – |") {
+	if !strings.Contains(string(md), "| FP32 | float32 | – |") || !strings.Contains(string(md), "no seeds: no significance test") {
 		t.Errorf("deploy.md:\n%s", md)
 	}
 }

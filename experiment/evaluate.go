@@ -97,25 +97,31 @@ type measurer struct {
 	columns []string // the Evaluator's figures; nil for the FID
 	ev      *sweepEvaluator
 	ext     featnet.Extractor
-	ref     eval.Stats
+	ref     eval.Features // rows only if a metric of extra needs them
+	extra   []extraMetric // measured beside the FID (Sweep.Metrics)
 }
 
 // evaluatorMetric is what a Result of an Evaluator's records as its
 // Metric: the names of its figures.
 func evaluatorMetric(columns []string) string { return strings.Join(columns, "; ") }
 
-// measureNames returns what the runs of s record as their Metric, and
-// the Evaluator's figures (nil for generators), without measuring.
-func (s *Sweep) measureNames() (metric string, columns []string, err error) {
+// measureNames returns what the runs of s record as their Metric, the
+// Evaluator's figures (nil for generators) and the columns of the set
+// metrics of s.Metrics, without measuring.
+func (s *Sweep) measureNames() (metric string, columns, extra []string, err error) {
 	if ev := evaluatorOf(s.Model); ev != nil {
 		if columns, err = ev.Metrics(s); err != nil {
-			return "", nil, &ConfigError{Field: "Features", Value: s.Features, Err: err}
+			return "", nil, nil, &ConfigError{Field: "Features", Value: s.Features, Err: err}
 		}
-		return evaluatorMetric(columns), columns, nil
+		return evaluatorMetric(columns), columns, nil, nil
 	}
 	ext, err := featnet.Load(s.Features)
 	if err != nil {
-		return "", nil, &ConfigError{Field: "Features", Err: err}
+		return "", nil, nil, &ConfigError{Field: "Features", Err: err}
 	}
-	return featnet.MetricName(ext), nil, nil
+	ms, err := s.extraMetrics(ext.Name())
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return featnet.MetricName(ext), nil, extraColumns(ms), nil
 }

@@ -33,6 +33,15 @@ type Result struct {
 	BatchStats bool    `json:"batch_stats,omitempty"`
 	Metric     string  `json:"metric"`
 	FID        float64 `json:"fid"` // of generators; 0 for models with an Evaluator
+	// FIDStdErr is the FID's sampling error over the generated images
+	// (eval.FIDStdErr with FIDResamples, seeded by EvalSeed, the
+	// reference fixed); 0 if not measured (results written before it
+	// was, and models with an Evaluator).
+	FIDStdErr float64 `json:"fid_se,omitempty"`
+	// Extra are the figures of the set metrics of Sweep.Metrics, by
+	// table column ("precision (LeNet-MNIST)"); a result without one of
+	// them is measured again for it alone.
+	Extra map[string]float64 `json:"extra,omitempty"`
 	// Figures are the figures of a model with an Evaluator, by name.
 	Figures map[string]float64 `json:"figures,omitempty"`
 	// DLoss and GLoss are means over the last 100 steps; DLoss sums
@@ -110,16 +119,62 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io
 			res.Figures[name] = figs[i]
 		}
 	} else {
-		st, err := GeneratorStats(c, ms.ext, s.N, s.EvalSeed, 100, gan.SampleOptions{BatchStats: s.BatchStats})
+		x, err := GeneratorFeatures(c, ms.ext, s.N, s.EvalSeed, 100, gan.SampleOptions{BatchStats: s.BatchStats})
+		if err != nil {
+			return nil, err
+		}
+		st, err := eval.StatsOf(x)
 		if err != nil {
 			return nil, err
 		}
 		res.BatchStats = s.BatchStats || !checkpointHasRunningStats(c)
-		if res.FID, err = fidOf(eval.Features{Stats: st}, eval.Features{Stats: ms.ref}); err != nil {
+		if res.FID, err = fidOf(eval.Features{Stats: st}, eval.Features{Stats: ms.ref.Stats}); err != nil {
+			return nil, err
+		}
+		if err := measureSet(res, ms, eval.Features{Rows: x, Stats: st}, s.EvalSeed); err != nil {
 			return nil, err
 		}
 	}
 	return res, writeResult(r, res)
+}
+
+// FIDResamples is the number of bootstrap resamples of a run's generated
+// images that measure its FID's sampling error (Result.FIDStdErr).
+const FIDResamples = eval.FIDResamples
+
+// measureSet records in res what it lacks of the figures measured from
+// the features of a run's generated images beside its FID: the FID's
+// sampling error, and the metrics of ms.extra.
+func measureSet(res *Result, ms *measurer, gen eval.Features, seed uint64) error {
+	if res.FIDStdErr == 0 {
+		se, err := eval.FIDStdErr(ms.ref.Stats, gen.Rows, FIDResamples, seed)
+		if err != nil {
+			return err
+		}
+		res.FIDStdErr = se
+	}
+	return measureExtra(res, ms.ref, gen, ms.extra)
+}
+
+// remeasure measures a finished run's generated images again for what
+// res lacks (measureSet), from its checkpoint, and records the result:
+// the images are made as the FID's were (res.BatchStats).
+func remeasure(s *Sweep, r Run, res *Result, ms *measurer) error {
+	c, err := loadCheckpoint(r)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return fmt.Errorf("%s: finished, but no checkpoint to measure", r)
+	}
+	x, err := GeneratorFeatures(c, ms.ext, s.N, s.EvalSeed, 100, gan.SampleOptions{BatchStats: res.BatchStats})
+	if err != nil {
+		return err
+	}
+	if err := measureSet(res, ms, eval.Features{Rows: x}, s.EvalSeed); err != nil {
+		return err
+	}
+	return writeResult(r, res)
 }
 
 // writeResult records res in r's result.json.

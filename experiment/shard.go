@@ -164,7 +164,9 @@ var ErrIncomplete = errors.New("runs not finished")
 // writes. If p is nil, the plan is the PlanFile of the first root; a root
 // holding another plan is a *ConfigError. If runs are missing, Merge
 // writes the table of the others and returns it with an error wrapping
-// ErrIncomplete.
+// ErrIncomplete. The table shows the figures of p.Sweep.Metrics that the
+// runs recorded and tests its rows as p.Sweep's Baseline and Alpha say;
+// nothing is measured.
 func Merge(p *Plan, roots []string, out string) (*Table, error) {
 	if len(roots) == 0 {
 		return nil, configErrorf("Out", "", "no folders to merge")
@@ -190,7 +192,7 @@ func Merge(p *Plan, roots []string, out string) (*Table, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	metric, columns, err := s.measureNames()
+	metric, columns, extra, err := s.measureNames()
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +207,7 @@ func Merge(p *Plan, roots []string, out string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Sweep: s, Metric: metric, Columns: columns, Runs: runs, Results: make([]*Result, len(runs))}
+	t := &Table{Sweep: s, Metric: metric, Columns: columns, Extra: extra, Runs: runs, Results: make([]*Result, len(runs))}
 	var missing []Run
 	for i := range runs {
 		for k := range roots {

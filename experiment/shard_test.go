@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -214,7 +215,8 @@ func TestShardHelper(t *testing.T) {
 }
 
 // comparable returns a table file with its timing left out: the s/step
-// column of results.md and runs.csv, the s/step lines of results.csv.
+// column of results.md and runs.csv (found by its header), the s/step
+// lines of results.csv.
 func comparable(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(name)
@@ -222,16 +224,15 @@ func comparable(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	var out []string
+	col := -1 // of the s/step figures, found in the header line
 	for _, line := range strings.Split(string(data), "\n") {
 		switch filepath.Base(name) {
 		case "results.md":
 			if strings.HasPrefix(line, "|") {
-				line = line[:strings.LastIndex(strings.TrimSuffix(line, "|"), "|")+1]
+				line = withoutColumn(line, "|", " s/step ", &col)
 			}
 		case "runs.csv":
-			if i := strings.LastIndexByte(line, ','); i >= 0 {
-				line = line[:i]
-			}
+			line = withoutColumn(line, ",", "s_per_step", &col)
 		case "results.csv":
 			if strings.Contains(line, ",s/step,") {
 				continue
@@ -240,6 +241,21 @@ func comparable(t *testing.T, name string) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// withoutColumn returns line, cells separated by sep, without the cell
+// of the column whose header cell is head: *col is -1 until the header
+// line is seen. (The tables' timing columns are no longer last: the
+// significance columns and later figures follow them.)
+func withoutColumn(line, sep, head string, col *int) string {
+	cells := strings.Split(line, sep)
+	if *col < 0 {
+		*col = slices.Index(cells, head)
+	}
+	if *col < 0 || *col >= len(cells) {
+		return line
+	}
+	return strings.Join(slices.Delete(cells, *col, *col+1), sep)
 }
 
 // sameSweepFiles checks that two sweep folders hold the same table,

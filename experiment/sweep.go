@@ -15,6 +15,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/eval/featnet"
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
@@ -60,6 +61,20 @@ type Sweep struct {
 	// value is a *ConfigError of Options. Nil or empty for none. The run
 	// folders do not depend on them.
 	Options map[string]string
+	// Metrics are set metrics measured beside the FID for every run of a
+	// generator (eval.LookupSet names, e.g. "prdc", "kid"), from the same
+	// features of the same images; "fid" is always measured, and nil
+	// measures nothing else. Their figures are table columns after the
+	// others. A finished run that lacks one is measured again for it from
+	// its checkpoint, without training. A model with an Evaluator takes
+	// none.
+	Metrics []string
+	// Baseline is the policy the table tests every other row against,
+	// seed against seed (eval.Significance); "" means "fp32". Alpha is the
+	// level of the tests, Holm-corrected across rows; 0 means 0.05.
+	// Neither changes what is trained or measured.
+	Baseline string
+	Alpha    float64
 	// Log, if not nil, receives a line when a run starts, resumes or
 	// ends, and when the reference statistics are computed.
 	Log io.Writer
@@ -141,6 +156,9 @@ func (s *Sweep) check() error {
 	}
 	if err := models.CheckOptions(s.Model, s.Options); err != nil { // the values need the data: withOptions
 		return &ConfigError{Field: "Options", Err: err}
+	}
+	if err := s.checkSignificance(); err != nil {
+		return err
 	}
 	if ev := evaluatorOf(s.Model); ev != nil {
 		if _, err := ev.Metrics(s); err != nil {
@@ -270,6 +288,9 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 		if ms.metric, err = fidLabel(ms.ext.Name()); err != nil {
 			return nil, err
 		}
+		if ms.extra, err = s.extraMetrics(ms.ext.Name()); err != nil {
+			return nil, err
+		}
 	}
 	m, err := loadModel(&s)
 	if err != nil {
@@ -305,13 +326,13 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 		}
 	}
 	if ms.ev == nil {
-		if ms.ref, err = reference(&s, test, ms.ext, log); err != nil {
+		if ms.ref, err = reference(&s, test, ms.ext, needsRows(ms.extra), log); err != nil {
 			return nil, err
 		}
 	}
 
 	metric := ms.metric
-	t := &Table{Sweep: s, Metric: metric, Columns: ms.columns, Runs: runs, Results: make([]*Result, len(runs)), channels: m.data[0].Shape().C}
+	t := &Table{Sweep: s, Metric: metric, Columns: ms.columns, Extra: extraColumns(ms.extra), Runs: runs, Results: make([]*Result, len(runs)), channels: m.data[0].Shape().C}
 	writeTable := func() error {
 		if !sc.table {
 			return nil
@@ -326,6 +347,14 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 			continue
 		}
 		if res, ok := readResult(&s, r, metric); ok {
+			if missingExtra(res, ms.extra) && !(res.Status == gan.StatusDiverged && res.GoodStep == 0) {
+				// Finished, but not measured by every metric asked
+				// for: only the features are extracted again.
+				if err := remeasure(&s, r, res, ms); err != nil {
+					return nil, &RunError{Run: r, Err: err}
+				}
+				fmt.Fprintf(log, "[%d/%d] %s: done; measured again for %s\n", i+1, len(runs), r, strings.Join(t.Extra, ", "))
+			}
 			t.Results[i] = res
 			fmt.Fprintf(log, "[%d/%d] %s: done (%s)\n", i+1, len(runs), r, t.headline(res))
 		} else {
@@ -377,30 +406,45 @@ func compare(ctx context.Context, s Sweep, runs []Run, sc scope) (*Table, error)
 	return t, nil
 }
 
-// reference returns the feature statistics of N test images, cached in a
-// file whose name says how they were made.
-func reference(s *Sweep, test datasets.Dataset, ext featnet.Extractor, log io.Writer) (eval.Stats, error) {
+// reference returns the features of N test images: their statistics,
+// and their rows if rows is true (for metrics that need them), cached in
+// files whose names say how they were made.
+func reference(s *Sweep, test datasets.Dataset, ext featnet.Extractor, rows bool, log io.Writer) (eval.Features, error) {
 	path := filepath.Join(s.Out, fmt.Sprintf("reference_%s_n%d_seed%d.npz", fileSafeName(s.Features), s.N, s.EvalSeed))
-	if st, err := eval.ReadStats(path); err == nil && st.Dim() == ext.Dim() {
-		return st, nil
+	rowsPath := strings.TrimSuffix(path, ".npz") + "_features.npz"
+	if !rows {
+		if st, err := eval.ReadStats(path); err == nil && st.Dim() == ext.Dim() {
+			return eval.Features{Stats: st}, nil
+		}
+	} else if f, err := eval.ReadFeatures(rowsPath); err == nil && f.Stats.Dim() == ext.Dim() {
+		if n, _ := f.Rows.Dims(); n == s.N {
+			return f, nil
+		}
 	}
 	fmt.Fprintf(log, "reference: features (%s) of %d test images of %s -> %s\n", ext.Name(), s.N, s.Dataset, path)
 	sub, err := datasets.Sample(test, s.N, s.EvalSeed)
 	if err != nil {
-		return eval.Stats{}, err
+		return eval.Features{}, err
 	}
 	x, err := featnet.FeaturesOf(ext, sub, 100)
 	if err != nil {
-		return eval.Stats{}, fmt.Errorf("reference: %w", err)
+		return eval.Features{}, fmt.Errorf("reference: %w", err)
 	}
 	st, err := eval.StatsOf(x)
 	if err != nil {
-		return eval.Stats{}, fmt.Errorf("reference: %w", err)
+		return eval.Features{}, fmt.Errorf("reference: %w", err)
 	}
 	if err := eval.WriteStats(path, st); err != nil {
-		return eval.Stats{}, err
+		return eval.Features{}, err
 	}
-	return st, nil
+	f := eval.Features{Stats: st}
+	if rows {
+		f.Rows = x
+		if err := eval.WriteFeatures(rowsPath, f); err != nil {
+			return eval.Features{}, err
+		}
+	}
+	return f, nil
 }
 
 func fileSafeName(s string) string {

@@ -9,6 +9,7 @@ import (
 	"image/draw"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +33,9 @@ type Table struct {
 	// Columns are the figures of a model with an Evaluator, which the
 	// table shows instead of the FID; nil for generators.
 	Columns []string
+	// Extra are the columns of the set metrics measured beside the FID
+	// (Sweep.Metrics), after the others; nil for none.
+	Extra   []string
 	Runs    []Run     // policy by policy, seed by seed
 	Results []*Result // Results[i] is Runs[i]'s; nil if it is not finished
 
@@ -77,16 +81,59 @@ func (t *Table) baselines() ([]eval.Result, error) {
 var errNoResults = errors.New("experiment: no finished runs")
 
 // metrics returns the table's columns: the FID (or the Evaluator's
-// figures) first.
+// figures) first, then the training columns; after them, the columns a
+// result may lack (optional).
 func (t *Table) metrics() []string {
 	first := []string{t.Metric}
 	if t.Columns != nil {
 		first = t.Columns
 	}
-	return append(slices.Clip(first), "D loss", "G loss", "skipped updates", "s/step")
+	ms := append(slices.Clip(first), "D loss", "G loss", "skipped updates", "s/step")
+	return append(ms, t.Extra...)
 }
 
-// figures returns the values of a result in the order of metrics().
+// optional is the number of columns of metrics() before which every
+// result has a figure: a result without a figure of a later column
+// (results.json written before it was measured) leaves it out.
+func (t *Table) optional() int {
+	if t.Columns != nil {
+		return len(t.Columns) + 4
+	}
+	return 5
+}
+
+// tested returns the columns the table tests against the baseline: its
+// figures, the first of them in results.md.
+func (t *Table) tested() []string {
+	first := []string{t.Metric}
+	if t.Columns != nil {
+		first = t.Columns
+	}
+	return append(slices.Clip(first), t.Extra...)
+}
+
+// significance says how the table's rows are tested.
+func (t *Table) significance() eval.Significance {
+	return eval.Significance{Baseline: t.Sweep.Baseline, Alpha: t.Sweep.Alpha, Seed: t.Sweep.EvalSeed, Metrics: t.tested()}
+}
+
+// seRange returns the smallest and largest FID sampling error of the
+// table's measured runs; ok is false if none has one.
+func (t *Table) seRange() (lo, hi float64, ok bool) {
+	if t.Columns != nil {
+		return 0, 0, false
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, res := range t.Results {
+		if res != nil && res.FIDStdErr != 0 {
+			lo, hi, ok = min(lo, res.FIDStdErr), max(hi, res.FIDStdErr), true
+		}
+	}
+	return lo, hi, ok
+}
+
+// figures returns the values of a result in the order of metrics(), NaN
+// for an optional figure the result lacks.
 func (t *Table) figures(res *Result) []float64 {
 	first := []float64{res.FID}
 	if t.Columns != nil {
@@ -95,7 +142,15 @@ func (t *Table) figures(res *Result) []float64 {
 			first = append(first, res.Figures[c])
 		}
 	}
-	return append(first, res.DLoss, res.GLoss, float64(res.SkippedD+res.SkippedG), res.SPerStep)
+	vs := append(first, res.DLoss, res.GLoss, float64(res.SkippedD+res.SkippedG), res.SPerStep)
+	for _, c := range t.Extra {
+		v, ok := res.Extra[c]
+		if !ok {
+			v = math.NaN()
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 // headline is a result's figures for a log line, e.g. "FID (LeNet-MNIST)
@@ -129,6 +184,9 @@ func (t *Table) Summary() []eval.Result {
 			policy += " (" + res.Status + ": last healthy checkpoint)"
 		}
 		for k, m := range t.metrics() {
+			if k >= t.optional() && math.IsNaN(vals[k]) {
+				continue
+			}
 			key := [2]string{policy, m}
 			j, ok := idx[key]
 			if !ok {
@@ -168,10 +226,14 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&md, "%s on %s, %d steps of batch %d per run; %s of %d generated images against %d test images.\n\n",
 			model, s.Dataset, s.Steps, s.Batch, t.Metric, s.N, s.N)
 	}
-	if err := eval.WriteMarkdown(&md, rs); err != nil {
+	if err := eval.WriteMarkdownSignificance(&md, rs, t.significance()); err != nil {
 		return err
 	}
 	fmt.Fprintf(&md, "D and G loss: means over each run's last 100 steps; skipped updates: D and G updates skipped for overflow; s/step: mean wall time of a training step.\n")
+	if lo, hi, ok := t.seRange(); ok {
+		fmt.Fprintf(&md, "FID sampling error of the runs (runs.csv fid_se: the standard deviation of a run's FID over %d bootstrap resamples of its generated images, the reference images fixed): %s to %s, how far an FID would move measured on other images of the same generator.\n",
+			FIDResamples, strconv.FormatFloat(lo, 'g', 3, 64), strconv.FormatFloat(hi, 'g', 3, 64))
+	}
 	for i, res := range t.Results {
 		if res != nil && res.Status != "" {
 			fmt.Fprintf(&md, "\n%s seed %d ended %s; its row is measured at step %d, its last healthy checkpoint (0: none, not in the table).\n",
@@ -188,7 +250,7 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	if len(rs) == 0 {
 		return errNoResults
 	}
-	return eval.WriteCSV(w, rs)
+	return eval.WriteCSVSignificance(w, rs, t.significance())
 }
 
 // WriteRunsCSV writes runs.csv: one line per finished run.
@@ -197,7 +259,11 @@ func (t *Table) WriteRunsCSV(w io.Writer) error {
 	if t.Columns != nil {
 		head = t.Columns
 	}
-	lines := [][]string{append(append([]string{"policy", "seed", "steps"}, head...), "d_loss", "g_loss", "skipped_d", "skipped_g", "status", "good_step", "s_per_step")}
+	var tail []string // after s_per_step, so that parsers by position keep working
+	if t.Columns == nil {
+		tail = append([]string{"fid_se"}, t.Extra...)
+	}
+	lines := [][]string{append(append(append([]string{"policy", "seed", "steps"}, head...), "d_loss", "g_loss", "skipped_d", "skipped_g", "status", "good_step", "s_per_step"), tail...)}
 	g := numfmt.Float // no float noise in the means
 	for i, res := range t.Results {
 		if res == nil {
@@ -212,11 +278,26 @@ func (t *Table) WriteRunsCSV(w io.Writer) error {
 				line = append(line, g(res.Figures[c]))
 			}
 		}
-		status, good := gan.StatusOK, res.Steps // s_per_step stays last: it is the column that varies
+		status, good := gan.StatusOK, res.Steps
 		if res.Status != "" {
 			status, good = res.Status, res.GoodStep
 		}
-		lines = append(lines, append(line, g(res.DLoss), g(res.GLoss), strconv.Itoa(res.SkippedD), strconv.Itoa(res.SkippedG), status, strconv.Itoa(good), g(res.SPerStep)))
+		line = append(line, g(res.DLoss), g(res.GLoss), strconv.Itoa(res.SkippedD), strconv.Itoa(res.SkippedG), status, strconv.Itoa(good), g(res.SPerStep))
+		if t.Columns == nil {
+			se := ""
+			if res.FIDStdErr != 0 {
+				se = g(res.FIDStdErr)
+			}
+			line = append(line, se)
+			for _, c := range t.Extra {
+				v := ""
+				if x, ok := res.Extra[c]; ok {
+					v = g(x)
+				}
+				line = append(line, v)
+			}
+		}
+		lines = append(lines, line)
 	}
 	cw := csv.NewWriter(w)
 	cw.WriteAll(lines)
@@ -235,7 +316,12 @@ func (t *Table) WriteChart(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pols := len(rs) / len(t.metrics())
+	pols := 0
+	for _, r := range rs {
+		if r.Metric == t.metrics()[0] {
+			pols++
+		}
+	}
 	wt, err := p.WriterTo(max(12*vg.Centimeter, vg.Length(4+2.5*float64(pols))*vg.Centimeter), 10*vg.Centimeter, "png")
 	if err != nil {
 		return err

@@ -29,6 +29,10 @@ type compareFlags struct {
 	batchStats                              bool
 	options                                 modelOptions // --option key=value, as train's (options.go)
 
+	// the table: set metrics beside the FID, and the significance tests
+	metrics, baseline string
+	alpha             float64
+
 	// plans and shards
 	plan, shard, emit, memory, image, claim, jobName string
 	shards, cpus                                     int
@@ -54,7 +58,11 @@ func compareCmd() *command {
 			"Writes --out/results.md and results.csv (mean ± sample std over seeds), runs.csv (one line\n" +
 			"per run), fid.png (bar chart with error bars) and grids/<policy>.png (the first seed's\n" +
 			"sample grid; grids.png has them side by side). The table is rewritten after every run; running the same command again\n" +
-			"skips finished runs and resumes a half-trained one from its checkpoint, bit for bit.\n\n" +
+			"skips finished runs and resumes a half-trained one from its checkpoint, bit for bit.\n" +
+			"Every row is tested against --baseline over seeds (Welch's t-test, a bootstrap 95% interval of the\n" +
+			"difference, \"differs\" Holm-corrected across rows at --alpha; docs/evaluation.md); --metrics adds set\n" +
+			"metrics measured from the FID's features (e.g. fid,prdc: precision, recall, density, coverage), and on\n" +
+			"a finished sweep measures only the missing ones, from the checkpoints, without training.\n\n" +
 			"Across processes or machines (docs/scale-out.md):\n" +
 			"  compare [sweep flags] --plan plan.json   writes the plan (every run, its settings and folder) without running it\n" +
 			"  compare --plan plan.json --shard i/n     trains the runs with index i mod n, claiming each (the index may come\n" +
@@ -80,6 +88,9 @@ func compareCmd() *command {
 			fs.IntVar(&f.ckptEvery, "checkpoint-every", 250, "rewrite each run's checkpoint every N steps (0: only at the end)")
 			fs.IntVar(&f.logEvery, "log-every", 100, "print a progress line every N steps when not on a terminal")
 			fs.Var(&f.options, "option", optionHelp())
+			fs.StringVar(&f.metrics, "metrics", "fid", "set metrics of the generated images, comma-separated: fid (always measured) and others of eval's registry, e.g. prdc, kid")
+			fs.StringVar(&f.baseline, "baseline", "fp32", "the policy every other row is tested against")
+			fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests, Holm-corrected across rows")
 			fs.StringVar(&f.plan, "plan", "", "plan file: written from the sweep flags if it does not exist (or sweep flags are given), else run")
 			fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the plan: the runs whose index is i mod n")
 			fs.IntVar(&f.shards, "shards", 0, "shard count, the index coming from "+experiment.EnvKubernetesIndex+" or "+experiment.EnvSlurmIndex+"; with --emit, the number of processes")
@@ -118,6 +129,7 @@ var compareFlagOf = map[string]string{
 	"Model": "model", "Dataset": "dataset", "Policies": "policies", "Seeds": "seeds", "FirstSeed": "seed",
 	"Steps": "steps", "Batch": "batch", "LR": "lr", "CheckpointEvery": "checkpoint-every", "N": "n",
 	"EvalSeed": "eval-seed", "Features": "features", "Out": "out", "Options": "option",
+	"Metrics": "metrics", "Baseline": "baseline", "Alpha": "alpha",
 }
 
 // sweep returns the sweep the flags describe.
@@ -127,7 +139,19 @@ func (f *compareFlags) sweep(io stdio) experiment.Sweep {
 		Seeds: f.seeds, FirstSeed: f.firstSeed, Steps: f.steps, Batch: f.batch, LR: f.lr,
 		CheckpointEvery: f.ckptEvery, N: f.n, EvalSeed: f.evalSeed, BatchStats: f.batchStats, Features: f.features, Out: f.out,
 		Options: f.options, Log: io.err, // Progress: set by the caller, which knows the runs
+		Metrics: splitList(f.metrics), Baseline: f.baseline, Alpha: f.alpha,
 	}
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func runCompare(f *compareFlags, io stdio) error {
@@ -232,6 +256,8 @@ func runPlan(f *compareFlags, io stdio) error {
 		return err
 	}
 	p.Sweep.Log = io.err
+	// The table's settings, not the plan's: they change no run.
+	p.Sweep.Metrics, p.Sweep.Baseline, p.Sweep.Alpha = splitList(f.metrics), f.baseline, f.alpha
 	runs, _ := p.Runs() // an error is RunPlan's to report
 	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
 		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
@@ -361,6 +387,16 @@ func runMerge(f *compareFlags, dirs []string, io stdio) error {
 		if p, err = experiment.ReadPlan(f.plan); err != nil {
 			return compareError(err)
 		}
+	}
+	if p == nil && (f.set["metrics"] || f.set["baseline"] || f.set["alpha"]) {
+		// The table's settings go with the plan Merge would read.
+		var err error
+		if p, err = experiment.ReadPlan(filepath.Join(dirs[0], experiment.PlanFile)); err != nil {
+			return compareError(err)
+		}
+	}
+	if p != nil { // the table's settings, not the plan's
+		p.Sweep.Metrics, p.Sweep.Baseline, p.Sweep.Alpha = splitList(f.metrics), f.baseline, f.alpha
 	}
 	out := dirs[0]
 	if f.set["out"] {

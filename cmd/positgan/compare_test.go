@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,8 +215,9 @@ func startCLI(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buf
 	return cmd, &out
 }
 
-// withoutTiming returns a table file without its s/step figures: the last
-// column of results.md and runs.csv, the s/step lines of results.csv.
+// withoutTiming returns a table file without its s/step figures: the
+// s/step column of results.md and runs.csv (found by its header), the
+// s/step lines of results.csv.
 func withoutTiming(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(name)
@@ -223,16 +225,15 @@ func withoutTiming(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	var out []string
+	col := -1 // of the s/step figures, found in the header line
 	for _, line := range strings.Split(string(data), "\n") {
 		switch filepath.Base(name) {
 		case "results.md":
 			if strings.HasPrefix(line, "|") {
-				line = line[:strings.LastIndex(strings.TrimSuffix(line, "|"), "|")+1]
+				line = withoutColumn(line, "|", " s/step ", &col)
 			}
 		case "runs.csv":
-			if i := strings.LastIndexByte(line, ','); i >= 0 {
-				line = line[:i]
-			}
+			line = withoutColumn(line, ",", "s_per_step", &col)
 		case "results.csv":
 			if strings.Contains(line, ",s/step,") {
 				continue
@@ -241,6 +242,21 @@ func withoutTiming(t *testing.T, name string) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// withoutColumn returns line, cells separated by sep, without the cell
+// of the column whose header cell is head: *col is -1 until the header
+// line is seen. (The timing columns are no longer last: the
+// significance columns and later figures follow them.)
+func withoutColumn(line, sep, head string, col *int) string {
+	cells := strings.Split(line, sep)
+	if *col < 0 {
+		*col = slices.Index(cells, head)
+	}
+	if *col < 0 || *col >= len(cells) {
+		return line
+	}
+	return strings.Join(slices.Delete(cells, *col, *col+1), sep)
 }
 
 // A plan written by compare --plan, run as two shards in two processes at
@@ -607,5 +623,37 @@ func TestModelDefaults(t *testing.T) {
 	}
 	if p.Sweep.Dataset != "sr-photos" || p.Sweep.Batch != 8 {
 		t.Errorf("compare --model esrgan plans %s with batch %d; want sr-photos with batch 8", p.Sweep.Dataset, p.Sweep.Batch)
+	}
+}
+
+// --metrics, --baseline and --alpha are checked before anything trains,
+// and a finished sweep given --metrics prdc gains its columns without
+// training again.
+func TestCompareMetricsFlags(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDXSplits(t, filepath.Join(dir, "data"), 40)
+	out := filepath.Join(dir, "cmp")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metrics", "fid,nosuch"}, "--metrics nosuch"},
+		{[]string{"--metrics", "psnr"}, "--metrics psnr"},
+		{[]string{"--alpha", "1.5"}, "--alpha 1.5"},
+	} {
+		_, stderr, code := runCLI(t, "", append(compareArgs(data, out, "2"), tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || exists(filepath.Join(out, "fp32")) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q, nothing trained", tc.args, code, stderr, tc.want)
+		}
+	}
+	mustRun(t, compareArgs(data, out, "2")...)
+	table, stderr, code := runCLI(t, "", append(compareArgs(data, out, "2"), "--metrics", "fid,prdc", "--baseline", "posit8", "--alpha", "0.01")...)
+	if code != 0 || strings.Count(stderr, "measured again for precision (LeNet-MNIST)") != 4 || strings.Contains(stderr, "resuming") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"| coverage (LeNet-MNIST) | p vs posit8 | 95% CI of difference | differs from posit8 |", "α = 0.01"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
 	}
 }
