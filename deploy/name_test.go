@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -26,6 +27,38 @@ func TestLoadRefusesBadNames(t *testing.T) {
 		_, err = deploy.Parse(b)
 		if err == nil || !strings.Contains(err.Error(), "is not a tensor name") || len(err.Error()) > 200 || strings.ContainsAny(err.Error(), "\x00\n") {
 			t.Errorf("name of %d bytes: Parse = %.300v", len(name), err)
+		}
+	}
+}
+
+// A .pgmodel whose tensors hold NaN or infinities is refused when read,
+// not run into an all-black grid (issue 29 item 7).
+func TestLoadRefusesNonFinite(t *testing.T) {
+	cfg := models.Config{Arch: models.CGAN, ZDim: 2, Classes: 2, Channels: 1, Height: 2, Width: 2, Features: 1}
+	for _, policy := range []string{"", "posit6-deploy"} {
+		c := trained(t, cfg, "")
+		var m *deploy.Model
+		var err error
+		if policy == "" {
+			m, err = deploy.Export(c, nil)
+		} else {
+			m, err = deploy.Export(c, mustPolicy(t, policy))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tn := &m.Tensors[0]
+		if policy == "" {
+			tn.Codes[0] = math.Float32bits(float32(math.NaN()))
+		} else {
+			tn.Codes[0] = tn.Format.Encode(float32(math.NaN())) // NaR
+		}
+		b, err := m.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := deploy.Parse(b); err == nil || !strings.Contains(err.Error(), "not a trained network") {
+			t.Errorf("%q: Parse of a NaN weight = %v", policy, err)
 		}
 	}
 }

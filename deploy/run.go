@@ -123,7 +123,11 @@ func (m *Model) build() (nn.Module, error) {
 			return nil, fmt.Errorf("tensor %s is stored as %v, its layer uses %v", t.Name, t.Format, sl.format)
 		}
 		for j, c := range t.Codes {
-			sl.dst[j] = decode1(t.Format, c)
+			v := decode1(t.Format, c)
+			if v-v != 0 { // NaN (a posit's NaR) or ±Inf: no trained network holds one
+				return nil, fmt.Errorf("tensor %s holds %v at %d: not a trained network", t.Name, v, j)
+			}
+			sl.dst[j] = v
 		}
 	}
 	nn.SetTraining(net, false)
