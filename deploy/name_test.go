@@ -31,7 +31,7 @@ func TestLoadRefusesBadNames(t *testing.T) {
 	}
 }
 
-// A .pgmodel whose tensors hold NaN or infinities is refused when read,
+// A .pgmodel whose tensors hold NaN (or NaR) is refused when read,
 // not run into an all-black grid (issue 29 item 7).
 func TestLoadRefusesNonFinite(t *testing.T) {
 	cfg := models.Config{Arch: models.CGAN, ZDim: 2, Classes: 2, Channels: 1, Height: 2, Width: 2, Features: 1}

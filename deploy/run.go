@@ -124,8 +124,11 @@ func (m *Model) build() (nn.Module, error) {
 		}
 		for j, c := range t.Codes {
 			v := decode1(t.Format, c)
-			if v-v != 0 { // NaN (a posit's NaR) or ±Inf: no trained network holds one
-				return nil, fmt.Errorf("tensor %s holds %v at %d: not a trained network", t.Name, v, j)
+			// Rounding a finite value never gives NaN (a posit's NaR):
+			// no export holds one. (±Inf it may: a float format without
+			// saturation overflows, and the deployment table shows it.)
+			if v != v {
+				return nil, fmt.Errorf("tensor %s holds NaN at %d: not a trained network", t.Name, j)
 			}
 			sl.dst[j] = v
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -82,11 +83,14 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 		}[oe.Option], oe.Err
 		return usagef("%s %s: %v", flag[0], flag[1], value)
 	}
-	if err := atomicfile.MkdirWritable(out); err != nil {
-		return err
-	}
 	c, err := ckpt.Load(path)
 	if err != nil {
+		return err
+	}
+	// The folder is checked writable before the long search; one this run
+	// made is removed again if the search fails, not left empty.
+	_, statErr := os.Stat(out)
+	if err := atomicfile.MkdirWritable(out); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -94,6 +98,9 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 	t0 := time.Now()
 	cmp, err := experiment.DeployCompare(ctx, c, o)
 	if err != nil {
+		if statErr != nil {
+			os.Remove(out) // only if still empty
+		}
 		return err
 	}
 	paths, err := cmp.WriteFiles(out)
