@@ -84,7 +84,7 @@ func torchShapeError(sd map[string]ckpt.Tensor, key string, t ckpt.Tensor, want 
 	if _, ok := sd[key]; !ok {
 		return fmt.Errorf("the state dict has no %q (want a tensor of shape %s)", key, want)
 	}
-	return fmt.Errorf("%q has shape %v, want %s", key, t.Shape, want)
+	return fmt.Errorf("%q has shape %s, want %s", key, shapeText(t.Shape), want)
 }
 
 // dcganTorchKey maps G/deconvI.w to main.(3(I-1)).weight and G/bnI's

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gorgonia.org/gorgonia"
@@ -140,9 +141,9 @@ func importStateDict(a TorchArch, sd map[string]ckpt.Tensor) (*ckpt.Checkpoint, 
 		t, ok := sd[k]
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("the state dict has no %q (want a tensor of shape %v)", k, w.shape)
+			return nil, fmt.Errorf("the state dict has no %q (want a tensor of shape %s)", k, shapeText(w.shape))
 		case !slices.Equal(t.Shape, w.shape):
-			return nil, fmt.Errorf("%q has shape %v, want %v", k, t.Shape, w.shape)
+			return nil, fmt.Errorf("%q has shape %s, want %s", k, shapeText(t.Shape), shapeText(w.shape))
 		}
 		for _, v := range t.Data {
 			if v-v != 0 {
@@ -175,4 +176,13 @@ type importState struct {
 	Step    int                 `json:"step"`
 	AdamT   map[string]int      `json:"adam_t"`
 	Scalers map[string]struct{} `json:"loss_scalers"`
+}
+
+// shapeText writes a shape as PyTorch's torch.Size prints it: (8, 4, 4, 4).
+func shapeText(sh []int) string {
+	parts := make([]string, len(sh))
+	for i, d := range sh {
+		parts[i] = strconv.Itoa(d)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
