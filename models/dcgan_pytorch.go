@@ -89,7 +89,7 @@ func torchShapeError(sd map[string]ckpt.Tensor, key string, t ckpt.Tensor, want 
 
 // dcganTorchKey maps G/deconvI.w to main.(3(I-1)).weight and G/bnI's
 // tensors to main.(3(I-1)+1)'s.
-func dcganTorchKey(name string) string {
+func dcganTorchKey(_ Config, name string) string {
 	layer, param, _ := strings.Cut(strings.TrimPrefix(name, "G/"), ".")
 	for _, kind := range []struct {
 		prefix string

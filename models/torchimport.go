@@ -30,9 +30,14 @@ type TorchArch struct {
 	// tensors' shapes, or an error naming the first key that is missing
 	// or has a shape the network cannot have.
 	Config func(sd map[string]ckpt.Tensor) (Config, error)
-	// Key returns the state-dict key of the model's parameter or buffer
-	// named name ("G/deconv1.w" is "main.0.weight").
-	Key func(name string) string
+	// Key returns the state-dict key of the parameter or buffer named
+	// name of the model of configuration c ("G/deconv1.w" is
+	// "main.0.weight").
+	Key func(c Config, name string) string
+	// Ignore, if not nil, reports the state-dict keys the network has
+	// but does not use (as PyTorch does not), which import leaves out
+	// instead of refusing them.
+	Ignore func(key string) bool
 }
 
 // torchArchs is written by init functions only, then read (as the model
@@ -137,7 +142,7 @@ func importStateDict(a TorchArch, sd map[string]ckpt.Tensor) (*ckpt.Checkpoint, 
 	c := ckpt.New()
 	used := map[string]bool{}
 	for _, w := range ws {
-		k := a.Key(w.name)
+		k := a.Key(cfg, w.name)
 		t, ok := sd[k]
 		switch {
 		case !ok:
@@ -154,7 +159,7 @@ func importStateDict(a TorchArch, sd map[string]ckpt.Tensor) (*ckpt.Checkpoint, 
 		c.Tensors[w.name] = ckpt.Tensor{Shape: w.shape, Data: t.Data}
 	}
 	for _, k := range slices.Sorted(maps.Keys(sd)) {
-		if !used[k] {
+		if !used[k] && (a.Ignore == nil || !a.Ignore(k)) {
 			return nil, fmt.Errorf("%q is not a tensor of this network (another variant or architecture? positgan runs networks exactly or not at all)", k)
 		}
 	}

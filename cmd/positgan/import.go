@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -17,8 +19,9 @@ func importCmd() *command {
 			"entry --key names or else the first of params_ema, params, state_dict and model; a module.\n" +
 			"prefix (DataParallel) is removed. The network's sizes are read from the tensors' shapes;\n" +
 			"a file that is not exactly the architecture is refused with the first key that is missing,\n" +
-			"mis-shaped or unused. The checkpoint runs in sample, export, generate, scale histogram and\n" +
-			"deploy-compare under any policy. Architectures: " + torchArchList() + ".",
+			"mis-shaped or unused. The checkpoint runs under any policy: a DCGAN in sample, export,\n" +
+			"generate, scale histogram and deploy-compare, a CycleGAN generator in translate (--direction\n" +
+			"AtoB) and scale histogram. Architectures: " + torchArchList() + ".",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			arch := fs.String("arch", "", "the PyTorch architecture: "+strings.Join(models.TorchArchs(), ", "))
 			weights := fs.String("weights", "", "the PyTorch weights (.pth, .pt or .safetensors)")
@@ -45,8 +48,7 @@ func importCmd() *command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(io.out, "imported %s (%s: z %d, %d channels, %dx%d, width %d) -> %s\n",
-					*weights, cfg.Arch, cfg.ZDim, cfg.Channels, cfg.Height, cfg.Width, cfg.Features, *out)
+				fmt.Fprintf(io.out, "imported %s (%s) -> %s\n", *weights, describeImport(cfg), *out)
 				return nil
 			}
 		}}
@@ -60,4 +62,19 @@ func torchArchList() string {
 		parts = append(parts, n+" ("+a.Summary+")")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// describeImport names an imported model and its sizes: "dcgan-pytorch:
+// z 100, 3 channels, 64x64, width 64".
+func describeImport(c models.Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", c.Arch)
+	if c.ZDim > 0 {
+		fmt.Fprintf(&b, "z %d, ", c.ZDim)
+	}
+	fmt.Fprintf(&b, "%d channels, %dx%d, width %d", c.Channels, c.Height, c.Width, c.Features)
+	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
+		fmt.Fprintf(&b, ", %s %s", k, c.Options[k])
+	}
+	return b.String()
 }

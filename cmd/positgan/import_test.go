@@ -11,6 +11,71 @@ import (
 	"github.com/positgan/positgan/ckpt"
 )
 
+// randomStateDict writes a safetensors file of random tensors of the
+// given shapes (running variances positive).
+func randomStateDict(t *testing.T, path string, shapes map[string][]int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	c := ckpt.New()
+	for name, shape := range shapes {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		data := make([]float32, n)
+		for i := range data {
+			data[i] = float32(r.NormFloat64() * 0.2)
+			if strings.HasSuffix(name, "running_var") {
+				data[i] = 1 + data[i]*data[i]
+			}
+		}
+		c.Tensors[name] = ckpt.Tensor{Shape: shape, Data: data}
+	}
+	if err := ckpt.Save(path, c); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestImportCycleGAN imports a ResnetGenerator (ngf 2, 6 blocks) and
+// translates a folder of images with it, in fp32 and in posit8 (export
+// writes generators of images from noise only, as for a trained CycleGAN).
+func TestImportCycleGAN(t *testing.T) {
+	dir := t.TempDir()
+	const ngf, blocks = 2, 6
+	s := map[string][]int{"model.1.weight": {ngf, 3, 7, 7}, "model.1.bias": {ngf},
+		"model.4.weight": {2 * ngf, ngf, 3, 3}, "model.4.bias": {2 * ngf},
+		"model.7.weight": {4 * ngf, 2 * ngf, 3, 3}, "model.7.bias": {4 * ngf},
+		"model.16.weight": {4 * ngf, 2 * ngf, 3, 3}, "model.16.bias": {2 * ngf},
+		"model.19.weight": {2 * ngf, ngf, 3, 3}, "model.19.bias": {ngf},
+		"model.23.weight": {3, ngf, 7, 7}, "model.23.bias": {3}}
+	for i := range blocks {
+		for _, j := range []string{"1", "5"} {
+			k := "model." + strconv.Itoa(10+i) + ".conv_block." + j + "."
+			s[k+"weight"], s[k+"bias"] = []int{4 * ngf, 4 * ngf, 3, 3}, []int{4 * ngf}
+		}
+	}
+	w := randomStateDict(t, filepath.Join(dir, "latest_net_G_A.safetensors"), s)
+	g := filepath.Join(dir, "g.safetensors")
+	out, errOut, code := runCLI(t, "", "import", "--arch", "cyclegan", "--weights", w, "--out", g)
+	if code != 0 || !strings.Contains(out, "(cyclegan-pytorch: 3 channels, 256x256, width 2, blocks 6)") {
+		t.Fatalf("import: %d %q %q", code, out, errOut)
+	}
+	writeUnpaired(t, dir)
+	for _, args := range [][]string{
+		{"translate", "--checkpoint", g, "--in", filepath.Join(dir, "testA"), "--out", filepath.Join(dir, "fp32")},
+		{"translate", "--checkpoint", g, "--in", filepath.Join(dir, "testA"), "--out", filepath.Join(dir, "p8"), "--policy", "posit8"},
+	} {
+		out, errOut, code := runCLI(t, "", args...)
+		if code != 0 {
+			t.Errorf("%v: %d %q %q", args, code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fp32", "img0.png")); err != nil {
+		t.Error(err)
+	}
+}
+
 // dcganStateDict writes a safetensors state dict of pytorch/examples'
 // DCGAN generator (nz 8, ngf 2, nc 1) with random weights.
 func dcganStateDict(t *testing.T, dir string) string {
