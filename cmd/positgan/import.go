@@ -21,7 +21,7 @@ func importCmd() *command {
 			"a file that is not exactly the architecture is refused with the first key that is missing,\n" +
 			"mis-shaped or unused. The checkpoint runs under any policy: a DCGAN in sample, export,\n" +
 			"generate, scale histogram and deploy-compare, a CycleGAN generator in translate (--direction\n" +
-			"AtoB) and scale histogram. Architectures: " + torchArchList() + ".",
+			"AtoB), an ESRGAN RRDBNet in upscale, both in scale histogram. Architectures: " + torchArchList() + ".",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			arch := fs.String("arch", "", "the PyTorch architecture: "+strings.Join(models.TorchArchs(), ", "))
 			weights := fs.String("weights", "", "the PyTorch weights (.pth, .pt or .safetensors)")

@@ -175,3 +175,46 @@ func TestImportBadInput(t *testing.T) {
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// TestImportESRGAN imports an RRDBNet x4 (original ESRGAN keys, nf 4, gc
+// 2, one block) and upscales low-resolution images with it, in fp32 and in
+// posit8.
+func TestImportESRGAN(t *testing.T) {
+	dir := t.TempDir()
+	const nf, gc = 4, 2
+	s := map[string][]int{"conv_first.weight": {nf, 3, 3, 3}, "conv_first.bias": {nf}}
+	for _, l := range []string{"trunk_conv", "upconv1", "upconv2", "HRconv"} {
+		s[l+".weight"], s[l+".bias"] = []int{nf, nf, 3, 3}, []int{nf}
+	}
+	s["conv_last.weight"], s["conv_last.bias"] = []int{3, nf, 3, 3}, []int{3}
+	for k := 1; k <= 3; k++ {
+		for j := 1; j <= 5; j++ {
+			name := "RRDB_trunk.0.RDB" + strconv.Itoa(k) + ".conv" + strconv.Itoa(j) + "."
+			out := gc
+			if j == 5 {
+				out = nf
+			}
+			s[name+"weight"], s[name+"bias"] = []int{out, nf + (j-1)*gc, 3, 3}, []int{out}
+		}
+	}
+	w := randomStateDict(t, filepath.Join(dir, "RRDB_ESRGAN_x4.safetensors"), s)
+	g := filepath.Join(dir, "g.safetensors")
+	out, errOut, code := runCLI(t, "", "import", "--arch", "esrgan", "--weights", w, "--out", g)
+	if code != 0 || !strings.Contains(out, "(esrgan-pytorch: 3 channels, 128x128, width 4, blocks 1, gc 2, layout esrgan)") {
+		t.Fatalf("import: %d %q %q", code, out, errOut)
+	}
+	writeUnpaired(t, dir)
+	for _, args := range [][]string{
+		{"upscale", "--checkpoint", g, "--in", filepath.Join(dir, "testA"), "--out", filepath.Join(dir, "fp32"), "--lr"},
+		{"upscale", "--checkpoint", g, "--in", filepath.Join(dir, "testA"), "--out", filepath.Join(dir, "p8"), "--policy", "posit8", "--lr"},
+		{"scale", "histogram", "--checkpoint", g, "--n", "2"},
+	} {
+		out, errOut, code := runCLI(t, "", args...)
+		if code != 0 {
+			t.Errorf("%v: %d %q %q", args, code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fp32", "img0_sr.png")); err != nil {
+		t.Error(err)
+	}
+}
