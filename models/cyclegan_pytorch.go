@@ -34,7 +34,7 @@ import (
 // them. Its image size (Height, Width; 256 by default, the repository's
 // crop) is the size translate resizes images to; the network takes any
 // size divisible by 4. It does not train.
-const CycleGANPyTorch = "cyclegan-pytorch"
+const CycleGANPyTorch = "pytorch-cyclegan"
 
 func init() {
 	Register(Spec{
@@ -157,7 +157,7 @@ type cycleganPyTorch struct {
 func (m *cycleganPyTorch) Config() string { return m.cfg.String() }
 
 func (m *cycleganPyTorch) Check([]datasets.Dataset) error {
-	return errors.New("models: cyclegan-pytorch is an imported generator without discriminators: it runs, it does not train (train cyclegan instead)")
+	return errors.New("models: pytorch-cyclegan is an imported generator without discriminators: it runs, it does not train (train cyclegan instead)")
 }
 
 func (m *cycleganPyTorch) ImageMaps() []ImageMap {

@@ -31,7 +31,7 @@ import (
 // so that policies written for one address the other. It has no
 // discriminator: it runs (sample, export, generate, deploy-compare, scale
 // histogram) but does not train.
-const DCGANPyTorch = "dcgan-pytorch"
+const DCGANPyTorch = "pytorch-dcgan"
 
 func init() {
 	Register(Spec{
@@ -115,7 +115,7 @@ type dcganPyTorch struct{ cfg Config }
 func (m *dcganPyTorch) Config() string { return m.cfg.String() }
 
 func (m *dcganPyTorch) Check([]datasets.Dataset) error {
-	return errors.New("models: dcgan-pytorch is an imported generator without a discriminator: it runs, it does not train (train dcgan instead)")
+	return errors.New("models: pytorch-dcgan is an imported generator without a discriminator: it runs, it does not train (train dcgan instead)")
 }
 
 func (m *dcganPyTorch) Generator() gan.GeneratorSpec {

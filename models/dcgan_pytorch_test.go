@@ -162,7 +162,7 @@ func TestDCGANPyTorchFidelity(t *testing.T) {
 	}
 }
 
-// dcganKey returns the PyTorch key of a dcgan-pytorch tensor name, for
+// dcganKey returns the PyTorch key of a pytorch-dcgan tensor name, for
 // the safetensors file written above (see the layer table of
 // models.DCGANPyTorch).
 func dcganKey(name string) string {

@@ -36,7 +36,7 @@ import (
 // policy's formats: they stand for the conversion to and from 8-bit
 // pixels). upscale runs it on whole images; outputs are clamped only
 // when written as 8-bit images. It does not train.
-const ESRGANPyTorch = "esrgan-pytorch"
+const ESRGANPyTorch = "pytorch-esrgan"
 
 func init() {
 	Register(Spec{
@@ -158,7 +158,7 @@ func esrganTorchKey(c Config, name string) string {
 func (m *esrganPyTorch) Config() string { return m.net.cfg.String() }
 
 func (m *esrganPyTorch) Check([]datasets.Dataset) error {
-	return errors.New("models: esrgan-pytorch is an imported generator without a discriminator: it runs, it does not train (train esrgan instead)")
+	return errors.New("models: pytorch-esrgan is an imported generator without a discriminator: it runs, it does not train (train esrgan instead)")
 }
 
 func (m *esrganPyTorch) ImageMaps() []ImageMap {

@@ -146,3 +146,51 @@ func TestESRGANPyTorchFidelity(t *testing.T) {
 		}
 	}
 }
+
+// TestImportESRGANBadInput: an x2 RRDBNet (BasicSR's pixel-unshuffled
+// input), a missing dense-block convolution and a CycleGAN generator are
+// refused by the first key that does not fit.
+func TestImportESRGANBadInput(t *testing.T) {
+	shapes := func(inC, blocks int, prefix, rdb string) map[string][]int {
+		const nf, gc = 4, 2
+		s := map[string][]int{"conv_first.weight": {nf, inC, 3, 3}, "conv_first.bias": {nf}}
+		for _, l := range []string{"conv_body", "conv_up1", "conv_up2", "conv_hr"} {
+			s[l+".weight"], s[l+".bias"] = []int{nf, nf, 3, 3}, []int{nf}
+		}
+		s["conv_last.weight"], s["conv_last.bias"] = []int{3, nf, 3, 3}, []int{3}
+		for i := range blocks {
+			for k := 1; k <= 3; k++ {
+				for j := 1; j <= 5; j++ {
+					name := prefix + strconv.Itoa(i) + rdb + strconv.Itoa(k) + ".conv" + strconv.Itoa(j) + "."
+					out := gc
+					if j == 5 {
+						out = nf
+					}
+					s[name+"weight"], s[name+"bias"] = []int{out, nf + (j-1)*gc, 3, 3}, []int{out}
+				}
+			}
+		}
+		return s
+	}
+	if _, err := models.ImportTorch("esrgan", torchFile(t, shapes(3, 2, "body.", ".rdb")), ""); err != nil {
+		t.Fatalf("a good state dict: %v", err)
+	}
+	missing := shapes(3, 2, "body.", ".rdb")
+	delete(missing, "body.1.rdb2.conv4.bias")
+	mixed := shapes(3, 2, "body.", ".rdb")
+	mixed["trunk_conv.weight"] = []int{4, 4, 3, 3}
+	for name, c := range map[string]struct {
+		sd   map[string][]int
+		want string
+	}{
+		"x2":       {shapes(12, 1, "body.", ".rdb"), `"conv_first.weight" has shape (4, 12, 3, 3), want (nf, 3, 3, 3)`},
+		"missing":  {missing, `no "body.1.rdb2.conv4.bias" (want a tensor of shape (2))`},
+		"mixed":    {mixed, `no "RRDB_trunk.0.RDB1.conv1.weight"`},
+		"cyclegan": {map[string][]int{"model.1.weight": {64, 3, 7, 7}}, `no "conv_first.weight"`},
+	} {
+		_, err := models.ImportTorch("esrgan", torchFile(t, c.sd), "")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func torchArchList() string {
 	return strings.Join(parts, "; ")
 }
 
-// describeImport names an imported model and its sizes: "dcgan-pytorch:
+// describeImport names an imported model and its sizes: "pytorch-dcgan:
 // z 100, 3 channels, 64x64, width 64".
 func describeImport(c models.Config) string {
 	var b strings.Builder

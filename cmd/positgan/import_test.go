@@ -58,7 +58,7 @@ func TestImportCycleGAN(t *testing.T) {
 	w := randomStateDict(t, filepath.Join(dir, "latest_net_G_A.safetensors"), s)
 	g := filepath.Join(dir, "g.safetensors")
 	out, errOut, code := runCLI(t, "", "import", "--arch", "cyclegan", "--weights", w, "--out", g)
-	if code != 0 || !strings.Contains(out, "(cyclegan-pytorch: 3 channels, 256x256, width 2, blocks 6)") {
+	if code != 0 || !strings.Contains(out, "(pytorch-cyclegan: 3 channels, 256x256, width 2, blocks 6)") {
 		t.Fatalf("import: %d %q %q", code, out, errOut)
 	}
 	writeUnpaired(t, dir)
@@ -122,7 +122,7 @@ func TestImportDCGAN(t *testing.T) {
 	w := dcganStateDict(t, dir)
 	g := filepath.Join(dir, "g.safetensors")
 	out, errOut, code := runCLI(t, "", "import", "--arch", "dcgan", "--weights", w, "--out", g)
-	if code != 0 || !strings.Contains(out, "dcgan-pytorch: z 8, 1 channels, 64x64, width 2") {
+	if code != 0 || !strings.Contains(out, "pytorch-dcgan: z 8, 1 channels, 64x64, width 2") {
 		t.Fatalf("import: %d %q %q", code, out, errOut)
 	}
 	for _, args := range [][]string{
@@ -200,7 +200,7 @@ func TestImportESRGAN(t *testing.T) {
 	w := randomStateDict(t, filepath.Join(dir, "RRDB_ESRGAN_x4.safetensors"), s)
 	g := filepath.Join(dir, "g.safetensors")
 	out, errOut, code := runCLI(t, "", "import", "--arch", "esrgan", "--weights", w, "--out", g)
-	if code != 0 || !strings.Contains(out, "(esrgan-pytorch: 3 channels, 128x128, width 4, blocks 1, gc 2, layout esrgan)") {
+	if code != 0 || !strings.Contains(out, "(pytorch-esrgan: 3 channels, 128x128, width 4, blocks 1, gc 2, layout esrgan)") {
 		t.Fatalf("import: %d %q %q", code, out, errOut)
 	}
 	writeUnpaired(t, dir)
