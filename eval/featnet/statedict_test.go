@@ -84,3 +84,24 @@ func TestReadStateDictRefusesCode(t *testing.T) {
 		}
 	}
 }
+
+// TestReadStateDictSafetensors: in a safetensors file, key selects the
+// tensors under "key." and module. goes; a key no tensor has is an error.
+func TestReadStateDictSafetensors(t *testing.T) {
+	c := ckpt.New()
+	for _, n := range []string{"params_ema.module.a", "params_ema.module.b", "params.module.a"} {
+		c.Tensors[n] = ckpt.Tensor{Shape: []int{1}, Data: []float32{1}}
+	}
+	c.Tensors["params_ema.module.n.num_batches_tracked"] = ckpt.Tensor{Shape: []int{1}, Data: []float32{3}}
+	path := filepath.Join(t.TempDir(), "w.safetensors")
+	if err := ckpt.Save(path, c); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := ReadStateDict(path, "params_ema")
+	if err != nil || !slices.Equal(names(ts), []string{"a", "b"}) {
+		t.Errorf("key params_ema: %v, %v", names(ts), err)
+	}
+	if _, err := ReadStateDict(path, "net_g"); err == nil || !strings.Contains(err.Error(), `no tensor is named "net_g.…"`) {
+		t.Errorf("key net_g: %v", err)
+	}
+}
