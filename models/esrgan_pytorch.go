@@ -62,12 +62,19 @@ func init() {
 	})
 }
 
-// esrganLayouts names the layers of each key layout, by positgan's name.
-var esrganLayouts = map[string]map[string]string{
-	"basicsr": {"conv_first": "conv_first", "rrdb": "body.%d.rdb%d.conv%d", "conv_body": "conv_body",
-		"conv_up1": "conv_up1", "conv_up2": "conv_up2", "conv_hr": "conv_hr", "conv_last": "conv_last"},
-	"esrgan": {"conv_first": "conv_first", "rrdb": "RRDB_trunk.%d.RDB%d.conv%d", "conv_body": "trunk_conv",
-		"conv_up1": "upconv1", "conv_up2": "upconv2", "conv_hr": "HRconv", "conv_last": "conv_last"},
+// esrganLayout names the layers of the key layout called name
+// ("basicsr" or "esrgan"), by positgan's names; ok is false for another
+// name.
+func esrganLayout(name string) (names map[string]string, ok bool) {
+	switch name {
+	case "basicsr":
+		return map[string]string{"conv_first": "conv_first", "rrdb": "body.%d.rdb%d.conv%d", "conv_body": "conv_body",
+			"conv_up1": "conv_up1", "conv_up2": "conv_up2", "conv_hr": "conv_hr", "conv_last": "conv_last"}, true
+	case "esrgan":
+		return map[string]string{"conv_first": "conv_first", "rrdb": "RRDB_trunk.%d.RDB%d.conv%d", "conv_body": "trunk_conv",
+			"conv_up1": "upconv1", "conv_up2": "upconv2", "conv_hr": "HRconv", "conv_last": "conv_last"}, true
+	}
+	return nil, false
 }
 
 type esrganPyTorch struct {
@@ -77,7 +84,7 @@ type esrganPyTorch struct {
 
 func newESRGANPyTorch(c Config) (*esrganPyTorch, error) {
 	m := &esrganPyTorch{layout: c.Options["layout"]}
-	if _, ok := esrganLayouts[m.layout]; !ok {
+	if _, ok := esrganLayout(m.layout); !ok {
 		return nil, fmt.Errorf("models: %s: layout %q, want basicsr or esrgan", ESRGANPyTorch, m.layout)
 	}
 	var err error
@@ -108,7 +115,7 @@ func esrganTorchConfig(sd map[string]ckpt.Tensor) (Config, error) {
 	} else if _, ok := sd["trunk_conv.weight"]; ok {
 		layout = "esrgan"
 	}
-	names := esrganLayouts[layout]
+	names, _ := esrganLayout(layout)
 	first, ok := sd["conv_first.weight"]
 	if !ok || len(first.Shape) != 4 || first.Shape[1] != 3 || first.Shape[2] != 3 || first.Shape[3] != 3 {
 		return Config{}, torchShapeError(sd, "conv_first.weight", first, "(nf, 3, 3, 3)")
@@ -133,7 +140,7 @@ func esrganTorchConfig(sd map[string]ckpt.Tensor) (Config, error) {
 // esrganTorchKey maps ESRGAN's generator names (G/conv_first.w,
 // G/rrdbI/rdbK/convJ.b, …) to the layout's keys.
 func esrganTorchKey(c Config, name string) string {
-	names, ok := esrganLayouts[c.Options["layout"]]
+	names, ok := esrganLayout(c.Options["layout"])
 	rest, ok2 := strings.CutPrefix(name, GroupG+"/")
 	if !ok || !ok2 {
 		return name

@@ -9,12 +9,12 @@ import (
 	"github.com/positgan/positgan/internal/regfile"
 )
 
-// stateDictWrappers are the entries a checkpoint that is not a bare
+// stateDictWrappers returns the entries a checkpoint that is not a bare
 // state_dict keeps its network's tensors under, in order of preference:
 // BasicSR and Real-ESRGAN save {"params_ema": ..., "params": ...} (the
 // exponential moving average is the better network), training scripts
 // {"state_dict": ...} or {"model": ...}.
-var stateDictWrappers = []string{"params_ema", "params", "state_dict", "model"}
+func stateDictWrappers() []string { return []string{"params_ema", "params", "state_dict", "model"} }
 
 // ReadStateDict reads the float tensors of a PyTorch state_dict from a
 // torch.save file (zip or legacy format) or a safetensors file, as
@@ -103,7 +103,7 @@ func unwrapStateDict(obj any, key string) (any, error) {
 	if slices.ContainsFunc(d.vals, func(v any) bool { _, ok := v.(*pthTensor); return ok }) {
 		return d, nil
 	}
-	for _, w := range stateDictWrappers {
+	for _, w := range stateDictWrappers() {
 		if v, ok := d.get(w); ok {
 			if _, ok := v.(*pyDict); ok {
 				return v, nil
@@ -111,7 +111,7 @@ func unwrapStateDict(obj any, key string) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("holds neither tensors nor an entry %s; name the entry with --key (it has %s)",
-		strings.Join(stateDictWrappers, ", "), entryNames(d))
+		strings.Join(stateDictWrappers(), ", "), entryNames(d))
 }
 
 // entryNames lists a dict's string keys for an error message, at most
