@@ -66,14 +66,14 @@ torch.save(nn.DataParallel(net).state_dict(), out + "/module.pth")
 `
 
 // TestCycleGANPyTorchFidelity: an imported ResnetGenerator (6 and 9
-// blocks) gives PyTorch's output within 1e-4·max(1, max|y|), run as
+// blocks, and resnet_9blocks at its published width ngf 64) gives PyTorch's output within 1e-4·max(1, max|y|), run as
 // positgan translate runs it (models.Translate) at the checkpoint's size.
 func TestCycleGANPyTorchFidelity(t *testing.T) {
 	py := pyref.Python("torch")
 	if py == "" {
 		t.Skip("python3-torch is not installed")
 	}
-	for _, sz := range []struct{ nc, ngf, blocks, side int }{{3, 4, 9, 32}, {1, 6, 6, 20}} {
+	for _, sz := range []struct{ nc, ngf, blocks, side int }{{3, 4, 9, 32}, {1, 6, 6, 20}, {3, 64, 9, 16}} {
 		dir := t.TempDir()
 		const n = 2
 		r := rand.New(rand.NewPCG(3, uint64(sz.blocks)))
