@@ -39,6 +39,7 @@ func root() *command {
 		deployCompareCmd(),
 		downscaleCmd(),
 		upscaleCmd(),
+		importCmd(),
 	}}
 }
 

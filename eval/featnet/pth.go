@@ -81,13 +81,24 @@ func readPth(path string, skip func(name string) bool) (map[string]ckpt.Tensor, 
 
 // readPthFrom reads a torch.save file of size bytes from r (see readPth).
 func readPthFrom(r io.ReaderAt, size int64, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
+	obj, err := readPthObject(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return pthStateDict(obj, skip)
+}
+
+// readPthObject reads the object a torch.save file of size bytes holds:
+// its tensors are checked but their storages are read only when
+// pthStateDict gathers them.
+func readPthObject(r io.ReaderAt, size int64) (any, error) {
 	var head [4]byte
 	if _, err := r.ReadAt(head[:], 0); err != nil {
 		return nil, fmt.Errorf("not a torch.save file: %w", err)
 	}
 	switch {
 	case string(head[:]) == "PK\x03\x04":
-		return readPthZip(r, size, skip)
+		return readPthZip(r, size)
 	case head[0] == 0x80: // a pickle's PROTO: the legacy format
 		if size > pthMaxData+3*pthMaxPickle {
 			return nil, fmt.Errorf("a legacy torch.save file of %d bytes, more than the %d a .pth may hold", size, pthMaxData+3*pthMaxPickle)
@@ -96,14 +107,14 @@ func readPthFrom(r io.ReaderAt, size int64, skip func(name string) bool) (map[st
 		if n, err := r.ReadAt(buf, 0); n < len(buf) {
 			return nil, err
 		}
-		return readPthLegacy(buf, skip)
+		return readPthLegacy(buf)
 	}
 	return nil, errors.New("not a torch.save file (neither a zip archive nor a pickle)")
 }
 
 // readPthZip reads torch.save's zip format: ARCHIVE/data.pkl pickles the
 // state_dict, whose storages are the entries ARCHIVE/data/KEY.
-func readPthZip(r io.ReaderAt, size int64, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
+func readPthZip(r io.ReaderAt, size int64) (any, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("zip archive: %w", err)
@@ -185,7 +196,7 @@ func readPthZip(r io.ReaderAt, size int64, skip func(name string) bool) (map[str
 	if err != nil {
 		return nil, fmt.Errorf("data.pkl: %w", err)
 	}
-	return pthStateDict(obj, skip)
+	return obj, nil
 }
 
 // readZipEntry reads a zip entry of at most limit bytes (its claimed
@@ -224,7 +235,7 @@ const legacyMagic = "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19"
 // of the magic number, the protocol version (1001), the system's
 // description, the state_dict and its storages' keys, then each
 // storage as an 8-byte element count and its raw values.
-func readPthLegacy(buf []byte, skip func(name string) bool) (map[string]ckpt.Tensor, error) {
+func readPthLegacy(buf []byte) (any, error) {
 	u := &unpickler{buf: buf, global: pthGlobal, reduce: pthReduce}
 	v, err := u.load()
 	if err != nil {
@@ -311,7 +322,7 @@ func readPthLegacy(buf []byte, skip func(name string) bool) (map[string]ckpt.Ten
 			return nil, fmt.Errorf("storage %q is not in the file", shortName(s.key))
 		}
 	}
-	return pthStateDict(obj, skip)
+	return obj, nil
 }
 
 // pthDtype describes a storage class: torch.FloatStorage and the like.
