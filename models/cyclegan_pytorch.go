@@ -1,13 +1,10 @@
 package models
 
 import (
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
-	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/ckpt"
@@ -65,7 +62,8 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return &cycleganPyTorch{cfg: c, blocks: b}, nil
+			return &cycleganPyTorch{imported: imported{name: CycleGANPyTorch, trainInstead: CycleGAN, discriminators: "discriminators",
+				group: GroupGAB, input: "x", images: true, feedsData: true}, cfg: c, blocks: b}, nil
 		},
 	})
 	RegisterTorch(TorchArch{
@@ -150,15 +148,12 @@ func cycleganTorchKey(c Config, name string) string {
 }
 
 type cycleganPyTorch struct {
+	imported
 	cfg    Config
 	blocks int
 }
 
 func (m *cycleganPyTorch) Config() string { return m.cfg.String() }
-
-func (m *cycleganPyTorch) Check([]datasets.Dataset) error {
-	return errors.New("models: pytorch-cyclegan is an imported generator without discriminators: it runs, it does not train (train cyclegan instead)")
-}
 
 func (m *cycleganPyTorch) ImageMaps() []ImageMap {
 	return []ImageMap{{Name: AtoB, Group: GroupGAB, Scale: 1}}
@@ -174,37 +169,4 @@ func (m *cycleganPyTorch) Build(s *nn.Scope) ([]gan.Group, error) {
 
 func (m *cycleganPyTorch) Inputs(batch int) []gan.Input {
 	return []gan.Input{{Name: "x", Shape: tensor.Shape{batch, m.cfg.Channels, m.cfg.Height, m.cfg.Width}}}
-}
-
-// Feed fills x with the data's images, or, for inspection without data,
-// uniform noise in [-1, 1].
-func (m *cycleganPyTorch) Feed(in gan.Inputs, data []gan.Batch, noise *rand.Rand) {
-	if data != nil {
-		copy(in["x"], data[0].X)
-		return
-	}
-	for i, x := 0, in["x"]; i < len(x); i++ {
-		x[i] = float32(2*noise.Float64() - 1)
-	}
-}
-
-// Updates has the one update that scale histogram inspects; Check refuses
-// training.
-func (m *cycleganPyTorch) Updates() []gan.Update {
-	return []gan.Update{{Name: "G", Groups: []string{GroupGAB}}}
-}
-
-func (m *cycleganPyTorch) Metrics() []string { return nil }
-
-// Loss is a stand-in, ½·mean(G(x)²), for inspection only.
-func (m *cycleganPyTorch) Loss(u *gan.Graph) (*gorgonia.Node, error) {
-	x, err := u.Input("x")
-	if err != nil {
-		return nil, err
-	}
-	y, err := u.Forward(GroupGAB, x, nil)
-	if err != nil {
-		return nil, err
-	}
-	return nn.MSETarget(y, 0, u.LossScale())
 }

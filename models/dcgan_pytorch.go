@@ -1,13 +1,10 @@
 package models
 
 import (
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
-	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/ckpt"
@@ -53,7 +50,9 @@ func init() {
 			}
 			return nil
 		},
-		New: func(c Config) (gan.Model, error) { return &dcganPyTorch{cfg: c}, nil },
+		New: func(c Config) (gan.Model, error) {
+			return &dcganPyTorch{imported: imported{name: DCGANPyTorch, trainInstead: DCGAN, discriminators: "a discriminator", group: "G", input: "z"}, cfg: c}, nil
+		},
 	})
 	RegisterTorch(TorchArch{
 		Name:    "dcgan",
@@ -110,13 +109,12 @@ func dcganTorchKey(_ Config, name string) string {
 	return name
 }
 
-type dcganPyTorch struct{ cfg Config }
+type dcganPyTorch struct {
+	imported
+	cfg Config
+}
 
 func (m *dcganPyTorch) Config() string { return m.cfg.String() }
-
-func (m *dcganPyTorch) Check([]datasets.Dataset) error {
-	return errors.New("models: pytorch-dcgan is an imported generator without a discriminator: it runs, it does not train (train dcgan instead)")
-}
 
 func (m *dcganPyTorch) Generator() gan.GeneratorSpec {
 	return gan.GeneratorSpec{Net: "G", Z: []int{m.cfg.ZDim, 1, 1},
@@ -144,32 +142,4 @@ func (m *dcganPyTorch) Build(s *nn.Scope) ([]gan.Group, error) {
 
 func (m *dcganPyTorch) Inputs(batch int) []gan.Input {
 	return []gan.Input{{Name: "z", Shape: tensor.Shape{batch, m.cfg.ZDim, 1, 1}}}
-}
-
-func (m *dcganPyTorch) Feed(in gan.Inputs, _ []gan.Batch, noise *rand.Rand) {
-	for i, z := 0, in["z"]; i < len(z); i++ {
-		z[i] = float32(noise.NormFloat64())
-	}
-}
-
-// Updates has the one update that scale histogram inspects. Training is
-// refused by Check: there is no discriminator to train against.
-func (m *dcganPyTorch) Updates() []gan.Update {
-	return []gan.Update{{Name: "G", Groups: []string{"G"}}}
-}
-
-func (m *dcganPyTorch) Metrics() []string { return nil }
-
-// Loss is a stand-in, ½·mean(G(z)²), for inspection only: its gradients
-// give scale histogram errors to show at every layer.
-func (m *dcganPyTorch) Loss(u *gan.Graph) (*gorgonia.Node, error) {
-	z, err := u.Input("z")
-	if err != nil {
-		return nil, err
-	}
-	fake, err := u.Forward("G", z, nil)
-	if err != nil {
-		return nil, err
-	}
-	return nn.MSETarget(fake, 0, u.LossScale())
 }

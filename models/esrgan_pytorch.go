@@ -1,9 +1,7 @@
 package models
 
 import (
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -78,12 +76,14 @@ func esrganLayout(name string) (names map[string]string, ok bool) {
 }
 
 type esrganPyTorch struct {
+	imported
 	net    *esrgan
 	layout string
 }
 
 func newESRGANPyTorch(c Config) (*esrganPyTorch, error) {
-	m := &esrganPyTorch{layout: c.Options["layout"]}
+	m := &esrganPyTorch{imported: imported{name: ESRGANPyTorch, trainInstead: ESRGAN, discriminators: "a discriminator",
+		group: GroupG, input: "lr", images: true}, layout: c.Options["layout"]}
 	if _, ok := esrganLayout(m.layout); !ok {
 		return nil, fmt.Errorf("models: %s: layout %q, want basicsr or esrgan", ESRGANPyTorch, m.layout)
 	}
@@ -164,10 +164,6 @@ func esrganTorchKey(c Config, name string) string {
 
 func (m *esrganPyTorch) Config() string { return m.net.cfg.String() }
 
-func (m *esrganPyTorch) Check([]datasets.Dataset) error {
-	return errors.New("models: pytorch-esrgan is an imported generator without a discriminator: it runs, it does not train (train esrgan instead)")
-}
-
 func (m *esrganPyTorch) ImageMaps() []ImageMap {
 	return []ImageMap{{Name: "upscale", Group: GroupG, Scale: 4}}
 }
@@ -191,32 +187,4 @@ func (m *esrganPyTorch) Build(s *nn.Scope) ([]gan.Group, error) {
 func (m *esrganPyTorch) Inputs(batch int) []gan.Input {
 	c, s := m.net.cfg, m.net.lrSide()
 	return []gan.Input{{Name: "lr", Shape: tensor.Shape{batch, c.Channels, s, s}}}
-}
-
-// Feed fills the input with uniform noise in [-1, 1] for inspection.
-func (m *esrganPyTorch) Feed(in gan.Inputs, _ []gan.Batch, noise *rand.Rand) {
-	for i, x := 0, in["lr"]; i < len(x); i++ {
-		x[i] = float32(2*noise.Float64() - 1)
-	}
-}
-
-// Updates has the one update that scale histogram inspects; Check refuses
-// training.
-func (m *esrganPyTorch) Updates() []gan.Update {
-	return []gan.Update{{Name: "G", Groups: []string{GroupG}}}
-}
-
-func (m *esrganPyTorch) Metrics() []string { return nil }
-
-// Loss is a stand-in, ½·mean(G(x)²), for inspection only.
-func (m *esrganPyTorch) Loss(u *gan.Graph) (*gorgonia.Node, error) {
-	x, err := u.Input("lr")
-	if err != nil {
-		return nil, err
-	}
-	y, err := u.Forward(GroupG, x, nil)
-	if err != nil {
-		return nil, err
-	}
-	return nn.MSETarget(y, 0, u.LossScale())
 }
