@@ -111,7 +111,11 @@ func fileName(s string) string { return strings.NewReplacer("/", "_", "#", "_").
 func writeHexFile(path, name string, f quant.Format, shape []int, codes []uint32) error {
 	digits := (f.Bits() + 3) / 4
 	return atomicfile.Write(path, func(w io.Writer) error {
-		if _, err := fmt.Fprintf(w, "// %s: %d codes of %v (%d bits), shape %v, row-major\n", name, len(codes), f, f.Bits(), shape); err != nil {
+		what := "codes"
+		if len(codes) == 1 {
+			what = "code"
+		}
+		if _, err := fmt.Fprintf(w, "// %s: %d %s of %v (%d bits), shape %v, row-major\n", name, len(codes), what, f, f.Bits(), shape); err != nil {
 			return err
 		}
 		for _, c := range codes {
