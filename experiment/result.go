@@ -134,6 +134,9 @@ func runOne(ctx context.Context, s *Sweep, m *model, r Run, ms *measurer, log io
 		if err := measureSet(res, ms, eval.Features{Rows: x, Stats: st}, s.EvalSeed); err != nil {
 			return nil, err
 		}
+		if err := measureClassAccuracy(res, s, c, ms, gan.SampleOptions{BatchStats: s.BatchStats}); err != nil {
+			return nil, err
+		}
 	}
 	return res, writeResult(r, res)
 }
@@ -172,6 +175,9 @@ func remeasure(s *Sweep, r Run, res *Result, ms *measurer) error {
 		return err
 	}
 	if err := measureSet(res, ms, eval.Features{Rows: x}, s.EvalSeed); err != nil {
+		return err
+	}
+	if err := measureClassAccuracy(res, s, c, ms, gan.SampleOptions{BatchStats: res.BatchStats}); err != nil {
 		return err
 	}
 	return writeResult(r, res)

@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/eval"
+	"github.com/positgan/positgan/models"
 )
 
 // An extraMetric is a set metric a sweep measures beside the FID
 // (Sweep.Metrics), from the same features.
 type extraMetric struct {
-	name    string // in eval's registry
-	m       eval.SetMetric
-	columns []string // the table columns of its figures
+	name    string         // in eval's registry, or ClassAccuracyMetric
+	m       eval.SetMetric // nil for ClassAccuracyMetric, measured apart (measureClassAccuracy)
+	columns []string       // the table columns of its figures
 }
 
 // extraMetrics returns the metrics of s.Metrics other than the FID, each
@@ -32,6 +33,10 @@ func (s *Sweep) extraMetrics(features string) ([]extraMetric, error) {
 			continue
 		}
 		seen[name] = true
+		if name == ClassAccuracyMetric {
+			ms = append(ms, extraMetric{name: name, columns: []string{classAccuracyColumn(features)}})
+			continue
+		}
 		m, err := eval.LookupSet(name)
 		if err != nil {
 			return nil, &ConfigError{Field: "Metrics", Value: name, Err: err}
@@ -61,6 +66,14 @@ func (s *Sweep) checkSignificance() error {
 	if evaluatorOf(s.Model) != nil && slices.ContainsFunc(s.Metrics, func(m string) bool { return strings.TrimSpace(m) != "fid" }) {
 		return configErrorf("Metrics", strings.Join(s.Metrics, ","), "%s is measured by its own figures, not by set metrics of generated images", s.Model)
 	}
+	if slices.ContainsFunc(s.Metrics, func(m string) bool { return strings.TrimSpace(m) == ClassAccuracyMetric }) {
+		if spec, err := models.Lookup(s.Model); err == nil && !spec.Labels {
+			return configErrorf("Metrics", ClassAccuracyMetric, "%s is unconditional: only a conditional model draws the class it is asked for", s.Model)
+		}
+		if s.Features != "" && !isClassifier(s.Features) {
+			return configErrorf("Features", s.Features, "%s needs a LeNet classifier: lenet-mnist, lenet-fashion or lenet:FILE", ClassAccuracyMetric)
+		}
+	}
 	return nil
 }
 
@@ -89,6 +102,9 @@ func missingExtra(res *Result, ms []extraMetric) bool {
 // generated set gen against the reference ref.
 func measureExtra(res *Result, ref, gen eval.Features, ms []extraMetric) error {
 	for _, m := range ms {
+		if m.m == nil {
+			continue
+		}
 		have := true
 		for _, c := range m.columns {
 			_, ok := res.Extra[c]
@@ -119,5 +135,5 @@ func measureExtra(res *Result, ref, gen eval.Features, ms []extraMetric) error {
 
 // needsRows reports whether a metric of ms needs every image's features.
 func needsRows(ms []extraMetric) bool {
-	return slices.ContainsFunc(ms, func(m extraMetric) bool { return m.m.NeedsRows() })
+	return slices.ContainsFunc(ms, func(m extraMetric) bool { return m.m != nil && m.m.NeedsRows() })
 }
