@@ -88,7 +88,7 @@ func compareCmd() *command {
 			fs.IntVar(&f.ckptEvery, "checkpoint-every", 250, "rewrite each run's checkpoint every N steps (0: only at the end)")
 			fs.IntVar(&f.logEvery, "log-every", 100, "print a progress line every N steps when not on a terminal")
 			fs.Var(&f.options, "option", optionHelp())
-			fs.StringVar(&f.metrics, "metrics", "fid", "set metrics of the generated images, comma-separated: fid (always measured) and others of eval's registry, e.g. prdc, kid")
+			fs.StringVar(&f.metrics, "metrics", "fid", "set metrics of the generated images, comma-separated: fid (always measured) and others of eval's registry, e.g. prdc, kid; class-accuracy for conditional models")
 			fs.StringVar(&f.baseline, "baseline", "fp32", "the policy every other row is tested against")
 			fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests, Holm-corrected across rows")
 			fs.StringVar(&f.plan, "plan", "", "plan file: written from the sweep flags if it does not exist (or sweep flags are given), else run")

@@ -53,6 +53,7 @@ func evalCmd() *command {
 			}},
 		evalKIDCmd(),
 		evalPRDCCmd(),
+		evalClassCmd(),
 		{name: "stats", usage: "A --out stats.npz [--features lenet-mnist] [--n N] [--save-features]",
 			summary: "Write the feature statistics (mu, sigma) of an image set as a .npz file pytorch-fid reads;\n" +
 				"with --save-features also the features of every image (the array features, N×d), which eval prdc reads.",
