@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
@@ -47,7 +48,8 @@ func TestClassAccuracyKnownAnswers(t *testing.T) {
 
 // compare --metrics class-accuracy records, for a conditional generator,
 // the overall figure as a table column and each class's in result.json,
-// the same figures GeneratorClassAccuracy gives of the same images; an
+// the same figures GeneratorClassAccuracy gives of the same images, on a
+// finished sweep without training; an
 // unconditional model, or a classifier that is not a LeNet, is refused.
 func TestCompareClassAccuracy(t *testing.T) {
 	dir := t.TempDir()
@@ -55,7 +57,15 @@ func TestCompareClassAccuracy(t *testing.T) {
 	out := filepath.Join(dir, "cmp")
 	s := tinySweep(data, out, 2)
 	s.Policies, s.Seeds = []string{"fp32"}, 1
+	if _, err := experiment.Compare(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	// Asked for on the finished sweep: measured from the checkpoint.
 	s.Metrics = []string{"fid", "class-accuracy"}
+	s.Progress = func(r experiment.Run, _ int, _ []string) func(experiment.StepStats, time.Duration) {
+		t.Errorf("%s trained again", r)
+		return nil
+	}
 	tab, err := experiment.Compare(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
