@@ -54,3 +54,19 @@ func TestEvalClassAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// compare --metrics class-accuracy refuses an unconditional model in one
+// line, before training.
+func TestCompareClassAccuracyRefusesDCGAN(t *testing.T) {
+	dir := t.TempDir()
+	data := writeIDXSplits(t, filepath.Join(dir, "data"), 20)
+	out := filepath.Join(dir, "cmp")
+	_, stderr, code := runCLI(t, "", "compare", "--model", "dcgan", "--dataset", data, "--policies", "fp32", "--steps", "1",
+		"--seeds", "1", "--n", "10", "--metrics", "fid,class-accuracy", "--out", out)
+	if code == 0 || !strings.Contains(stderr, "dcgan is unconditional") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if exists(filepath.Join(out, "fp32")) {
+		t.Error("a run was started")
+	}
+}
