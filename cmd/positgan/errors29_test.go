@@ -49,7 +49,7 @@ func TestErrorsSayWhatIsWrong(t *testing.T) {
 // singular.
 func TestEvalSummaryAndCounts(t *testing.T) {
 	out, _, _ := runCLI(t, "", "--help")
-	if !strings.Contains(out, "(fid, kid, prdc, psnr, ssim, stats)") {
+	if !strings.Contains(out, "(class-accuracy, fid, kid, prdc, psnr, ssim, stats)") {
 		t.Errorf("positgan --help: eval's summary does not name every metric:\n%s", out)
 	}
 	for n, want := range map[int]string{0: "0 epochs", 1: "1 epoch", 2: "2 epochs"} {

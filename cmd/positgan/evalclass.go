@@ -15,9 +15,10 @@ import (
 // --class k draw k, by the project's LeNet classifier.
 func evalClassCmd() *command {
 	return &command{name: "class-accuracy", usage: "CHECKPOINT [--n N] [--features lenet-mnist]",
-		summary: "The fraction of a conditional generator's images that a LeNet classifier gives the class they\n" +
-			"were drawn for (positgan classify's class): N images of each class, noise drawn with --seed.\n" +
-			"Prints CSV class,accuracy, a row per class, then overall (all images; the mean of the classes).",
+		summary: "Class accuracy of a conditional generator: does --class k draw k?\n\n" +
+			"The fraction of the generator's images that a LeNet classifier gives the class they were drawn\n" +
+			"for (positgan classify's class): N images of each class, noise drawn with --seed. Prints CSV\n" +
+			"class,accuracy, a row per class, then overall (all images; the mean of the classes).",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			n := fs.Int("n", 1000, "images generated for each class")
 			feat := fs.String("features", "lenet-mnist", "classifier: lenet-mnist, lenet-fashion, or lenet:FILE (from positgan lenet train)")
