@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"math"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"github.com/sbinet/npyio/npy"
 
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
@@ -194,3 +196,84 @@ func TestGenerateNPYMatchesSample(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// translate --npy and upscale --npy write the float32 outputs (N, C, H,
+// W) whose 8-bit rounding is the images they write.
+func TestTranslateUpscaleNPY(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	writeUnpaired(t, data)
+	run := filepath.Join(dir, "cyclegan")
+	mustRun(t, "train", "--model", "cyclegan", "--dataset", data, "--image-size", "16", "--features", "4",
+		"--policy", "fp32", "--batch", "2", "--steps", "1", "--sample-every", "0", "--out", run)
+	ck := filepath.Join(run, "checkpoint.safetensors")
+	out, npyFile := filepath.Join(dir, "fakeB"), filepath.Join(dir, "fakeB.npy")
+	stdout := mustRun(t, "translate", "--checkpoint", ck, "--in", filepath.Join(data, "testA"), "--out", out, "--npy", npyFile)
+	if !strings.Contains(stdout, "wrote "+npyFile+": float32 (6, 3, 16, 16)") {
+		t.Errorf("translate output %q", stdout)
+	}
+	got, shape := readNPY(t, npyFile)
+	if !slices.Equal(shape, []int{6, 3, 16, 16}) {
+		t.Fatalf("translate --npy shape %v", shape)
+	}
+	img, err := datasets.OpenImage(filepath.Join(out, "img2.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sz := 3 * 16 * 16
+	want := experiment.ImageOf(got[2*sz:3*sz], datasets.Shape{C: 3, H: 16, W: 16})
+	if !imagesEqual(img, want) {
+		t.Error("translate: img2.png is not the 8-bit rounding of its --npy image")
+	}
+	if _, _, code := runCLI(t, "", "translate", "--checkpoint", ck, "--fid", "--npy", npyFile); code != 2 {
+		t.Errorf("translate --fid --npy: exit %d, want 2", code)
+	}
+
+	photos := writePhotos(t, 24, 20)
+	esr := filepath.Join(dir, "esrgan")
+	mustRun(t, "train", "--model", "esrgan", "--dataset", photos, "--image-size", "16", "--features", "4",
+		"--batch", "2", "--steps", "1", "--policy", "fp32", "--out", esr, "--sample-every", "0",
+		"--option", "scale=2", "--option", "blocks=1", "--option", "gc=2", "--option", "pretrain=1")
+	ck = filepath.Join(esr, "checkpoint.safetensors")
+	for _, lr := range []bool{false, true} {
+		args := []string{"upscale", "--checkpoint", ck, "--in", photos, "--out", filepath.Join(dir, "sr"), "--npy", npyFile}
+		h, w := 20, 24 // the ground truth's size
+		if lr {
+			args, h, w = append(args, "--lr"), 40, 48
+		}
+		stdout := mustRun(t, args...)
+		if !strings.Contains(stdout, fmt.Sprintf("wrote %s: float32 (2, 3, %d, %d)", npyFile, h, w)) {
+			t.Errorf("upscale --lr=%v output %q", lr, stdout)
+		}
+		if _, shape := readNPY(t, npyFile); !slices.Equal(shape, []int{2, 3, h, w}) {
+			t.Errorf("upscale --lr=%v --npy shape %v", lr, shape)
+		}
+	}
+	// Images of two sizes make no (N, C, H, W) array.
+	if err := os.Rename(filepath.Join(data, "testA", "img0.png"), filepath.Join(photos, "pc.png")); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "", "upscale", "--checkpoint", ck, "--in", photos, "--lr", "--out", filepath.Join(dir, "sr"), "--npy", filepath.Join(dir, "mixed.npy"))
+	if code != 2 || !strings.Contains(stderr, "images of one size") || exists(filepath.Join(dir, "mixed.npy")) {
+		t.Errorf("upscale --npy of two sizes: exit %d, %q", code, stderr)
+	}
+}
+
+// imagesEqual reports whether a and b have the same bounds and 8-bit
+// RGBA pixels.
+func imagesEqual(a, b image.Image) bool {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return false
+	}
+	ab, bb := a.Bounds(), b.Bounds()
+	for y := range ab.Dy() {
+		for x := range ab.Dx() {
+			r1, g1, b1, a1 := a.At(ab.Min.X+x, ab.Min.Y+y).RGBA()
+			r2, g2, b2, a2 := b.At(bb.Min.X+x, bb.Min.Y+y).RGBA()
+			if r1>>8 != r2>>8 || g1>>8 != g2>>8 || b1>>8 != b2>>8 || a1>>8 != a2>>8 {
+				return false
+			}
+		}
+	}
+	return true
+}
