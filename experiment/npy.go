@@ -296,10 +296,3 @@ func sampleNoise(c *ckpt.Checkpoint, pol *policy.Policy, class int, o gan.Sample
 	}
 	return s, nil
 }
-
-// WriteNPY writes the images, as the generator made them (values about
-// [-1, 1], not rounded to 8 bits), to path as a float32 .npy array of
-// shape (N, C, H, W) (WriteNPY).
-func (s *Samples) WriteNPY(path string) error {
-	return WriteNPY(path, s.Images, []int{s.Len(), s.Shape.C, s.Shape.H, s.Shape.W})
-}
