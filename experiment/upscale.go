@@ -25,6 +25,7 @@ type Upscaled struct {
 	models.SRTest
 	Scale          int // of the generator
 	SR             image.Image
+	Out            []float32 // SR as the generator made it, (1, 3, H, W), before rounding to 8 bits
 	Bicubic, Model models.SRScores
 }
 
@@ -32,11 +33,12 @@ type Upscaled struct {
 // scale and enlarges its LR image with u.
 func Upscale(u *models.Upscaler, name string, img image.Image) (*Upscaled, error) {
 	r := &Upscaled{SRTest: models.NewSRTest(name, img, u.Scale()), Scale: u.Scale()}
-	sr, err := u.Apply(r.LR)
+	y, err := u.Enlarge(r.LR)
 	if err != nil {
 		return nil, err
 	}
-	r.SR = sr
+	b := r.LR.Bounds()
+	r.Out, r.SR = y, u.Image(y, b.Dy(), b.Dx())
 	return r, nil
 }
 

@@ -139,6 +139,18 @@ func (u *Upscaler) Scale() int { return u.scale }
 
 // Apply returns lr enlarged by the generator, rounded to 8 bits.
 func (u *Upscaler) Apply(lr image.Image) (*image.NRGBA, error) {
+	y, err := u.Enlarge(lr)
+	if err != nil {
+		return nil, err
+	}
+	b := lr.Bounds()
+	return u.Image(y, b.Dy(), b.Dx()), nil
+}
+
+// Enlarge returns lr enlarged by the generator as it computes it, before
+// any rounding to 8 bits: (1, 3, H·Scale, W·Scale) values in about
+// [-1, 1] for an H×W image lr.
+func (u *Upscaler) Enlarge(lr image.Image) ([]float32, error) {
 	p, h, w := datasets.Planes(lr)
 	a, err := gan.NewApplier(u.nets, u.group, []int{1, 3, h, w})
 	if err != nil {
@@ -152,9 +164,15 @@ func (u *Upscaler) Apply(lr image.Image) (*image.NRGBA, error) {
 	if err := a.Apply(y, x); err != nil {
 		return nil, err
 	}
+	return y, nil
+}
+
+// Image rounds y, Enlarge's enlargement of an h×w image, to 8 bits, as
+// Apply returns it.
+func (u *Upscaler) Image(y []float32, h, w int) *image.NRGBA {
 	out := make([]float64, len(y))
 	for i, v := range y {
 		out[i] = (float64(v) + 1) * 127.5
 	}
-	return datasets.FromPlanes(out, h*u.scale, w*u.scale), nil
+	return datasets.FromPlanes(out, h*u.scale, w*u.scale)
 }

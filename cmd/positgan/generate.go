@@ -22,16 +22,20 @@ func generateCmd() *command {
 			out := fs.String("out", "grid.png", "output PNG file")
 			seed := fs.Uint64("seed", 1, "seed of the latent noise")
 			class := fs.Int("class", -1, "conditional models: draw only this class")
+			npy := npyFlag(fs)
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				return runGenerate(io, *path, *n, *out, *seed, *class)
+				return runGenerate(io, *path, *n, *out, *seed, *class, *npy)
 			}
 		}}
 }
 
-func runGenerate(io stdio, path string, n int, out string, seed uint64, class int) error {
+func runGenerate(io stdio, path string, n int, out string, seed uint64, class int, npy string) error {
+	if err := checkNPY("npy", npy); err != nil {
+		return err
+	}
 	switch {
 	case path == "":
 		return usagef("missing --model")
@@ -56,11 +60,19 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 	if err := gan.WriteGrid(out, imgs, spec.Image, rows, cols); err != nil {
 		return err
 	}
+	sh := spec.Image
+	w, err := writeNPY(npy, imgs, len(imgs)/sh.Size(), sh.C, sh.H, sh.W)
+	if err != nil {
+		return err
+	}
 	name := m.Meta.PolicyName
 	if name == "" {
 		name = "float32"
 	}
 	fmt.Fprintf(io.out, "wrote %s: %s (%dx%d grid) from %s (%s, %s)\n", out, count(len(imgs)/spec.Image.Size(), "images"), rows, cols, path, m.Meta.Model.Arch, name)
+	if w != "" {
+		fmt.Fprintf(io.out, "wrote %s\n", w)
+	}
 	return nil
 }
 

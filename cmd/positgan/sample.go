@@ -31,6 +31,7 @@ func sampleCmd() *command {
 			class := fs.Int("class", -1, "conditional models: draw only this class")
 			batchStats := fs.Bool("batch-stats", false, "normalise by the statistics of the grid's batch (batch norm in training mode, as the reference DCGAN code samples) instead of the running statistics")
 			outDir := fs.String("out-dir", "", "write one PNG file per image to this folder")
+			no := sampleNoiseFlags(fs)
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -39,14 +40,17 @@ func sampleCmd() *command {
 				if *outDir != "" && !flagSet(fs, "out") {
 					grid = "" // only the image files
 				}
-				return runSample(io, *path, *n, grid, *outDir, *seed, *policySpec, *class, gan.SampleOptions{BatchStats: *batchStats})
+				return runSample(io, *path, *n, grid, *outDir, *seed, *policySpec, *class, gan.SampleOptions{BatchStats: *batchStats}, no.given(fs))
 			}
 		}}
 }
 
 // runSample writes n images of a checkpoint's generator as a grid (out,
 // unless "") and as image files in outDir (unless "").
-func runSample(io stdio, path string, n int, out, outDir string, seed uint64, policySpec string, class int, o gan.SampleOptions) error {
+func runSample(io stdio, path string, n int, out, outDir string, seed uint64, policySpec string, class int, o gan.SampleOptions, no *noiseOptions) error {
+	if err := no.check(); err != nil {
+		return err
+	}
 	switch {
 	case path == "":
 		return usagef("missing --checkpoint")
@@ -74,7 +78,7 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 	if err != nil {
 		return err
 	}
-	sm, err := experiment.Sample(c, pol, n, seed, class, o)
+	sm, err := sampleImages(c, pol, n, seed, class, o, no)
 	if errors.Is(err, experiment.ErrNotGenerator) {
 		return fmt.Errorf("%s: %w", path, err)
 	} else if err != nil {
@@ -92,6 +96,11 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 			return err
 		}
 		wrote = append(wrote, fmt.Sprintf("%s: %s (%dx%d grid)", out, count(sm.Len(), "images"), sm.Rows, sm.Cols))
+	}
+	if w, err := writeNPY(no.npy, sm.Images, sm.Len(), sm.Shape.C, sm.Shape.H, sm.Shape.W); err != nil {
+		return err
+	} else if w != "" {
+		wrote = append(wrote, w)
 	}
 	name := "the checkpoint's policy"
 	if sm.Policy != nil {

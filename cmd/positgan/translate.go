@@ -45,11 +45,15 @@ func translateCmd() *command {
 			fs.StringVar(&o.features, "features", "", "--fid: feature network ("+featnet.Specs+"); default for mnist-fashion: lenet-fashion for A→B, lenet-mnist for B→A")
 			fs.IntVar(&o.n, "n", 2000, "--fid: images per FID, drawn from each test split (0: all of the smaller); --in a data set: its first N test images")
 			fs.Uint64Var(&o.seed, "seed", 1, "--fid: seed of the draw of test images")
+			fs.StringVar(&o.npy, "npy", "", npyUsage)
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
 				if o.fid {
+					if o.npy != "" {
+						return usagef("--npy: --fid writes no images")
+					}
 					o.directionSet = flagSet(fs, "direction")
 					return runTranslateFID(o, io)
 				}
@@ -66,6 +70,7 @@ func translateCmd() *command {
 
 type translateOptions struct {
 	checkpoint, direction, in, out, policy string
+	npy                                    string
 	batch                                  int
 
 	// --fid
@@ -85,6 +90,9 @@ func runTranslate(o translateOptions, io stdio) error {
 		return usagef("missing --out")
 	case o.batch <= 0:
 		return usagef("--batch %d: must be positive", o.batch)
+	}
+	if err := checkNPY("npy", o.npy); err != nil {
+		return err
 	}
 	dir, group, err := models.ParseDirection(o.direction)
 	if err != nil {
@@ -121,6 +129,11 @@ func runTranslate(o translateOptions, io stdio) error {
 	}
 	if err := experiment.WriteImages(o.out, got, sh, names); err != nil {
 		return fmt.Errorf("translate: %w", err)
+	}
+	if w, err := writeNPY(o.npy, got, len(names), sh.C, sh.H, sh.W); err != nil {
+		return err
+	} else if w != "" {
+		fmt.Fprintf(io.out, "wrote %s\n", w)
 	}
 	if pol == nil {
 		fmt.Fprintf(io.out, "translated %s (%s) into %s\n", count(len(names), "images"), group, o.out)

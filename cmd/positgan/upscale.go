@@ -40,6 +40,7 @@ func upscaleCmd() *command {
 			fs.StringVar(&o.compare, "compare", "", "also write a crop comparison PNG (LR | bicubic | SR | HR per image) to this file")
 			fs.IntVar(&o.crop, "crop", 96, "side in HR pixels of the centre crops of --compare")
 			fs.IntVar(&o.zoom, "zoom", 2, "enlarge the crops of --compare this many times (pixel repetition)")
+			fs.StringVar(&o.npy, "npy", "", npyUsage+"; the images must be of one size")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -51,6 +52,7 @@ func upscaleCmd() *command {
 
 type upscaleOptions struct {
 	checkpoint, in, out, policySpec, compare string
+	npy                                      string
 	lr                                       bool
 	crop, zoom                               int
 }
@@ -111,6 +113,10 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	case o.zoom < 1 || o.zoom > 16:
 		return usagef("--zoom %d: want 1 to 16", o.zoom)
 	}
+	if err := checkNPY("npy", o.npy); err != nil {
+		return err
+	}
+	stack := npyStack{path: o.npy}
 	files, err := upscaleInputs(o.in)
 	if err != nil {
 		return err
@@ -140,10 +146,15 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		}
 		base := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		if o.lr {
-			sr, err := u.Apply(img)
+			y, err := u.Enlarge(img)
 			if err != nil {
 				return err
 			}
+			b := img.Bounds()
+			if err := stack.add(y, 3, b.Dy()*k, b.Dx()*k); err != nil {
+				return err
+			}
+			sr := u.Image(y, b.Dy(), b.Dx())
 			if err := imageio.Save(filepath.Join(o.out, base+"_sr.png"), sr); err != nil {
 				return err
 			}
@@ -156,6 +167,10 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		if err := r.WriteFiles(o.out); err != nil {
 			return err
 		}
+		sb := r.SR.Bounds()
+		if err := stack.add(r.Out, 3, sb.Dy(), sb.Dx()); err != nil {
+			return err
+		}
 		if err := r.Score(); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
@@ -164,6 +179,11 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			scores[i] = append(scores[i], s)
 		}
 		rows = append(rows, r.CropRow(label))
+	}
+	if w, err := stack.write(); err != nil {
+		return err
+	} else if w != "" {
+		fmt.Fprintf(io.out, "wrote %s\n", w)
 	}
 	if o.lr {
 		fmt.Fprintf(io.out, "enlarged %s by %d into %s\n", count(len(files), "images"), k, o.out)

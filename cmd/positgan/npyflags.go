@@ -1,0 +1,115 @@
+package main
+
+// The flags that make a generator's inputs and outputs compare with
+// PyTorch's exactly: sample --noise (latent vectors from a .npy file) and
+// --npy (the float32 outputs, before any 8-bit conversion) on sample,
+// generate, translate and upscale.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/experiment"
+	"github.com/positgan/positgan/gan"
+	"github.com/positgan/positgan/policy"
+)
+
+const npyUsage = "also write the float32 outputs (N, C, H, W), before any 8-bit conversion, to this .npy file"
+
+// npyFlag defines --npy on fs.
+func npyFlag(fs *flag.FlagSet) *string { return fs.String("npy", "", npyUsage) }
+
+// checkNPY reports a --npy (or --noise) file name without the .npy
+// extension.
+func checkNPY(flag, path string) error {
+	if path != "" && !hasExt(path, ".npy") {
+		return extError(flag, path, ".npy")
+	}
+	return nil
+}
+
+// noiseOptions are sample's --noise and --npy.
+type noiseOptions struct {
+	noise, npy string
+	nOrSeed    string // the flag --noise excludes that was given, if any
+}
+
+func sampleNoiseFlags(fs *flag.FlagSet) *noiseOptions {
+	o := &noiseOptions{}
+	fs.StringVar(&o.noise, "noise", "", fmt.Sprintf("draw from the latent vectors of this float32 .npy file, N×nz (or N×nz×1×1), N at most %d, instead of drawn noise", experiment.MaxNoiseRows))
+	fs.StringVar(&o.npy, "npy", "", npyUsage)
+	return o
+}
+
+// given records which of the flags --noise excludes were given.
+func (o *noiseOptions) given(fs *flag.FlagSet) *noiseOptions {
+	for _, n := range []string{"n", "seed"} {
+		if flagSet(fs, n) {
+			o.nOrSeed = n
+		}
+	}
+	return o
+}
+
+func (o *noiseOptions) check() error {
+	if o.noise != "" && o.nOrSeed != "" {
+		return usagef("--%s: --noise gives the latent vectors", o.nOrSeed)
+	}
+	if err := checkNPY("noise", o.noise); err != nil {
+		return err
+	}
+	return checkNPY("npy", o.npy)
+}
+
+// sampleImages draws the images of sample: from --noise if given, else
+// the grid of n images drawn with seed.
+func sampleImages(c *ckpt.Checkpoint, pol *policy.Policy, n int, seed uint64, class int, o gan.SampleOptions, no *noiseOptions) (*experiment.Samples, error) {
+	if no.noise == "" {
+		return experiment.Sample(c, pol, n, seed, class, o)
+	}
+	sm, err := experiment.SampleNoiseFile(c, pol, no.noise, class, o)
+	if errors.Is(err, experiment.ErrBadNoise) {
+		return nil, usageError{fmt.Errorf("--noise %w", err)}
+	}
+	return sm, err
+}
+
+// writeNPY writes the outputs (N, C, H, W) to path, unless it is "", and
+// returns what it wrote, for the closing message.
+func writeNPY(path string, data []float32, n, c, h, w int) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	if err := experiment.WriteNPY(path, data, []int{n, c, h, w}); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: float32 (%d, %d, %d, %d)", path, n, c, h, w), nil
+}
+
+// npyStack gathers outputs of one shape, one image at a time, for --npy
+// (upscale, whose images may each have their own size).
+type npyStack struct {
+	path       string // "": gather nothing
+	data       []float32
+	n, c, h, w int
+}
+
+// add appends one output of shape (c, h, w).
+func (s *npyStack) add(y []float32, c, h, w int) error {
+	if s.path == "" {
+		return nil
+	}
+	if s.n > 0 && (c != s.c || h != s.h || w != s.w) {
+		return usagef("--npy %s: outputs of %dx%d and %dx%d pixels make no (N, C, H, W) array: give images of one size", s.path, s.w, s.h, w, h)
+	}
+	s.data = append(s.data, y...)
+	s.n, s.c, s.h, s.w = s.n+1, c, h, w
+	return nil
+}
+
+// write writes the outputs gathered (writeNPY).
+func (s *npyStack) write() (string, error) {
+	return writeNPY(s.path, s.data, s.n, s.c, s.h, s.w)
+}
