@@ -20,7 +20,6 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
-	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 )
 
@@ -239,60 +238,34 @@ func SampleNoiseFile(c *ckpt.Checkpoint, pol *policy.Policy, path string, class 
 // sampleNoise is SampleNoise of the noise that noise returns for the
 // generator's spec.
 func sampleNoise(c *ckpt.Checkpoint, pol *policy.Policy, class int, o gan.SampleOptions, noise func(gan.GeneratorSpec) ([]float32, error)) (*Samples, error) {
-	m, _, err := models.Load(c, pol)
-	if err != nil {
-		return nil, err
-	}
-	st, err := gan.ReadState(c)
-	if err != nil {
-		return nil, err
-	}
-	gm, ok := m.Model.(gan.Generator)
-	if !ok {
-		return nil, ErrNotGenerator
-	}
-	spec := gm.Generator()
-	if err := CheckClass(class, spec); err != nil {
-		return nil, err
-	}
-	z, err := noise(spec)
-	if err != nil {
-		return nil, err
-	}
-	nz := spec.ZSize()
-	if len(z) == 0 || len(z)%nz != 0 {
-		return nil, fmt.Errorf("experiment: %d noise values are no rows of %d", len(z), nz)
-	}
-	n := len(z) / nz
-	s := &Samples{Shape: spec.Image, Step: st.Step, Policy: st.Options.Policy, BatchStats: o.BatchStats || m.BatchStats}
-	if pol != nil {
-		s.Policy = pol
-	}
-	uncond := spec
-	uncond.Classes = 0
-	s.Rows, s.Cols = gan.GridShape(uncond, n)
-	if spec.Classes > 0 {
-		s.Labels = make([]int, n)
-		if class < 0 {
-			if n%spec.Classes != 0 {
-				return nil, fmt.Errorf("%w: %d rows; one row per class needs a multiple of %d (or a class)", ErrBadNoise, n, spec.Classes)
-			}
-			s.Rows, s.Cols = spec.Classes, n/spec.Classes
+	return sample(c, pol, class, o, func(spec gan.GeneratorSpec, s *Samples) ([]float32, error) {
+		z, err := noise(spec)
+		if err != nil {
+			return nil, err
 		}
-		for i := range s.Labels {
-			s.Labels[i] = class
+		nz := spec.ZSize()
+		if len(z) == 0 || len(z)%nz != 0 {
+			return nil, fmt.Errorf("experiment: %d noise values are no rows of %d", len(z), nz)
+		}
+		n := len(z) / nz
+		uncond := spec
+		uncond.Classes = 0
+		s.Rows, s.Cols = gan.GridShape(uncond, n)
+		if spec.Classes > 0 {
+			s.Labels = make([]int, n)
 			if class < 0 {
-				s.Labels[i] = i / s.Cols
+				if n%spec.Classes != 0 {
+					return nil, fmt.Errorf("%w: %d rows; one row per class needs a multiple of %d (or a class)", ErrBadNoise, n, spec.Classes)
+				}
+				s.Rows, s.Cols = spec.Classes, n/spec.Classes
+			}
+			for i := range s.Labels {
+				s.Labels[i] = class
+				if class < 0 {
+					s.Labels[i] = i / s.Cols
+				}
 			}
 		}
-	}
-	sm, err := gan.NewSampler(m, n, o)
-	if err != nil {
-		return nil, err
-	}
-	s.Images = make([]float32, n*spec.Image.Size())
-	if err := sm.Generate(s.Images, z, s.Labels); err != nil {
-		return nil, err
-	}
-	return s, nil
+		return z, nil
+	})
 }

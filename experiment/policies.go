@@ -11,29 +11,13 @@ import (
 	"strings"
 
 	"github.com/positgan/positgan/policy"
+	"github.com/positgan/positgan/quant"
 )
 
 // SplitPolicies splits a comma-separated list of policies at the commas
 // outside parentheses, so that a single format such as posit(8,1) is one
 // item; the items are not trimmed (ParsePolicies trims them).
-func SplitPolicies(s string) []string {
-	var items []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				items = append(items, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(items, s[start:])
-}
+func SplitPolicies(s string) []string { return quant.SplitNames(s) }
 
 // A NamedPolicy is a policy of a list, as ParsePolicies reads it.
 type NamedPolicy struct {

@@ -57,6 +57,18 @@ type Samples struct {
 // noise is ErrNotGenerator, a class the model does not have a
 // *ClassError.
 func Sample(c *ckpt.Checkpoint, pol *policy.Policy, n int, seed uint64, class int, o gan.SampleOptions) (*Samples, error) {
+	return sample(c, pol, class, o, func(spec gan.GeneratorSpec, s *Samples) ([]float32, error) {
+		var z []float32
+		z, s.Labels, s.Rows, s.Cols = gan.GridNoise(spec, n, seed, class)
+		return z, nil
+	})
+}
+
+// sample loads the generator checkpoint c holds, in policy pol (nil: the
+// checkpoint's), checks class, and draws the images of the latent vectors
+// draw returns for the generator's spec; draw also sets the samples'
+// labels and grid. Sample and SampleNoise differ only in draw.
+func sample(c *ckpt.Checkpoint, pol *policy.Policy, class int, o gan.SampleOptions, draw func(gan.GeneratorSpec, *Samples) ([]float32, error)) (*Samples, error) {
 	m, _, err := models.Load(c, pol)
 	if err != nil {
 		return nil, err
@@ -77,14 +89,16 @@ func Sample(c *ckpt.Checkpoint, pol *policy.Policy, n int, seed uint64, class in
 	if pol != nil {
 		s.Policy = pol
 	}
-	var z []float32
-	z, s.Labels, s.Rows, s.Cols = gan.GridNoise(spec, n, seed, class)
-	total := len(z) / spec.ZSize()
-	sm, err := gan.NewSampler(m, total, o)
+	z, err := draw(spec, s)
 	if err != nil {
 		return nil, err
 	}
-	s.Images = make([]float32, total*spec.Image.Size())
+	n := len(z) / spec.ZSize()
+	sm, err := gan.NewSampler(m, n, o)
+	if err != nil {
+		return nil, err
+	}
+	s.Images = make([]float32, n*spec.Image.Size())
 	if err := sm.Generate(s.Images, z, s.Labels); err != nil {
 		return nil, err
 	}

@@ -176,3 +176,26 @@ func intArg(what, s string) (int, error) {
 	}
 	return v, nil
 }
+
+// SplitNames splits a comma-separated list of names at the commas outside
+// parentheses, so that "posit(8,1),fp16" is two names; the names are not
+// trimmed. Lists of formats and of policies (whose names may be formats)
+// are split with it.
+func SplitNames(s string) []string {
+	var names []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				names = append(names, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(names, s[start:])
+}

@@ -61,12 +61,7 @@ func evalCmd() *command {
 				o := addFeatureFlags(fs)
 				out := fs.String("out", "", "the .npz file to write (required)")
 				save := fs.Bool("save-features", false, "also write the features of every image (N×d, float64) as the array features")
-				return func(args []string, io stdio) error {
-					if *save {
-						return runEvalStatsFeatures(args, *out, o, io)
-					}
-					return runEvalStats(args, *out, o, io)
-				}
+				return func(args []string, io stdio) error { return runEvalStats(args, *out, *save, o, io) }
 			}},
 	}}
 	var names []string // every metric, kept in step with the commands
@@ -215,7 +210,10 @@ func evalPrintFigures(io stdio, figs []float64, label string) error {
 	return err
 }
 
-func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
+// runEvalStats is eval stats: the feature statistics of one image set,
+// and with saveFeatures (--save-features) the features of every image
+// beside them (eval.WriteFeatures), for eval prdc.
+func runEvalStats(args []string, out string, saveFeatures bool, o featureFlags, io stdio) error {
 	switch {
 	case len(args) != 1:
 		return usagef("want one image set, got %d arguments", len(args))
@@ -228,6 +226,23 @@ func runEvalStats(args []string, out string, o featureFlags, io stdio) error {
 	}
 	ext, err := o.extractor(args)
 	if err != nil {
+		return err
+	}
+	if saveFeatures {
+		rows, err := evalLoadFeatures(args[0], ext, o, io.err)
+		if err != nil {
+			return err
+		}
+		st, err := eval.StatsOf(rows)
+		if err != nil {
+			return err
+		}
+		st.Features = ext.Name()
+		if err := eval.WriteFeatures(out, eval.Features{Rows: rows, Stats: st}); err != nil {
+			return err
+		}
+		n, d := rows.Dims()
+		_, err = fmt.Fprintf(io.out, "%s: %d features of %d images (%s)\n", out, d, n, ext.Name())
 		return err
 	}
 	st, err := evalLoadStats(args[0], ext, o, io.err)

@@ -87,38 +87,3 @@ func evalLoadFeatureSet(path string, o featureFlags, ext featnet.Extractor, io s
 	}
 	return eval.Features{Rows: rows, Stats: eval.Stats{Features: ext.Name()}}, nil
 }
-
-// runEvalStatsFeatures is eval stats --save-features: the statistics
-// runEvalStats writes, the same figures, with the features of every
-// image beside them (eval.WriteFeatures).
-func runEvalStatsFeatures(args []string, out string, o featureFlags, io stdio) error {
-	switch {
-	case len(args) != 1:
-		return usagef("want one image set, got %d arguments", len(args))
-	case out == "":
-		return usagef("--out is required")
-	case !hasExt(out, ".npz"):
-		return extError("out", out, ".npz")
-	case experiment.IsStatsFile(args[0]):
-		return usagef("%s is already statistics", args[0])
-	}
-	ext, err := o.extractor(args)
-	if err != nil {
-		return err
-	}
-	rows, err := evalLoadFeatures(args[0], ext, o, io.err)
-	if err != nil {
-		return err
-	}
-	st, err := eval.StatsOf(rows)
-	if err != nil {
-		return err
-	}
-	st.Features = ext.Name()
-	if err := eval.WriteFeatures(out, eval.Features{Rows: rows, Stats: st}); err != nil {
-		return err
-	}
-	n, d := rows.Dims()
-	_, err = fmt.Fprintf(io.out, "%s: %d features of %d images (%s)\n", out, d, n, ext.Name())
-	return err
-}

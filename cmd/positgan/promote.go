@@ -32,7 +32,7 @@ func promoteCmd() *command {
 				var p quant.Promoter
 				if *prefer != "" {
 					var err error
-					if p.Prefer, err = parseFormats(splitFormatList(*prefer)); err != nil {
+					if p.Prefer, err = parseFormats(quant.SplitNames(*prefer)); err != nil {
 						return err
 					}
 				}
@@ -62,7 +62,7 @@ func latticeCmd() *command {
 				if *out != "" && !strings.HasSuffix(strings.ToLower(*out), ".png") {
 					return usagef("--out %s: want a .png file name", *out)
 				}
-				fs, err := parseFormats(splitFormatList(args[0]))
+				fs, err := parseFormats(quant.SplitNames(args[0]))
 				if err != nil {
 					return err
 				}
@@ -84,27 +84,6 @@ func latticeCmd() *command {
 				return plotLattice(*out, l)
 			}
 		}}
-}
-
-// splitFormatList splits a comma-separated list of format names at the
-// commas outside parentheses: "posit(8,1),fp16" is two names.
-func splitFormatList(s string) []string {
-	var names []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				names = append(names, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(names, s[start:])
 }
 
 // parseFormats parses format names; an error is a usage error.

@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -58,16 +59,29 @@ func floorOf(pkg string) (int, bool) {
 // packages its non-test files import.
 func imports(t *testing.T) map[string][]string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found: %v", err)
-	}
 	out := map[string][]string{}
+	for pkg, files := range sources(t, parser.ImportsOnly) {
+		out[pkg] = nil
+		for _, f := range files {
+			for _, im := range f.Imports {
+				p, _ := strconv.Unquote(im.Path.Value)
+				if dep, ok := strings.CutPrefix(p, module); ok && !slices.Contains(out[pkg], dep) {
+					out[pkg] = append(out[pkg], dep)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sources parses the non-test Go files of every package of the module
+// with mode, by package directory relative to the module root.
+func sources(t *testing.T, mode parser.Mode) map[string][]*ast.File {
+	t.Helper()
+	root := moduleRoot(t)
 	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	pkgs := map[string][]*ast.File{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -80,27 +94,19 @@ func imports(t *testing.T) map[string][]string {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, path, nil, mode)
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		pkg := filepath.ToSlash(rel)
-		for _, im := range f.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
-			if dep, ok := strings.CutPrefix(p, module); ok && !slices.Contains(out[pkg], dep) {
-				out[pkg] = append(out[pkg], dep)
-			}
-		}
-		if _, ok := out[pkg]; !ok {
-			out[pkg] = nil
-		}
+		pkgs[pkg] = append(pkgs[pkg], f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return pkgs
 }
 
 // TestFloors: no import runs back up (or sideways) the floors, and every

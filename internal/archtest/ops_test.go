@@ -4,11 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -75,34 +73,7 @@ func handWritten(files []*ast.File) []string {
 // parameter) is written once. A type outside graphop declaring Do and
 // SymDiff or WriteHash is a hand-written op.
 func TestOpsThroughGraphop(t *testing.T) {
-	root := moduleRoot(t)
-	fset := token.NewFileSet()
-	pkgs := map[string][]*ast.File{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "notebooks") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
-		pkg := filepath.ToSlash(rel)
-		pkgs[pkg] = append(pkgs[pkg], f)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkgs := sources(t, parser.SkipObjectResolution)
 	if len(pkgs["internal/graphop"]) == 0 {
 		t.Fatal("internal/graphop not found")
 	}
