@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
+	"github.com/positgan/positgan/internal/regfile"
 	"github.com/positgan/positgan/policy"
 )
 
@@ -96,7 +96,7 @@ func ReadNoise(path string, spec gan.GeneratorSpec) ([]float32, error) {
 // readNoise is ReadNoise without the file's name in the errors wrapping
 // ErrBadNoise.
 func readNoise(path string, spec gan.GeneratorSpec) ([]float32, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path) // a named pipe would block
 	if err != nil {
 		return nil, err
 	}
