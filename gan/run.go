@@ -16,6 +16,7 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/numfmt"
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // RunOptions say how long to train and what to write.
@@ -347,7 +348,7 @@ func openLog(path, header string, step int) (_ *os.File, elapsed time.Duration, 
 	var keep bytes.Buffer
 	keep.WriteString(header + "\n")
 	if step > 0 {
-		if data, err := os.ReadFile(path); err == nil {
+		if data, err := regfile.ReadFile(path, 0); err == nil { // a regular file: a named pipe would block
 			lines := strings.Split(string(data), "\n")
 			// A log written before the status column: each kept line gets
 			// status ok.

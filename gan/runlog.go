@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
+
+	"github.com/positgan/positgan/internal/regfile"
 )
 
 // A LogRow is one line of the log.csv that Run writes: the figures of
@@ -51,7 +52,7 @@ func (e *LogError) Unwrap() error { return e.Err }
 // step_seconds and elapsed_seconds must be there, status may be, and
 // every other column is a number the row keeps in Values.
 func ReadLog(path string) ([]LogRow, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path) // a named pipe would block
 	if err != nil {
 		return nil, err
 	}

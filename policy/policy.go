@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/positgan/positgan/internal/regfile"
 	"github.com/positgan/positgan/internal/tomlsafe"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/quant"
@@ -670,7 +671,7 @@ func parse(s string, files bool) (*Policy, error) {
 			return nil, fmt.Errorf("%w; nor is it a format: %v", err, ferr)
 		}
 	}
-	f, err := os.Open(s)
+	f, _, err := regfile.Open(s) // a named pipe would block
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
