@@ -32,8 +32,14 @@ type Upscaled struct {
 // Upscale prepares the test of ground truth img, called name, at u's
 // scale and enlarges its LR image with u.
 func Upscale(u *models.Upscaler, name string, img image.Image) (*Upscaled, error) {
+	return UpscaleTiled(u, models.Tiling{}, name, img)
+}
+
+// UpscaleTiled is Upscale with the LR image enlarged tile by tile as t
+// cuts it (models.Upscaler.EnlargeTiled).
+func UpscaleTiled(u *models.Upscaler, t models.Tiling, name string, img image.Image) (*Upscaled, error) {
 	r := &Upscaled{SRTest: models.NewSRTest(name, img, u.Scale()), Scale: u.Scale()}
-	y, err := u.Enlarge(r.LR)
+	y, err := u.EnlargeTiled(r.LR, t)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 func upscaleCmd() *command {
-	return &command{name: "upscale", usage: "--checkpoint C [--in DIR] --out DIR [--policy P] [--lr]",
+	return &command{name: "upscale", usage: "--checkpoint C [--in DIR] --out DIR [--policy P] [--lr] [--tile T [--tile-pad P]]",
 		summary: "super-resolve images with a trained esrgan and measure them as SR papers do\n\n" +
 			"Each image of --in (a folder or one image; default: the held-out photographs of sr-photos,\n" +
 			"butterfly and baboon) is taken as ground truth: cropped to a multiple of the scale K, shrunk\n" +
@@ -29,7 +29,12 @@ func upscaleCmd() *command {
 			"is written. The generator runs in the checkpoint's policy unless --policy names another.\n" +
 			"--compare FILE also writes a crop comparison as SR papers show it: one row per image, a\n" +
 			"square of --crop HR pixels at its centre shown as LR (pixel repetition) | bicubic | SR | HR,\n" +
-			"each enlarged --zoom times, with each method's Y-PSNR on the whole image in its caption.",
+			"each enlarged --zoom times, with each method's Y-PSNR on the whole image in its caption.\n" +
+			"--tile T enlarges large images a tile of TxT input pixels at a time, each with --tile-pad P\n" +
+			"pixels of context on every side (as Real-ESRGAN's --tile and --tile_pad): memory then grows\n" +
+			"with the tile, not the image. With P at least the generator's receptive radius (15 per RRDB\n" +
+			"plus 4: 349 for the published 23-block RRDBNet) the output is the untiled one to the bit;\n" +
+			"a smaller P (Real-ESRGAN's default is 10) changes pixels near the tiles' seams.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			o := upscaleOptions{}
 			fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint written by positgan train --model esrgan (required)")
@@ -41,6 +46,8 @@ func upscaleCmd() *command {
 			fs.IntVar(&o.crop, "crop", 96, "side in HR pixels of the centre crops of --compare")
 			fs.IntVar(&o.zoom, "zoom", 2, "enlarge the crops of --compare this many times (pixel repetition)")
 			fs.StringVar(&o.npy, "npy", "", npyUsage+"; the images must be of one size")
+			fs.IntVar(&o.tiling.Tile, "tile", 0, "enlarge tiles of this many input pixels square one at a time (0: whole images)")
+			fs.IntVar(&o.tiling.Pad, "tile-pad", 10, "input pixels of context around each tile of --tile")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -55,6 +62,7 @@ type upscaleOptions struct {
 	npy                                      string
 	lr                                       bool
 	crop, zoom                               int
+	tiling                                   models.Tiling
 }
 
 // newUpscaler loads the generator of an esrgan checkpoint, in the policy
@@ -112,6 +120,10 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		return usagef("--crop %d: must be positive", o.crop)
 	case o.zoom < 1 || o.zoom > 16:
 		return usagef("--zoom %d: want 1 to 16", o.zoom)
+	case o.tiling.Tile < 0:
+		return usagef("--tile %d: want 0 (whole images) or a side in pixels", o.tiling.Tile)
+	case o.tiling.Pad < 0:
+		return usagef("--tile-pad %d: want 0 or more pixels", o.tiling.Pad)
 	}
 	if err := checkNPY("npy", o.npy); err != nil {
 		return err
@@ -146,7 +158,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 		}
 		base := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		if o.lr {
-			y, err := u.Enlarge(img)
+			y, err := u.EnlargeTiled(img, o.tiling)
 			if err != nil {
 				return err
 			}
@@ -160,7 +172,7 @@ func runUpscale(o upscaleOptions, io stdio) error {
 			}
 			continue
 		}
-		r, err := experiment.Upscale(u, base, img)
+		r, err := experiment.UpscaleTiled(u, o.tiling, base, img)
 		if err != nil {
 			return err
 		}
