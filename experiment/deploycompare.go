@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"image"
 	"io"
 	"math"
 	"slices"
@@ -52,6 +53,24 @@ type DeployOptions struct {
 	Accum string
 	// Log receives a line per candidate measured; nil discards them.
 	Log io.Writer
+
+	// In is, for a generator that maps images to images (CycleGAN,
+	// ESRGAN; models.ImageMapper), the folder of input images (or one
+	// image) the rows are judged on: FID does not apply, so each row's
+	// outputs are compared with the FP32 row's by PSNR and SSIM, their
+	// means over the images. N is then the number of images in In; the
+	// search measures the first SearchN of them. Required for such a
+	// generator, refused for one that makes images from noise.
+	In string
+	// HR is, for a super-resolution generator, a folder of ground truth:
+	// for every image of In one of the same name (any image extension),
+	// Scale times its size. Each row then also gets the mean Y-PSNR of its
+	// outputs against it, with Scale pixels shaved (models.ScoreSR).
+	HR string
+	// Map names the image map to judge (models.ImageMap.Name, e.g. "AtoB"
+	// or "BtoA" of CycleGAN); "" means the one that enlarges, else the
+	// first.
+	Map string
 }
 
 func (o *DeployOptions) defaults() error {
@@ -107,6 +126,8 @@ func (o *DeployOptions) check() error {
 		return optErr("N", "an FID needs at least 2 images, have %d", o.N)
 	case o.SearchN != 0 && o.SearchN < 2:
 		return optErr("SearchN", "an FID needs at least 2 images, have %d", o.SearchN)
+	case o.HR != "" && o.In == "":
+		return optErr("HR", "ground truth %s without input images (In)", o.HR)
 	case o.Accum != "":
 		if _, err := quant.ParseAccumulation(o.Accum); err != nil {
 			return &DeployOptionError{Option: "Accum", Err: err}
@@ -148,6 +169,14 @@ type DeployRow struct {
 	Zero, Saturated float64
 	Candidates      int // formats and bias settings tried to choose the row (FID on SearchN images)
 	Images          [][]float32
+	// For an image map's table (DeployTable.Map set), FID is NaN, PSNR is
+	// in dB on 8-bit outputs (peak 255): the mean over the images of the
+	// PSNR of the row's outputs against the FP32 row's; SSIM is the mean
+	// SSIM against them (eval.ImageSSIM) and YPSNR the mean Y-PSNR
+	// against the ground truth (NaN without it); Outputs are the row's
+	// outputs, rounded to 8 bits. Bytes is 0: no .pgmodel is written.
+	SSIM, YPSNR float64
+	Outputs     []image.Image
 }
 
 // DeployCandidate is one format and bias setting measured during the search.
@@ -159,6 +188,7 @@ type DeployCandidate struct {
 	Note     string
 	Seconds  float64
 	Selected bool
+	PSNR     float64 // for an image map, the mean PSNR against FP32 on SearchN images (FID is NaN)
 }
 
 // DeployTable is the deployment table of one checkpoint.
@@ -172,6 +202,14 @@ type DeployTable struct {
 	Candidates []DeployCandidate
 	Seconds    float64 // wall time of DeployCompare
 	grid       gridSpec
+	// Map is, for a generator that maps images, the map judged (e.g.
+	// "upscale", "AtoB"), "" for an FID table; Scale is its enlargement
+	// and HR whether the rows have a Y-PSNR against ground truth. N is
+	// then the number of input images and Inputs their names.
+	Map    string
+	Scale  int
+	HR     bool
+	Inputs []string
 }
 
 type gridSpec struct {
@@ -193,6 +231,7 @@ type comparer struct {
 	spec    gan.GeneratorSpec
 	out     *DeployTable
 	pix32   []float32 // the FP32 row's N images
+	judge   *mapJudge // for a generator that maps images, nil otherwise
 }
 
 // DeployCompare measures the deployment table of checkpoint c (trained in
@@ -215,6 +254,15 @@ func DeployCompare(ctx context.Context, c *ckpt.Checkpoint, o DeployOptions) (*D
 	start := time.Now()
 	if err := o.defaults(); err != nil {
 		return nil, err
+	}
+	cfg, maps, err := mapOptionsOf(c, o)
+	if err != nil {
+		return nil, err
+	}
+	if maps != nil {
+		cm := &comparer{ctx: ctx, o: o, c: c, weights: map[string][]float32{},
+			wh: map[string]scaling.Histogram{}, ah: map[string]scaling.Histogram{}}
+		return deployCompareMap(cm, cfg, maps, start)
 	}
 	ext, err := featnet.Load(o.Features)
 	if err != nil {
@@ -261,36 +309,49 @@ func DeployCompare(ctx context.Context, c *ckpt.Checkpoint, o DeployOptions) (*D
 		return nil, err
 	}
 	cmp.out.Layers = cmp.layers
-
-	if err := cmp.fixed("FP32", 32, nil, "", nil); err != nil {
+	if err := cmp.rows(); err != nil {
 		return nil, err
-	}
-	widths := append([]int{8}, o.Bits...)
-	for _, b := range widths {
-		p, err := quant.Parse(deploy.PositFor(b))
-		if err != nil {
-			return nil, err
-		}
-		if err := cmp.fixed("P"+strconv.Itoa(b), b, p, "", nil); err != nil {
-			return nil, err
-		}
-		w, a, _, n, err := cmp.climb("P"+strconv.Itoa(b)+"+", p, "", math.NaN())
-		if err != nil {
-			return nil, err
-		}
-		bias := &[2][]int{w, a}
-		if err := cmp.fixedN("P"+strconv.Itoa(b)+"+", b, p, "", bias, n); err != nil {
-			return nil, err
-		}
-		if err := cmp.fixed("P"+strconv.Itoa(b)+"+T", b, p, "bitwise-corrected:posit(16,0)", bias); err != nil {
-			return nil, err
-		}
-		if err := cmp.bestFloat(b); err != nil {
-			return nil, err
-		}
 	}
 	cmp.out.Seconds = time.Since(start).Seconds()
 	return cmp.out, nil
+}
+
+// rows measures the table's rows: FP32, then for 8 bits and every width
+// of o.Bits the posit, the posit with exponent biases (+), the same with
+// the bitwise tanh (+T; not for image maps, which are judged against the
+// float32 outputs rather than for their images' realism) and the best
+// float.
+func (cm *comparer) rows() error {
+	if err := cm.fixed("FP32", 32, nil, "", nil); err != nil {
+		return err
+	}
+	widths := append([]int{8}, cm.o.Bits...)
+	for _, b := range widths {
+		p, err := quant.Parse(deploy.PositFor(b))
+		if err != nil {
+			return err
+		}
+		if err := cm.fixed("P"+strconv.Itoa(b), b, p, "", nil); err != nil {
+			return err
+		}
+		w, a, _, n, err := cm.climb("P"+strconv.Itoa(b)+"+", p, "", math.NaN())
+		if err != nil {
+			return err
+		}
+		bias := &[2][]int{w, a}
+		if err := cm.fixedN("P"+strconv.Itoa(b)+"+", b, p, "", bias, n); err != nil {
+			return err
+		}
+		if cm.judge == nil {
+			if err := cm.fixed("P"+strconv.Itoa(b)+"+T", b, p, "bitwise-corrected:posit(16,0)", bias); err != nil {
+				return err
+			}
+		}
+		if err := cm.bestFloat(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // histograms records the quantized layers, their float32 weights and the
@@ -446,6 +507,9 @@ func (cm *comparer) fixed(label string, bits int, f quant.Format, tanh string, b
 }
 
 func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, bias *[2][]int, tried int) error {
+	if cm.judge != nil {
+		return cm.mapRow(label, bits, f, bias, tried)
+	}
 	p, err := cm.policy(label, f, bias, tanh)
 	if err != nil {
 		return err
@@ -524,14 +588,24 @@ func (cm *comparer) candidate(row string, f quant.Format, tanh string, dw, da in
 		return 0, err
 	}
 	t0 := time.Now()
-	fid, note, _, _, _, err := cm.measure(p, cm.o.SearchN, false)
+	var fid float64 // the loss the search minimises
+	var note string
+	if cm.judge != nil {
+		fid, note, err = cm.mapLoss(p)
+	} else {
+		fid, note, _, _, _, err = cm.measure(p, cm.o.SearchN, false)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("experiment: deploy-compare: %s %v: %w", row, f, err)
 	}
-	c := DeployCandidate{Row: row, Format: f.String(), DW: dw, DA: da, FID: fid, Note: note, Seconds: time.Since(t0).Seconds()}
+	c := DeployCandidate{Row: row, Format: f.String(), DW: dw, DA: da, FID: fid, Note: note, Seconds: time.Since(t0).Seconds(), PSNR: math.NaN()}
+	shown := fid
+	if cm.judge != nil {
+		c.FID, c.PSNR, shown = math.NaN(), -fid, -fid
+	}
 	cm.out.Candidates = append(cm.out.Candidates, c)
-	fmt.Fprintf(cm.o.Log, "%s search %s: %v, biases %+d/%+d: %.4g on %d images (%.1f s)%s\n",
-		cm.out.Arch, row, f, dw, da, fid, cm.o.SearchN, c.Seconds, noteSuffix(note))
+	fmt.Fprintf(cm.o.Log, "%s search %s: %v, biases %+d/%+d: %s %.4g on %d images (%.1f s)%s\n",
+		cm.out.Arch, row, f, dw, da, cm.out.Metric, shown, cm.out.SearchN, c.Seconds, noteSuffix(note))
 	return fid, nil
 }
 

@@ -29,7 +29,13 @@ import (
 // chart of the table's FIDs), grids/<row>.png (each row's sample grid,
 // from the same fixed noise) and grids.png (all of them, labelled). It
 // returns the paths written.
+//
+// For an image map's table (Map set) it writes deploy.md, deploy.csv,
+// search.csv and outputs/<row>/<input>.png, each row's outputs.
 func (c *DeployTable) WriteFiles(dir string) ([]string, error) {
+	if c.Map != "" {
+		return c.writeMapFiles(dir)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "grids"), 0o755); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
@@ -96,6 +102,9 @@ func percent(x float64) string {
 
 // WriteMarkdown writes the table as Markdown.
 func (c *DeployTable) WriteMarkdown(w io.Writer) error {
+	if c.Map != "" {
+		return c.writeMapMarkdown(w)
+	}
 	var b bytes.Buffer
 	fp32 := 0
 	for _, r := range c.Rows {
@@ -158,6 +167,9 @@ func thousands(n int) string {
 // listed per layer in network order (DeployTable.Layers), space-separated.
 // Figures are printed as every positgan CSV prints them (numfmt.Float).
 func (c *DeployTable) WriteCSV(w io.Writer) error {
+	if c.Map != "" {
+		return c.writeMapCSV(w)
+	}
 	g := numfmt.Float
 	lines := [][]string{{"model", "row", "bits", "format", "tanh", "weight_biases", "act_biases", "metric", "images", "fid", "note",
 		"psnr_vs_fp32_db", "bytes", "weights_zero", "weights_saturated", "candidates", "policy"}}
@@ -172,6 +184,9 @@ func (c *DeployTable) WriteCSV(w io.Writer) error {
 
 // WriteSearchCSV writes every candidate the search measured.
 func (c *DeployTable) WriteSearchCSV(w io.Writer) error {
+	if c.Map != "" {
+		return c.writeMapSearchCSV(w)
+	}
 	g := numfmt.Float
 	lines := [][]string{{"model", "row", "format", "weight_bias_offset", "act_bias_offset", "metric", "images", "fid", "note", "seconds", "selected"}}
 	for _, k := range c.Candidates {

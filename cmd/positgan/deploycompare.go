@@ -19,7 +19,7 @@ import (
 )
 
 func deployCompareCmd() *command {
-	return &command{name: "deploy-compare", usage: "--checkpoint C --out DIR [--bits 6[,5,4]] [--n 2000] [--search-n 500]",
+	return &command{name: "deploy-compare", usage: "--checkpoint C --out DIR [--bits 6[,5,4]] [--n 2000] [--search-n 500] [--in DIR [--hr DIR] [--map M]]",
 		summary: "the deployment table: a float32-trained generator deployed in 8, 6 (and 5, 4) bit formats\n\n" +
 			"Rows: FP32; P8 (posit(8,1)), P8+ (with exponent biases), P8+T (and the bitwise tanh), the best\n" +
 			"FP8; and for every width of --bits the posit (posit(b,1), posit(4,0) below 5 bits), +, +T and the\n" +
@@ -29,7 +29,14 @@ func deployCompareCmd() *command {
 			"every row of the table is measured on --n. Each row is the generator exported as a .pgmodel\n" +
 			"(dot-product operands in the row's format, outputs posit(16,1)) and run from it. Columns: FID,\n" +
 			"PSNR of the images against FP32's from the same noise, .pgmodel bytes, the weights that round to\n" +
-			"zero or saturate. Writes DIR/deploy.md, deploy.csv, search.csv, fid.png, grids.png, grids/<row>.png.",
+			"zero or saturate. Writes DIR/deploy.md, deploy.csv, search.csv, fid.png, grids.png, grids/<row>.png.\n\n" +
+			"Generators that map images to images (cyclegan, esrgan, trained or imported) are not judged by\n" +
+			"FID: --in DIR (a folder or one image) gives their inputs, and every row is judged by the PSNR and\n" +
+			"SSIM of its 8-bit outputs against the FP32 row's, means over the images (the search maximises\n" +
+			"the PSNR on the first --search-n images; +T rows are left out). For esrgan, --hr DIR adds the\n" +
+			"Y-PSNR (scale pixels shaved, as SR papers) against ground truth: for each input an image of the\n" +
+			"same name, scale times its size. --map picks CycleGAN's direction (AtoB, the default, or BtoA).\n" +
+			"Writes DIR/deploy.md, deploy.csv, search.csv and outputs/<row>/<image>.png; no .pgmodel sizes.",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			path := fs.String("checkpoint", "", "checkpoint written by positgan train, trained in fp32 (required)")
 			out := fs.String("out", "", "output folder (required)")
@@ -40,11 +47,15 @@ func deployCompareCmd() *command {
 			dataset := fs.String("dataset", "mnist", "data set whose test split gives the real images")
 			seed := fs.Uint64("seed", 1, "seed of the evaluation noise, the reference sample and the grids")
 			accum := fs.String("accum", "", "accumulation of every quantized row: fp32, quire or per-op (default: fp32)")
+			in := fs.String("in", "", "folder (or image) of inputs for a generator that maps images: rows judged by PSNR/SSIM against FP32")
+			hr := fs.String("hr", "", "with --in and an esrgan: folder of same-named ground-truth images for Y-PSNR")
+			mapName := fs.String("map", "", "with --in: the image map to judge (cyclegan: AtoB or BtoA; default: the first)")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				o := experiment.DeployOptions{Features: *features, Dataset: *dataset, N: *n, SearchN: *searchN, Seed: *seed, Accum: *accum, Log: io.err}
+				o := experiment.DeployOptions{Features: *features, Dataset: *dataset, N: *n, SearchN: *searchN, Seed: *seed, Accum: *accum, Log: io.err,
+					In: *in, HR: *hr, Map: *mapName}
 				return runDeployCompare(io, *path, *out, *bits, o)
 			}
 		}}
@@ -80,6 +91,7 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 			"SearchN": {"--search-n", strconv.Itoa(o.SearchN)},
 			"Bits":    {"--bits", bits},
 			"Accum":   {"--accum", o.Accum},
+			"HR":      {"--hr", o.HR},
 		}[oe.Option], oe.Err
 		return usagef("%s %s: %v", flag[0], flag[1], value)
 	}
@@ -101,6 +113,15 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 		if statErr != nil {
 			os.Remove(out) // only if still empty
 		}
+		var oe *experiment.DeployOptionError
+		if errors.As(err, &oe) {
+			// --in, --hr and --map are checked against the checkpoint's
+			// model and the images: a usage error, after loading.
+			flag := map[string]string{"In": "--in", "HR": "--hr", "Map": "--map"}[oe.Option]
+			if flag != "" {
+				return usagef("%s: %v", flag, oe.Err)
+			}
+		}
 		return err
 	}
 	paths, err := cmp.WriteFiles(out)
@@ -109,6 +130,11 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 	}
 	if err := cmp.WriteMarkdown(io.out); err != nil {
 		return err
+	}
+	if cmp.Map != "" {
+		fmt.Fprintf(io.out, "\n%d candidates searched; %s wall; wrote %s and the outputs of %d rows\n", len(cmp.Candidates),
+			time.Since(t0).Round(time.Second), strings.Join(paths[:3], ", "), len(cmp.Rows))
+		return nil
 	}
 	fmt.Fprintf(io.out, "\n%d candidates searched; %s wall; wrote %s and %d grids\n", len(cmp.Candidates),
 		time.Since(t0).Round(time.Second), strings.Join(paths[:5], ", "), len(paths)-5)
