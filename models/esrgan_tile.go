@@ -23,11 +23,12 @@ import (
 // is put in place. The zero Tiling enlarges the whole image at once.
 //
 // A pixel of the enlargement is the one the whole image gives, to the
-// bit, when Pad covers the generator's receptive field (Upscaler.ReceptiveRadius): every convolution computes
-// each output pixel from its own neighbourhood, in an order that does not
-// depend on the image's size, and the policy's formats round each value
-// alone (MX and block formats block along channels, not pixels). With a
-// smaller Pad, pixels near the tiles' seams differ.
+// bit, when Pad covers the generator's receptive field
+// (Upscaler.ReceptiveRadius): every convolution computes each output
+// pixel from its own neighbourhood, in an order that does not depend on
+// the image's size, and the policy's formats round each value alone (MX
+// and block formats block along channels, not pixels). With a smaller
+// Pad, pixels near the tiles' seams differ.
 type Tiling struct {
 	Tile int // side of a tile in input pixels; 0: no tiling
 	Pad  int // input pixels of context around each tile
