@@ -77,6 +77,9 @@ type Layer struct {
 	Output      string `json:"out_format"`
 	Accum       string `json:"accum"` // fp32, quire or per-op
 	AccumFormat string `json:"accum_format"`
+	// Sparsity is "N:M" if the layer's weights are stored N:M sparse
+	// along its reduction axes (ReductionAxes), "" if dense.
+	Sparsity string `json:"sparsity,omitempty"`
 }
 
 // Norm describes one batch norm of the file.
@@ -91,7 +94,10 @@ type Tensor struct {
 	Name   string
 	Format quant.Format // float32 tensors are quant.FP32: their codes are IEEE binary32 bits
 	Shape  []int
-	Codes  []uint32
+	Codes  []uint32 // every value, the dropped ones of a sparse tensor as 0
+	// Sparse, if not zero, stores the tensor N:M sparse: the file holds
+	// only the kept codes and their in-block indices.
+	Sparse Sparsity
 }
 
 // Size returns the number of values.
@@ -129,7 +135,10 @@ func encode1(f quant.Format, x float32) uint32 {
 // An Option changes what Export does.
 type Option func(*options)
 
-type options struct{ fold bool }
+type options struct {
+	fold   bool
+	sparse func(layer string) (n, m int) // nil: dense
+}
 
 // FoldBatchNorm folds each batch norm into the layer before it where that
 // layer has a bias (see docs/deployment.md for the rule). The folded
@@ -195,11 +204,21 @@ func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, 
 	values := map[string][]float32{}
 	for _, p := range net.Params() {
 		f := quant.Format(quant.FP32)
+		var sp Sparsity
+		v := p.Data()
 		if p.Weight {
 			f = weightFormat[p.Layer]
+			if sp, err = sparsityOf(o, m.Meta.Layers, p.Layer, p.Node.Shape()); err != nil {
+				return nil, err
+			}
+			if !sp.Dense() {
+				v = Mask(sp, p.Node.Shape(), v)
+			}
 		}
-		m.Tensors = append(m.Tensors, newTensor(p.Name, f, p.Node.Shape(), p.Data()))
-		values[p.Name] = p.Data()
+		t := newTensor(p.Name, f, p.Node.Shape(), v)
+		t.Sparse = sp
+		m.Tensors = append(m.Tensors, t)
+		values[p.Name] = v
 	}
 	for _, b := range net.Buffers() {
 		m.Tensors = append(m.Tensors, newTensor(b.Name, quant.FP32, b.Tensor.Shape(), b.Data()))
@@ -339,7 +358,21 @@ func (m *Model) Float32Bytes() int {
 func (m *Model) Summary() string {
 	var b strings.Builder
 	for _, t := range m.Tensors {
-		fmt.Fprintf(&b, "%-24s %-22s %-16v %8d bytes\n", t.Name, t.Format, t.Shape, (len(t.Codes)*t.Format.Bits()+7)/8)
+		fmt.Fprintf(&b, "%-24s %-22s %-16v %8d bytes", t.Name, t.Format, t.Shape, t.PayloadBytes())
+		if !t.Sparse.Dense() {
+			fmt.Fprintf(&b, "  %s sparse", t.Sparse)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// PayloadBytes returns the bytes of the tensor's codes in the file: the
+// packed codes, or for a sparse tensor the packed kept codes and indices.
+func (t *Tensor) PayloadBytes() int {
+	if t.Sparse.Dense() {
+		return (len(t.Codes)*t.Format.Bits() + 7) / 8
+	}
+	n := t.Sparse.kept(t.Shape)
+	return (n*t.Format.Bits()+7)/8 + (n*t.Sparse.IndexBits()+7)/8
 }
