@@ -16,6 +16,7 @@ import (
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/sparsity"
 )
 
 // Model is an exported generator: its tensors as codes and what is needed
@@ -137,7 +138,7 @@ type Option func(*options)
 
 type options struct {
 	fold   bool
-	sparse func(layer string) (n, m int) // nil: dense
+	sparse func(layer string) sparsity.Pattern // nil: dense
 }
 
 // FoldBatchNorm folds each batch norm into the layer before it where that

@@ -11,6 +11,7 @@ import (
 
 	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/sparsity"
 )
 
 // FuzzLoad feeds the reader arbitrary bytes: it must return a model or an
@@ -86,7 +87,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		flipped[len(b)/3] ^= 4
 		seeds[cfg.Arch+"-flipped"] = flipped
 		for _, nm := range [][2]int{{2, 4}, {1, 3}} {
-			m, err := deploy.Export(c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(nm[0], nm[1], nil))
+			m, err := deploy.Export(c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(sparsity.Pattern{N: nm[0], M: nm[1]}, nil))
 			if err != nil {
 				t.Fatal(err)
 			}

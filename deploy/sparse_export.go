@@ -1,26 +1,26 @@
 package deploy
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"slices"
+
+	"github.com/positgan/positgan/sparsity"
 )
 
-// Sparsify stores the weights of every quantized layer N:M sparse along
-// the layer's reduction axes (ReductionAxes): in every block of M
-// consecutive weights of a dot product the N of largest |w| are kept
+// Sparsify stores the weights of the quantized layers N:M sparse (pattern
+// p) along each layer's reduction axes (ReductionAxes): in every block of
+// M consecutive weights of a dot product the N of largest |w| are kept
 // (ties to the lower index), as the float32 checkpoint holds them, and the
 // others are set to zero before rounding to the weight format (Mask). The
-// model then runs the dense network on these masked weights. layers, if
-// not nil, picks the layers ("G/fc1") to sparsify.
-func Sparsify(n, m int, layers func(layer string) bool) Option {
+// model runs the dense network on these masked weights. layers, if not
+// nil, picks the layers ("G/fc1") to sparsify; a dense p changes nothing.
+func Sparsify(p sparsity.Pattern, layers func(layer string) bool) Option {
 	return func(o *options) {
-		o.sparse = func(layer string) (int, int) {
+		o.sparse = func(layer string) sparsity.Pattern {
 			if layers != nil && !layers(layer) {
-				return 0, 0
+				return sparsity.Pattern{}
 			}
-			return n, m
+			return p
 		}
 	}
 }
@@ -31,8 +31,11 @@ func sparsityOf(o options, layers []Layer, layer string, shape []int) (Sparsity,
 	if o.sparse == nil {
 		return Sparsity{}, nil
 	}
-	n, m := o.sparse(layer)
-	if n == 0 && m == 0 {
+	p := o.sparse(layer)
+	if err := p.Validate(); err != nil {
+		return Sparsity{}, fmt.Errorf("deploy: layer %s: %w", layer, err)
+	}
+	if p.IsDense() {
 		return Sparsity{}, nil
 	}
 	i := slices.IndexFunc(layers, func(l Layer) bool { return l.Name == layer })
@@ -43,7 +46,7 @@ func sparsityOf(o options, layers []Layer, layer string, shape []int) (Sparsity,
 	if !ok {
 		return Sparsity{}, fmt.Errorf("deploy: layer %s: no reduction axes for a %s layer", layer, layers[i].Kind)
 	}
-	s := Sparsity{N: n, M: m, From: from, To: to}
+	s := Sparsity{N: p.N, M: p.M, From: from, To: to}
 	if err := s.valid(shape); err != nil {
 		return Sparsity{}, fmt.Errorf("deploy: layer %s: %w", layer, err)
 	}
@@ -52,36 +55,23 @@ func sparsityOf(o options, layers []Layer, layer string, shape []int) (Sparsity,
 }
 
 // Mask returns a copy of the values of a tensor of the shape with all but
-// the N largest |x| of every block of s set to zero (+0); of equal |x| the
-// lower index is kept. A NaN counts as the largest.
+// the N largest |x| of every block of s set to zero (+0), as
+// sparsity.Mask chooses them with the abs scorer: of equal |x| the lower
+// index is kept, and NaN scores lowest.
 func Mask(s Sparsity, shape []int, values []float32) []float32 {
 	outer, k, inner := s.layout(shape)
+	p := sparsity.Pattern{N: s.N, M: s.M}
+	keep := make([]bool, len(values))
 	out := make([]float32, len(values))
-	pos := make([]int, 0, s.M)
+	// Each outer slice is a k × inner matrix reduced along its columns
+	// (inner == 1: one row of k, reduced along the row).
 	for o := range outer {
-		for i := range inner {
-			for b := 0; b < k; b += s.M {
-				at := func(j int) int { return (o*k+b+j)*inner + i }
-				pos = pos[:0]
-				for j := range min(s.M, k-b) {
-					pos = append(pos, j)
-				}
-				// Stable: equal scores keep their index order.
-				slices.SortStableFunc(pos, func(p, q int) int {
-					return cmp.Compare(score(values[at(q)]), score(values[at(p)]))
-				})
-				for _, j := range pos[:min(s.N, len(pos))] {
-					out[at(j)] = values[at(j)]
-				}
-			}
+		w, kp := values[o*k*inner:(o+1)*k*inner], keep[o*k*inner:(o+1)*k*inner]
+		if inner == 1 {
+			sparsity.MaskValues(kp, w, 1, k, p, sparsity.AlongRow, sparsity.Abs, sparsity.Key{}, nil)
+		} else {
+			sparsity.MaskValues(kp, w, k, inner, p, sparsity.AlongColumn, sparsity.Abs, sparsity.Key{}, nil)
 		}
 	}
-	return out
-}
-
-func score(x float32) float64 {
-	if x != x {
-		return math.Inf(1)
-	}
-	return math.Abs(float64(x))
+	return sparsity.Apply(out, values, keep)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/sparsity"
 )
 
 // reductionOf gives, from the definition (docs/deployment.md), the
@@ -204,7 +205,7 @@ func TestSparseExport(t *testing.T) {
 			if tc.policy != "" {
 				pol = mustPolicy(t, tc.policy)
 			}
-			m, err := deploy.Export(c, pol, deploy.Sparsify(tc.n, tc.m, nil))
+			m, err := deploy.Export(c, pol, deploy.Sparsify(sparsity.Pattern{N: tc.n, M: tc.m}, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,7 +337,7 @@ func TestVersion1(t *testing.T) {
 // Hostile sparse records give one-line FormatErrors.
 func TestSparseDamaged(t *testing.T) {
 	c := trained(t, cgan, "")
-	b := mustBytes(t, c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(2, 4, nil))
+	b := mustBytes(t, c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(sparsity.Pattern{N: 2, M: 4}, nil))
 	_, _, recs := records(t, b)
 	w := recs[0] // G/fc1.w: (8, 10), blocks 4, 4, 2
 	if w.name != "G/fc1.w" || w.layout != 1 {
@@ -398,7 +399,7 @@ func TestSparseDamaged(t *testing.T) {
 	}
 	// A layer saying 2:4 over weights stored dense, and a dense layer
 	// over sparse weights.
-	m, err := deploy.Export(c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(2, 4, func(l string) bool { return l == "G/fc1" }))
+	m, err := deploy.Export(c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(sparsity.Pattern{N: 2, M: 4}, func(l string) bool { return l == "G/fc1" }))
 	if err != nil {
 		t.Fatal(err)
 	}
