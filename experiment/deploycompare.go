@@ -21,6 +21,7 @@ import (
 	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
+	"github.com/positgan/positgan/sparsity"
 )
 
 // DeployOptions says what DeployCompare measures. The zero value
@@ -50,6 +51,10 @@ type DeployOptions struct {
 	// Accum sets every quantized row's accumulation (quant.Accumulation
 	// names: fp32, quire, per-op); "" keeps the presets' fp32.
 	Accum string
+	// Sparsity adds, for each N:M pattern, the rows FP32, Pb and Pb+ of
+	// every width with the generator's weights masked to the pattern
+	// (deploycompare_sparse.go); nil adds none.
+	Sparsity []sparsity.Pattern
 	// Log receives a line per candidate measured; nil discards them.
 	Log io.Writer
 }
@@ -112,6 +117,9 @@ func (o *DeployOptions) check() error {
 			return &DeployOptionError{Option: "Accum", Err: err}
 		}
 	}
+	if err := o.checkSparsity(); err != nil {
+		return err
+	}
 	for _, b := range o.Bits {
 		if b < 3 || b > 7 {
 			return optErr("Bits", "width %d bits: want 3 to 7 (8 bits are always in the table)", b)
@@ -148,6 +156,7 @@ type DeployRow struct {
 	Zero, Saturated float64
 	Candidates      int // formats and bias settings tried to choose the row (FID on SearchN images)
 	Images          [][]float32
+	Sparsity        sparsity.Pattern // the weights' N:M mask (deploy.Sparsify); zero: dense
 }
 
 // DeployCandidate is one format and bias setting measured during the search.
@@ -193,6 +202,7 @@ type comparer struct {
 	spec    gan.GeneratorSpec
 	out     *DeployTable
 	pix32   []float32 // the FP32 row's N images
+	sparse  []deploy.Option // the export options of the sparse rows being measured
 }
 
 // DeployCompare measures the deployment table of checkpoint c (trained in
@@ -288,6 +298,9 @@ func DeployCompare(ctx context.Context, c *ckpt.Checkpoint, o DeployOptions) (*D
 		if err := cmp.bestFloat(b); err != nil {
 			return nil, err
 		}
+	}
+	if err := cmp.sparseRows(widths); err != nil {
+		return nil, err
 	}
 	cmp.out.Seconds = time.Since(start).Seconds()
 	return cmp.out, nil
@@ -402,7 +415,7 @@ func (cm *comparer) measure(p *policy.Policy, n int, grid bool) (fid float64, no
 	if err := cm.ctx.Err(); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
-	if m, err = deploy.Export(cm.c, p); err != nil {
+	if m, err = deploy.Export(cm.c, p, cm.sparse...); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
 	pix = make([]float32, 0, n*cm.spec.Image.Size())
@@ -460,7 +473,7 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 		return err
 	}
 	r := DeployRow{Label: label, Bits: bits, Tanh: tanh, Policy: p, FID: fid, Note: note, Bytes: len(b), Candidates: tried, Images: [][]float32{images}}
-	if f == nil {
+	if f == nil && cm.pix32 == nil { // the first row; not a sparse FP32 row
 		cm.pix32 = pix
 	}
 	if r.PSNR, err = eval.PSNR(pix, cm.pix32, 2); err != nil {

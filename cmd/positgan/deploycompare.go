@@ -40,11 +40,16 @@ func deployCompareCmd() *command {
 			dataset := fs.String("dataset", "mnist", "data set whose test split gives the real images")
 			seed := fs.Uint64("seed", 1, "seed of the evaluation noise, the reference sample and the grids")
 			accum := fs.String("accum", "", "accumulation of every quantized row: fp32, quire or per-op (default: fp32)")
+			sparse := fs.String("sparsity", "", "N:M patterns, comma-separated (e.g. 2:4,1:4): adds FP32, Pb and Pb+ rows with the weights masked by |w|")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
 				o := experiment.DeployOptions{Features: *features, Dataset: *dataset, N: *n, SearchN: *searchN, Seed: *seed, Accum: *accum, Log: io.err}
+				var err error
+				if o.Sparsity, err = experiment.ParsePatterns(*sparse); err != nil {
+					return usagef("--sparsity %s: %v", *sparse, err)
+				}
 				return runDeployCompare(io, *path, *out, *bits, o)
 			}
 		}}
@@ -76,10 +81,11 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 			return err
 		}
 		flag, value := map[string][2]string{
-			"N":       {"--n", strconv.Itoa(o.N)},
-			"SearchN": {"--search-n", strconv.Itoa(o.SearchN)},
-			"Bits":    {"--bits", bits},
-			"Accum":   {"--accum", o.Accum},
+			"N":        {"--n", strconv.Itoa(o.N)},
+			"SearchN":  {"--search-n", strconv.Itoa(o.SearchN)},
+			"Bits":     {"--bits", bits},
+			"Accum":    {"--accum", o.Accum},
+			"Sparsity": {"--sparsity", strings.ReplaceAll(strings.Trim(fmt.Sprint(o.Sparsity), "[]"), " ", ",")},
 		}[oe.Option], oe.Err
 		return usagef("%s %s: %v", flag[0], flag[1], value)
 	}
