@@ -150,7 +150,10 @@ func FoldBatchNorm() Option { return func(o *options) { o.fold = true } }
 // Export returns the generator of checkpoint c for inference under policy
 // or, if policy is nil, under the checkpoint's policy with the exponent
 // biases training chose (as models.Load). Weights are stored as codes of
-// their layer's weight format; biases and batch norm as float32.
+// their layer's weight format; biases and batch norm as float32. A layer
+// whose policy has an N:M weight sparsity (nn.Sparsity) has its weights
+// masked as its products read them (the mask its scorer chooses now, or
+// the frozen one) and stored N:M sparse, as with Sparsify.
 func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, error) {
 	var o options
 	for _, f := range opts {
@@ -202,6 +205,10 @@ func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, 
 	if werr != nil {
 		return nil, werr
 	}
+	masks := map[string]*nn.WeightMask{} // the policy's N:M weight masks
+	for _, wm := range nn.Masks(net) {
+		masks[wm.Layer()] = wm
+	}
 	values := map[string][]float32{}
 	for _, p := range net.Params() {
 		f := quant.Format(quant.FP32)
@@ -209,11 +216,8 @@ func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, 
 		v := p.Data()
 		if p.Weight {
 			f = weightFormat[p.Layer]
-			if sp, err = sparsityOf(o, m.Meta.Layers, p.Layer, p.Node.Shape()); err != nil {
+			if sp, v, err = sparseWeights(o, masks[p.Layer], m.Meta.Layers, p.Layer, p.Node.Shape(), v); err != nil {
 				return nil, err
-			}
-			if !sp.Dense() {
-				v = Mask(sp, p.Node.Shape(), v)
 			}
 		}
 		t := newTensor(p.Name, f, p.Node.Shape(), v)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/sparsity"
 )
 
@@ -25,13 +26,38 @@ func Sparsify(p sparsity.Pattern, layers func(layer string) bool) Option {
 	}
 }
 
-// sparsityOf returns the sparsity Export gives the weights of the layer
-// (shape shape) and records it in the layer's metadata.
-func sparsityOf(o options, layers []Layer, layer string, shape []int) (Sparsity, error) {
-	if o.sparse == nil {
-		return Sparsity{}, nil
+// sparseWeights returns the sparsity Export gives the weights w (shape
+// shape) of the layer, from the policy's mask wm (nil: none) or the
+// Sparsify option, and the weights masked to it; it records the sparsity
+// in the layer's metadata.
+func sparseWeights(o options, wm *nn.WeightMask, layers []Layer, layer string, shape []int, w []float32) (Sparsity, []float32, error) {
+	var p sparsity.Pattern
+	if o.sparse != nil {
+		p = o.sparse(layer)
 	}
-	p := o.sparse(layer)
+	if wm != nil && !wm.Spec().Weight.IsDense() {
+		if !p.IsDense() {
+			return Sparsity{}, nil, fmt.Errorf("deploy: layer %s: sparsity %v from the policy and %v from Sparsify", layer, wm.Spec().Weight, p)
+		}
+		s, err := sparsityOf(wm.Spec().Weight, layers, layer, shape)
+		if err != nil {
+			return s, nil, err
+		}
+		// The mask the layer's products use: its scorer's now, or frozen.
+		keep := make([]bool, len(w))
+		wm.Mask(keep, w, nil)
+		return s, sparsity.Apply(make([]float32, len(w)), w, keep), nil
+	}
+	s, err := sparsityOf(p, layers, layer, shape)
+	if err != nil || s.Dense() {
+		return s, w, err
+	}
+	return s, Mask(s, shape, w), nil
+}
+
+// sparsityOf returns the Sparsity of pattern p for the weights (shape
+// shape) of the layer and records it in the layer's metadata.
+func sparsityOf(p sparsity.Pattern, layers []Layer, layer string, shape []int) (Sparsity, error) {
 	if err := p.Validate(); err != nil {
 		return Sparsity{}, fmt.Errorf("deploy: layer %s: %w", layer, err)
 	}

@@ -457,3 +457,72 @@ func TestMask(t *testing.T) {
 		}
 	}
 }
+
+// A policy with N:M weight sparsity exports its layers' masks (those the
+// products read: the abs scorer's, a random scorer's), compactly, and the
+// model generates the images of the checkpoint run under that policy, bit
+// for bit; so does a checkpoint trained sparse, under its own policy.
+func TestSparsePolicyExport(t *testing.T) {
+	random := func(name string) *policy.Policy {
+		p := mustPolicy(t, name)
+		if err := p.Apply("score=random"); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name   string
+		cfg    models.Config
+		train  string
+		export *policy.Policy // nil: the checkpoint's
+		want   string         // the layers' sparsity
+	}{
+		{"cgan/posit6-deploy@2:4", cgan, "", mustPolicy(t, "posit6-deploy@2:4"), "2:4"},
+		{"cgan/posit8@1:4/random", cgan, "", random("posit8@1:4"), "1:4"},
+		{"dcgan/posit6-deploy-quire@2:8", dcgan, "", mustPolicy(t, "posit6-deploy-quire@2:8"), "2:8"},
+		{"cgan/trained posit8@2:4", cgan, "posit8@2:4", nil, "2:4"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := trained(t, tc.cfg, tc.train)
+			m, l, b := roundTrip(t, c, tc.export)
+			for _, ly := range l.Meta.Layers {
+				if ly.Sparsity != tc.want || l.Tensor(ly.Name+".w").Sparse.String() != tc.want {
+					t.Errorf("layer %s: sparsity %q, its weights %q, want %q", ly.Name, ly.Sparsity, l.Tensor(ly.Name+".w").Sparse, tc.want)
+				}
+			}
+			if v := binary.LittleEndian.Uint32(b[8:]); v != 2 {
+				t.Errorf("version %d", v)
+			}
+			z, labels := noise(l.Spec(), 5)
+			got, err := l.Generate(z, labels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := reference(t, c, tc.export, z, labels)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("value %d: %g, the checkpoint under the policy %g", i, got[i], want[i])
+				}
+			}
+			// The random scorer's mask is not |w|'s: the export followed
+			// the layer, not its own choice.
+			if strings.Contains(tc.name, "random") {
+				ly := m.Meta.Layers[0]
+				src := c.Tensors[ly.Name+".w"]
+				abs := refMask(ly.Kind, src.Shape, src.Data, 1, 4)
+				same := true
+				for i, v := range m.Tensor(ly.Name + ".w").Values() {
+					same = same && (v == 0) == (abs[i] == 0)
+				}
+				if same {
+					t.Errorf("the random scorer's mask equals |w|'s")
+				}
+			}
+		})
+	}
+	// Both a policy's sparsity and Sparsify: refused.
+	if _, err := deploy.Export(trained(t, cgan, ""), mustPolicy(t, "posit6-deploy@2:4"), deploy.Sparsify(sparsity.Pattern{N: 1, M: 4}, nil)); err == nil {
+		t.Errorf("sparsity from the policy and Sparsify: no error")
+	}
+}
