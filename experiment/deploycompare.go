@@ -201,7 +201,7 @@ type comparer struct {
 	wh, ah  map[string]scaling.Histogram
 	spec    gan.GeneratorSpec
 	out     *DeployTable
-	pix32   []float32 // the FP32 row's N images
+	pix32   []float32       // the FP32 row's N images
 	sparse  []deploy.Option // the export options of the sparse rows being measured
 }
 
