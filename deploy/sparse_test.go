@@ -526,3 +526,95 @@ func TestSparsePolicyExport(t *testing.T) {
 		t.Errorf("sparsity from the policy and Sparsify: no error")
 	}
 }
+
+// The memory files of a sparse weight are its kept codes, one a line, and
+// one index word a block; expanded by the definition, they give the
+// stored weight codes. Dense tensors keep their one file.
+func TestSparseHex(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  models.Config
+		n, m int
+	}{{cgan, 2, 4}, {dcgan, 1, 4}, {cgan, 5, 16}} {
+		c := trained(t, tc.cfg, "")
+		m, err := deploy.Export(c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(sparsity.Pattern{N: tc.n, M: tc.m}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		z, labels := noise(m.Spec(), 1)
+		if err := m.WriteHex(dir, z, max(0, min(1, len(labels))-1)); err != nil {
+			t.Fatal(err)
+		}
+		var man struct{ Files []deploy.HexFile }
+		js, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(js, &man); err != nil {
+			t.Fatal(err)
+		}
+		ib := 0
+		for 1<<ib < tc.m {
+			ib++
+		}
+		for _, tn := range m.Tensors {
+			var vals, idx *deploy.HexFile
+			dense := false
+			for i, f := range man.Files {
+				if f.Tensor != tn.Name {
+					continue
+				}
+				switch f.Memory {
+				case "values":
+					vals = &man.Files[i]
+				case "indices":
+					idx = &man.Files[i]
+				default:
+					dense = true
+				}
+			}
+			if tn.Sparse.Dense() {
+				if !dense || vals != nil || idx != nil {
+					t.Errorf("%s: dense tensor, files dense %v, values %v, indices %v", tn.Name, dense, vals, idx)
+				}
+				continue
+			}
+			if dense || vals == nil || idx == nil || idx.Bits != tc.n*ib || idx.Format != "index" || vals.Sparsity != tn.Sparse.String() {
+				t.Fatalf("%s: sparse tensor, files dense %v, values %+v, indices %+v", tn.Name, dense, vals, idx)
+			}
+			v := readHex(t, filepath.Join(dir, vals.File))
+			words := readHex(t, filepath.Join(dir, idx.File))
+			// Expand by the definition: GEMM rows in order, each cut into
+			// blocks of M along the reduction; a block's word holds its
+			// indices ib bits apart, its values follow in the values file.
+			kind := ""
+			for _, ly := range m.Meta.Layers {
+				if ly.Name+".w" == tn.Name {
+					kind = ly.Kind
+				}
+			}
+			rows := map[int][]int{}
+			for p := range tn.Codes {
+				r, _ := reductionOf(kind, tn.Shape, p)
+				rows[r] = append(rows[r], p) // ascending p is ascending position for every kind
+			}
+			got := make([]uint32, len(tn.Codes))
+			vi, wi := 0, 0
+			for r := range len(rows) {
+				red := rows[r]
+				for b := 0; b < len(red); b += tc.m {
+					w := uint64(words[wi])
+					wi++
+					for j := range min(tc.n, len(red)-b) {
+						k := int(w >> (j * ib) & (1<<ib - 1))
+						got[red[b+k]] = v[vi]
+						vi++
+					}
+				}
+			}
+			if vi != len(v) || wi != len(words) || !slices.Equal(got, tn.Codes) {
+				t.Errorf("%s: %d of %d values, %d of %d index words; expanded codes equal: %v", tn.Name, vi, len(v), wi, len(words), slices.Equal(got, tn.Codes))
+			}
+		}
+	}
+}
