@@ -15,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/deploy"
+	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
@@ -521,6 +523,61 @@ func TestSparsePolicyExport(t *testing.T) {
 			}
 		})
 	}
+	// A mask frozen in training (fixed_after, random scores, so that the
+	// mask is neither |w|'s nor the scorer's at the last step) is the one
+	// exported.
+	t.Run("cgan/frozen", func(t *testing.T) {
+		pol := random("posit8@2:4")
+		if err := pol.Apply("fixed_after=1"); err != nil {
+			t.Fatal(err)
+		}
+		m, err := models.New(cgan.WithPolicy(pol))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := gan.NewTrainer(m, []datasets.Dataset{toyData(t, 8, cgan.Height)}, gan.Options{Policy: pol, Batch: 4, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := tr.TrainStep(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := tr.Checkpoint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		frozen := 0
+		for name := range c.Tensors {
+			if strings.HasPrefix(name, gan.MaskTensor) {
+				frozen++
+			}
+		}
+		if frozen == 0 {
+			t.Fatal("no frozen mask in the checkpoint")
+		}
+		_, l, _ := roundTrip(t, c, nil)
+		for _, ly := range l.Meta.Layers {
+			keep := c.Tensors[gan.MaskTensor+ly.Name+".w"].Data
+			for i, v := range l.Tensor(ly.Name + ".w").Values() {
+				if v != 0 && keep[i] == 0 {
+					t.Fatalf("%s[%d] = %g is dropped by the frozen mask", ly.Name, i, v)
+				}
+			}
+		}
+		z, labels := noise(l.Spec(), 5)
+		got, err := l.Generate(z, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := reference(t, c, nil, z, labels)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("value %d: %g, the checkpoint %g", i, got[i], want[i])
+			}
+		}
+	})
 	// Both a policy's sparsity and Sparsify: refused.
 	if _, err := deploy.Export(trained(t, cgan, ""), mustPolicy(t, "posit6-deploy@2:4"), deploy.Sparsify(sparsity.Pattern{N: 1, M: 4}, nil)); err == nil {
 		t.Errorf("sparsity from the policy and Sparsify: no error")
