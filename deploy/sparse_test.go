@@ -675,3 +675,37 @@ func TestSparseHex(t *testing.T) {
 		}
 	}
 }
+
+// Folding batch norm into sparse layers keeps them sparse (a dropped
+// weight stays code 0, also for a negative scale), in float32 too.
+func TestSparseFold(t *testing.T) {
+	c := trained(t, cgan, "")
+	// Negative scales: γ < 0 in every folded norm.
+	c = &ckpt.Checkpoint{Tensors: maps.Clone(c.Tensors), Meta: c.Meta}
+	for name, tn := range c.Tensors {
+		if strings.HasSuffix(name, ".gamma") {
+			g := slices.Clone(tn.Data)
+			for i := range g {
+				g[i] = -g[i]
+			}
+			c.Tensors[name] = ckpt.Tensor{Shape: tn.Shape, Data: g}
+		}
+	}
+	for _, name := range []string{"posit6-deploy@2:4", "fp32@2:4"} {
+		m, err := deploy.Export(c, mustPolicy(t, name), deploy.FoldBatchNorm())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := m.Bytes()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		l, err := deploy.Parse(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(l.Meta.Folded) == 0 || l.Tensor("G/fc2.w").Sparse.String() != "2:4" {
+			t.Errorf("%s: folded %v, fc2 %q", name, l.Meta.Folded, l.Tensor("G/fc2.w").Sparse)
+		}
+	}
+}
