@@ -33,6 +33,13 @@ const SparsityLog = "sparsity.csv"
 // Masks returns the weight masks of the networks' layers that have an N:M
 // Sparsity, in layer order.
 func (n *Nets) Masks() []*nn.WeightMask {
+	if n.masks != nil { // found when built: a step must not allocate
+		return *n.masks
+	}
+	return n.findMasks()
+}
+
+func (n *Nets) findMasks() []*nn.WeightMask {
 	var ms []*nn.WeightMask
 	for _, g := range n.Groups {
 		ms = append(ms, nn.Masks(g.Net)...)

@@ -1,9 +1,11 @@
 package nn
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -73,10 +75,22 @@ type WeightMask struct {
 	axis       sparsity.Axis
 	wid, gid   uint64 // sparsity keys of the weights and of their gradient
 
+	abs bool // the scorer is abs: sparsity.MaskAbs, no float64 scores
+
 	mu          sync.Mutex
 	seed, step  uint64
 	frozen      []bool // nil until frozen
 	zeros, size int    // of the weights last read
+	// The last mask computed, with the bits of the weights and the key it
+	// was computed from: a network read twice between two updates (a
+	// discriminator on real and fake images) is masked once, and bit
+	// equality makes the reuse exact.
+	cache struct {
+		ok         bool
+		seed, step uint64
+		bits       []byte
+		keep       []bool
+	}
 }
 
 // newWeightMask returns the mask state of a layer's rows × cols weights
@@ -90,6 +104,7 @@ func newWeightMask(layer string, s Sparsity, rows, cols int, axis sparsity.Axis)
 	}
 	sc, _ := sparsity.Lookup(s.Score)
 	return &WeightMask{layer: layer, spec: s, score: sc, rows: rows, cols: cols, axis: axis,
+		abs: s.Score == "" || s.Score == sparsity.DefaultScorer,
 		wid: sparsity.TensorID(layer + ".w"), gid: sparsity.TensorID(layer + ".w.grad")}, nil
 }
 
@@ -169,12 +184,33 @@ func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float6
 		copy(keep, m.frozen)
 		return scratch
 	}
-	k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.wid}
-	scratch = sparsity.MaskValues(keep, w, m.rows, m.cols, m.spec.Weight, m.axis, m.score, k, scratch)
+	c := &m.cache
+	bits := rawBytes(w)
+	if c.ok && c.seed == m.seed && c.step == m.step && bytes.Equal(c.bits, bits) {
+		copy(keep, c.keep)
+	} else {
+		if m.abs {
+			sparsity.MaskAbs(keep, w, m.rows, m.cols, m.spec.Weight, m.axis)
+		} else {
+			k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.wid}
+			scratch = sparsity.MaskValues(keep, w, m.rows, m.cols, m.spec.Weight, m.axis, m.score, k, scratch)
+		}
+		c.ok, c.seed, c.step = true, m.seed, m.step
+		c.bits = append(c.bits[:0], bits...)
+		c.keep = append(c.keep[:0], keep...)
+	}
 	if m.spec.FixedAfter > 0 && m.step >= uint64(m.spec.FixedAfter) {
 		m.frozen = slices.Clone(keep)
 	}
 	return scratch
+}
+
+// rawBytes returns the bytes of w's values.
+func rawBytes[T compute.Float](w []T) []byte {
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*int(unsafe.Sizeof(w[0])))
 }
 
 func (m *WeightMask) record(zeros, size int) {
@@ -291,6 +327,10 @@ func maskBackward[T compute.Float](st *maskNode, dy, dw []T) {
 	m.mu.Lock()
 	k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.gid}
 	m.mu.Unlock()
-	st.scores = sparsity.MaskValues(st.gkeep, dw, m.rows, m.cols, m.spec.Grad, m.axis, m.score, k, st.scores)
+	if m.abs {
+		sparsity.MaskAbs(st.gkeep, dw, m.rows, m.cols, m.spec.Grad, m.axis)
+	} else {
+		st.scores = sparsity.MaskValues(st.gkeep, dw, m.rows, m.cols, m.spec.Grad, m.axis, m.score, k, st.scores)
+	}
 	sparsity.Apply(dw, dw, st.gkeep)
 }

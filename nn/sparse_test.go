@@ -333,6 +333,10 @@ func TestWeightMaskFreeze(t *testing.T) {
 	if got := forward([]float32{2, 1, -4, 3}, 2); got != 2*1-4*100 {
 		t.Errorf("step 2: y = %v, want %v (mask follows the weights)", got, 2*1-4*100)
 	}
+	// The same step, other weights: the cached mask must not be reused.
+	if got := forward([]float32{1, 2, 3, -4}, 2); got != 2*10-4*1000 {
+		t.Errorf("step 2, weights changed: y = %v, want %v", got, 2*10-4*1000)
+	}
 	if m.Frozen() != nil {
 		t.Error("mask frozen before step 3")
 	}

@@ -187,3 +187,60 @@ func Conforms[T Float](w []T, rows, cols int, p Pattern, axis Axis) bool {
 	}
 	return true
 }
+
+// MaskAbs sets keep to the mask MaskValues gives with the Abs scorer
+// (the default), without converting w to float64 scores: the training
+// path's fast case.
+func MaskAbs[T Float](keep []bool, w []T, rows, cols int, p Pattern, axis Axis) {
+	if rows < 0 || cols < 0 || len(keep) != rows*cols || len(w) != rows*cols {
+		panic(errLength)
+	}
+	if err := p.Validate(); err != nil {
+		panic(err)
+	}
+	if p.IsDense() {
+		for i := range keep {
+			keep[i] = true
+		}
+		return
+	}
+	lines, length, lineStep, step := rows, cols, cols, 1
+	if axis == AlongColumn {
+		lines, length, lineStep, step = cols, rows, 1, cols
+	}
+	for l := range lines {
+		for b := 0; b < length; b += p.M {
+			maskBlockAbs(keep, w, l*lineStep+b*step, step, min(p.M, length-b), p.N)
+		}
+	}
+}
+
+// maskBlockAbs is maskBlock with the scores |w| (NaN as −∞).
+func maskBlockAbs[T Float](keep []bool, w []T, off, step, r, n int) {
+	if n >= r {
+		for a := range r {
+			keep[off+a*step] = true
+		}
+		return
+	}
+	var s [MaxM]T
+	for a := range r {
+		v := w[off+a*step]
+		switch {
+		case v != v:
+			v = T(math.Inf(-1))
+		case v < 0:
+			v = -v
+		}
+		s[a] = v
+	}
+	for a := range r {
+		rank := 0
+		for b := range r {
+			if s[b] > s[a] || (s[b] == s[a] && b < a) {
+				rank++
+			}
+		}
+		keep[off+a*step] = rank < n
+	}
+}

@@ -301,3 +301,36 @@ func TestRegister(t *testing.T) {
 		t.Errorf("Lookup(\"\") = %v, %v; want abs", s, err)
 	}
 }
+
+// MaskAbs is MaskValues with Abs, in float32 and float64.
+func TestMaskAbs(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, p := range patterns() {
+		for _, axis := range []sparsity.Axis{sparsity.AlongRow, sparsity.AlongColumn} {
+			rows, cols := 1+r.IntN(9), 1+r.IntN(33)
+			s := randScores(r, rows*cols)
+			for i := range s {
+				if r.IntN(2) == 0 {
+					s[i] = -s[i]
+				}
+			}
+			w32 := make([]float32, len(s))
+			for i, v := range s {
+				w32[i] = float32(v)
+			}
+			want := make([]bool, len(s))
+			sparsity.MaskValues(want, w32, rows, cols, p, axis, sparsity.Abs, sparsity.Key{}, nil)
+			got := make([]bool, len(s))
+			sparsity.MaskAbs(got, w32, rows, cols, p, axis)
+			want64 := make([]bool, len(s))
+			sparsity.MaskValues(want64, s, rows, cols, p, axis, sparsity.Abs, sparsity.Key{}, nil)
+			got64 := make([]bool, len(s))
+			sparsity.MaskAbs(got64, s, rows, cols, p, axis)
+			for i := range got {
+				if got[i] != want[i] || got64[i] != want64[i] {
+					t.Fatalf("%v axis %d: MaskAbs differs from MaskValues(Abs) at %d", p, axis, i)
+				}
+			}
+		}
+	}
+}
