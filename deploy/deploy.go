@@ -16,6 +16,7 @@ import (
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
+	"github.com/positgan/positgan/sparsity"
 )
 
 // Model is an exported generator: its tensors as codes and what is needed
@@ -77,6 +78,9 @@ type Layer struct {
 	Output      string `json:"out_format"`
 	Accum       string `json:"accum"` // fp32, quire or per-op
 	AccumFormat string `json:"accum_format"`
+	// Sparsity is "N:M" if the layer's weights are stored N:M sparse
+	// along its reduction axes (ReductionAxes), "" if dense.
+	Sparsity string `json:"sparsity,omitempty"`
 }
 
 // Norm describes one batch norm of the file.
@@ -91,7 +95,10 @@ type Tensor struct {
 	Name   string
 	Format quant.Format // float32 tensors are quant.FP32: their codes are IEEE binary32 bits
 	Shape  []int
-	Codes  []uint32
+	Codes  []uint32 // every value, the dropped ones of a sparse tensor as 0
+	// Sparse, if not zero, stores the tensor N:M sparse: the file holds
+	// only the kept codes and their in-block indices.
+	Sparse Sparsity
 }
 
 // Size returns the number of values.
@@ -129,7 +136,10 @@ func encode1(f quant.Format, x float32) uint32 {
 // An Option changes what Export does.
 type Option func(*options)
 
-type options struct{ fold bool }
+type options struct {
+	fold   bool
+	sparse func(layer string) sparsity.Pattern // nil: dense
+}
 
 // FoldBatchNorm folds each batch norm into the layer before it where that
 // layer has a bias (see docs/deployment.md for the rule). The folded
@@ -140,7 +150,10 @@ func FoldBatchNorm() Option { return func(o *options) { o.fold = true } }
 // Export returns the generator of checkpoint c for inference under policy
 // or, if policy is nil, under the checkpoint's policy with the exponent
 // biases training chose (as models.Load). Weights are stored as codes of
-// their layer's weight format; biases and batch norm as float32.
+// their layer's weight format; biases and batch norm as float32. A layer
+// whose policy has an N:M weight sparsity (nn.Sparsity) has its weights
+// masked as its products read them (the mask its scorer chooses now, or
+// the frozen one) and stored N:M sparse, as with Sparsify.
 func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, error) {
 	var o options
 	for _, f := range opts {
@@ -192,14 +205,25 @@ func Export(c *ckpt.Checkpoint, policy *policy.Policy, opts ...Option) (*Model, 
 	if werr != nil {
 		return nil, werr
 	}
+	masks := map[string]*nn.WeightMask{} // the policy's N:M weight masks
+	for _, wm := range nn.Masks(net) {
+		masks[wm.Layer()] = wm
+	}
 	values := map[string][]float32{}
 	for _, p := range net.Params() {
 		f := quant.Format(quant.FP32)
+		var sp Sparsity
+		v := p.Data()
 		if p.Weight {
 			f = weightFormat[p.Layer]
+			if sp, v, err = sparseWeights(o, masks[p.Layer], m.Meta.Layers, p.Layer, p.Node.Shape(), v); err != nil {
+				return nil, err
+			}
 		}
-		m.Tensors = append(m.Tensors, newTensor(p.Name, f, p.Node.Shape(), p.Data()))
-		values[p.Name] = p.Data()
+		t := newTensor(p.Name, f, p.Node.Shape(), v)
+		t.Sparse = sp
+		m.Tensors = append(m.Tensors, t)
+		values[p.Name] = v
 	}
 	for _, b := range net.Buffers() {
 		m.Tensors = append(m.Tensors, newTensor(b.Name, quant.FP32, b.Tensor.Shape(), b.Data()))
@@ -339,7 +363,21 @@ func (m *Model) Float32Bytes() int {
 func (m *Model) Summary() string {
 	var b strings.Builder
 	for _, t := range m.Tensors {
-		fmt.Fprintf(&b, "%-24s %-22s %-16v %8d bytes\n", t.Name, t.Format, t.Shape, (len(t.Codes)*t.Format.Bits()+7)/8)
+		fmt.Fprintf(&b, "%-24s %-22s %-16v %8d bytes", t.Name, t.Format, t.Shape, t.PayloadBytes())
+		if !t.Sparse.Dense() {
+			fmt.Fprintf(&b, "  %s sparse", t.Sparse)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// PayloadBytes returns the bytes of the tensor's codes in the file: the
+// packed codes, or for a sparse tensor the packed kept codes and indices.
+func (t *Tensor) PayloadBytes() int {
+	if t.Sparse.Dense() {
+		return (len(t.Codes)*t.Format.Bits() + 7) / 8
+	}
+	n := t.Sparse.kept(t.Shape)
+	return (n*t.Format.Bits()+7)/8 + (n*t.Sparse.IndexBits()+7)/8
 }

@@ -326,7 +326,7 @@ func TestDamagedFiles(t *testing.T) {
 		d[i] ^= 1 << rng.IntN(8)
 		check("bit flipped at "+strconv.Itoa(i), d, false, "checksum")
 	}
-	check("version 2", withVersion(b, 2), true, "version 2")
+	check("version 3", withVersion(b, 3), true, "version 3")
 	check("version 0", withVersion(b, 0), true, "version 0")
 	check("not a model", []byte("PNG\x89 and then some more bytes of a picture"), false, "magic")
 	check("trailing bytes", append(slices.Clone(b), 0), false, "after the end")

@@ -1,7 +1,8 @@
 // Package deploy exports a trained generator for inference only, as a
 // .pgmodel file that hardware designers and embedding programs read: every
 // tensor stored as its format's codes, bit-packed (a posit(6,1) weight
-// takes 6 bits), with each layer's formats and exponent biases, the output
+// takes 6 bits; an N:M-sparse layer's weights as their kept codes and
+// in-block indices, see Sparsify), with each layer's formats and exponent biases, the output
 // tanh approximation, the model configuration and the policy, in a
 // versioned, checksummed container written atomically. docs/deployment.md
 // gives the byte layout.

@@ -16,7 +16,7 @@ import (
 //
 //	offset  size  field
 //	0       8     magic "PGMODEL\x00"
-//	8       4     version (u32) = Version
+//	8       4     version (u32): 1, or 2 if a tensor is stored sparse
 //	12      4     flags (u32) = 0
 //	16      8     file length in bytes, checksum included (u64)
 //	24      4     metadata length M (u32)
@@ -24,12 +24,23 @@ import (
 //	32      M     metadata: UTF-8 JSON (Meta)
 //	32+M    ...   T tensor records
 //	end-4   4     CRC-32 (IEEE, as zlib's crc32) of every byte before it
+//
+// Version 2 gives meaning to the byte after a tensor record's dimension
+// count, reserved in version 1: its layout, 0 dense, 1 N:M sparse. A
+// file without sparse tensors is written as version 1, byte for byte as
+// before, so that builds reading only version 1 still read it.
 const (
 	Magic      = "PGMODEL\x00"
-	Version    = 1
+	Version    = 2 // the newest version this package reads and writes
 	headerSize = 32
 	crcSize    = 4
 	maxDims    = 8
+)
+
+// Tensor layouts in a version-2 record.
+const (
+	layoutDense  = 0
+	layoutSparse = 1
 )
 
 // Format kinds in a tensor record.
@@ -50,7 +61,7 @@ func (e FormatError) Error() string { return "deploy: not a valid pgmodel file: 
 type VersionError uint32
 
 func (e VersionError) Error() string {
-	return fmt.Sprintf("deploy: pgmodel version %d; this build reads version %d", uint32(e), Version)
+	return fmt.Sprintf("deploy: pgmodel version %d; this build reads versions 1 to %d", uint32(e), Version)
 }
 
 // encode returns the file's bytes.
@@ -62,7 +73,13 @@ func (m *Model) encode() ([]byte, error) {
 	b := make([]byte, headerSize, headerSize+len(meta)+crcSize)
 	copy(b, Magic)
 	le := binary.LittleEndian
-	le.PutUint32(b[8:], Version)
+	version := uint32(1)
+	for i := range m.Tensors {
+		if !m.Tensors[i].Sparse.Dense() {
+			version = 2
+		}
+	}
+	le.PutUint32(b[8:], version)
 	le.PutUint32(b[24:], uint32(len(meta)))
 	le.PutUint32(b[28:], uint32(len(m.Tensors)))
 	b = append(b, meta...)
@@ -105,13 +122,33 @@ func appendTensor(b []byte, t *Tensor) ([]byte, error) {
 	bits := t.Format.Bits()
 	b = append(b, uint8(bits), kind, p1, p2)
 	b = le.AppendUint16(b, uint16(scale))
-	b = append(b, uint8(len(t.Shape)), 0)
+	layout := uint8(layoutDense)
+	if !t.Sparse.Dense() {
+		layout = layoutSparse
+	}
+	b = append(b, uint8(len(t.Shape)), layout)
 	for _, d := range t.Shape {
 		b = le.AppendUint32(b, uint32(d))
 	}
-	packed := Pack(t.Codes, bits)
-	b = le.AppendUint32(b, uint32(len(packed)))
-	return append(b, packed...), nil
+	if layout == layoutDense {
+		packed := Pack(t.Codes, bits)
+		b = le.AppendUint32(b, uint32(len(packed)))
+		return append(b, packed...), nil
+	}
+	s := t.Sparse
+	if err := s.valid(t.Shape); err != nil {
+		return nil, fmt.Errorf("deploy: tensor %s: %w", name, err)
+	}
+	vals, idx, err := s.compress(t.Shape, t.Codes)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: tensor %s: %w", name, err)
+	}
+	b = append(b, uint8(s.N), uint8(s.M), uint8(s.From), uint8(s.To))
+	for _, p := range [][]byte{Pack(vals, bits), Pack(idx, s.IndexBits())} {
+		b = le.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
+	return b, nil
 }
 
 // Pack packs codes of the given width (1 to 32 bits) LSB first: bit j of
@@ -175,8 +212,9 @@ func decode(b []byte) (*Model, error) {
 	if len(b) < headerSize+crcSize {
 		return nil, FormatError(fmt.Sprintf("truncated: %d bytes, shorter than the %d-byte header and checksum", len(b), headerSize+crcSize))
 	}
-	if v := le.Uint32(b[8:]); v != Version {
-		return nil, VersionError(v)
+	version := le.Uint32(b[8:])
+	if version < 1 || version > Version {
+		return nil, VersionError(version)
 	}
 	switch n := le.Uint64(b[16:]); {
 	case n > uint64(len(b)):
@@ -191,7 +229,7 @@ func decode(b []byte) (*Model, error) {
 	if le.Uint32(b[12:]) != 0 {
 		return nil, FormatError("unknown flags")
 	}
-	r := reader{b: body, off: headerSize}
+	r := reader{b: body, off: headerSize, version: version}
 	metaLen, count := int(le.Uint32(b[24:])), int(le.Uint32(b[28:]))
 	meta := r.bytes(metaLen)
 	if r.err != nil {
@@ -222,9 +260,10 @@ func decode(b []byte) (*Model, error) {
 
 // reader reads the records of a checked file; the first overrun sets err.
 type reader struct {
-	b   []byte
-	off int
-	err error
+	b       []byte
+	off     int
+	err     error
+	version uint32
 }
 
 func (r *reader) bytes(n int) []byte {
@@ -283,7 +322,7 @@ func (r *reader) tensor() (Tensor, error) {
 	bits, kind, p1, p2 := int(r.u8()), r.u8(), r.u8(), r.u8()
 	scale := int16(r.u16())
 	nd := int(r.u8())
-	r.u8()
+	layout := r.u8() // reserved in version 1: not read
 	if r.err != nil {
 		return t, r.err
 	}
@@ -295,6 +334,11 @@ func (r *reader) tensor() (Tensor, error) {
 	if nd > maxDims {
 		return t, fmt.Errorf("%s: %d dimensions, at most %d", t.Name, nd, maxDims)
 	}
+	if r.version == 1 {
+		layout = layoutDense
+	} else if layout != layoutDense && layout != layoutSparse {
+		return t, fmt.Errorf("%s: unknown layout %d", t.Name, layout)
+	}
 	n := 1
 	for range nd {
 		d := int(r.u32())
@@ -303,6 +347,16 @@ func (r *reader) tensor() (Tensor, error) {
 		}
 		t.Shape = append(t.Shape, d)
 		n *= d
+	}
+	if layout == layoutSparse {
+		t.Sparse = Sparsity{N: int(r.u8()), M: int(r.u8()), From: int(r.u8()), To: int(r.u8())}
+		if r.err != nil {
+			return t, fmt.Errorf("%s: %v", t.Name, r.err)
+		}
+		if err := t.Sparse.valid(t.Shape); err != nil {
+			return t, fmt.Errorf("%s: %v", t.Name, err)
+		}
+		n = t.Sparse.kept(t.Shape) // the values stored
 	}
 	plen := int(r.u32())
 	payload := r.bytes(plen)
@@ -321,6 +375,23 @@ func (r *reader) tensor() (Tensor, error) {
 		return t, fmt.Errorf("%s: %d payload bytes for %d codes of %d bits", t.Name, plen, n, bits)
 	}
 	t.Format = f
-	t.Codes = Unpack(payload, n, bits)
+	if layout == layoutDense {
+		t.Codes = Unpack(payload, n, bits)
+		return t, nil
+	}
+	ib := t.Sparse.IndexBits()
+	ilen := int(r.u32())
+	indices := r.bytes(ilen)
+	if r.err != nil {
+		return t, fmt.Errorf("%s: %v", t.Name, r.err)
+	}
+	if ilen != (n*ib+7)/8 {
+		return t, fmt.Errorf("%s: %d index bytes for %d indices of %d bits", t.Name, ilen, n, ib)
+	}
+	// Both payloads are in the file, and the dense size was bounded with
+	// the shape: expanding allocates no more than the file allows.
+	if t.Codes, err = t.Sparse.expand(t.Shape, Unpack(payload, n, bits), Unpack(indices, n, ib)); err != nil {
+		return t, fmt.Errorf("%s: %v", t.Name, err)
+	}
 	return t, nil
 }

@@ -50,6 +50,9 @@ func (m *Model) fold(net nn.Module, src map[string][]float32) error {
 		fw, fb := make([]float32, len(wv)), make([]float32, len(bv))
 		nn.FoldBatchNorm(fw, fb, wv, bv, inner, gamma, beta, mean, variance, bn.Eps)
 		for i, x := range fw {
+			if wv[i] == 0 && !w.Sparse.Dense() {
+				x = 0 // not −0 (a negative s): a dropped weight stays code 0
+			}
 			w.Codes[i] = encode1(w.Format, x)
 		}
 		for c, x := range fb {

@@ -11,13 +11,15 @@ import (
 
 	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/models"
+	"github.com/positgan/positgan/sparsity"
 )
 
 // FuzzLoad feeds the reader arbitrary bytes: it must return a model or an
 // error, never panic or allocate without bound, and a model it returns
 // must write back to a file that reads as the same model. The seed corpus
-// (testdata/fuzz/FuzzLoad) holds tiny CGAN and DCGAN files, damaged ones
-// and one of another version; regenerate it with PGMODEL_FUZZ_CORPUS=1.
+// (testdata/fuzz/FuzzLoad) holds tiny CGAN and DCGAN files, dense
+// (version 1) and N:M sparse (version 2), damaged ones and ones of other
+// versions; regenerate it with PGMODEL_FUZZ_CORPUS=1.
 func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		check(t, data)
@@ -47,7 +49,7 @@ func check(t *testing.T, data []byte) {
 			t.Fatalf("a model written back does not read: %v", err)
 		}
 		for i := range m.Tensors {
-			if !slices.Equal(m.Tensors[i].Codes, m2.Tensors[i].Codes) {
+			if !slices.Equal(m.Tensors[i].Codes, m2.Tensors[i].Codes) || m.Tensors[i].Sparse != m2.Tensors[i].Sparse {
 				t.Fatalf("tensor %s changed in the round trip", m.Tensors[i].Name)
 			}
 		}
@@ -80,9 +82,24 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		seeds[cfg.Arch] = b
 		seeds[cfg.Arch+"-truncated"] = b[:len(b)/2]
 		seeds[cfg.Arch+"-version2"] = withVersion(b, 2)
+		seeds[cfg.Arch+"-version3"] = withVersion(b, 3)
 		flipped := slices.Clone(b)
 		flipped[len(b)/3] ^= 4
 		seeds[cfg.Arch+"-flipped"] = flipped
+		for _, nm := range [][2]int{{2, 4}, {1, 3}} {
+			m, err := deploy.Export(c, mustPolicy(t, "posit6-deploy"), deploy.Sparsify(sparsity.Pattern{N: nm[0], M: nm[1]}, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := m.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s-sparse%dof%d", cfg.Arch, nm[0], nm[1])
+			seeds[name] = b
+			seeds[name+"-truncated"] = b[:len(b)*2/3]
+			seeds[name+"-version1"] = withVersion(b, 1)
+		}
 	}
 	for name, b := range seeds {
 		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)

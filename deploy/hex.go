@@ -20,6 +20,12 @@ type HexFile struct {
 	Format string `json:"format"` // the codes' format (fp32: IEEE binary32 bits)
 	Bits   int    `json:"bits"`
 	Shape  []int  `json:"shape"`
+	// Sparse tensors have two memories: Memory "values" holds the kept
+	// codes (Format, Bits) and "indices" their in-block indices, one
+	// block a line (Format "index", Bits = N·IndexBits); Sparsity is "N:M".
+	// Both are "" for a dense tensor's one memory.
+	Memory   string `json:"memory,omitempty"`
+	Sparsity string `json:"sparsity,omitempty"`
 }
 
 // WriteHex writes to dir, for RTL simulation: every stored tensor's codes
@@ -64,7 +70,15 @@ func (m *Model) WriteHex(dir string, z []float32, label int) error {
 		}
 	}
 	for _, t := range m.Tensors {
-		write("tensors/"+fileName(t.Name)+".hex", t.Name, t.Format, t.Shape, t.Codes)
+		if t.Sparse.Dense() {
+			write("tensors/"+fileName(t.Name)+".hex", t.Name, t.Format, t.Shape, t.Codes)
+			continue
+		}
+		if werr == nil {
+			var fs []HexFile
+			fs, werr = writeSparseHex(dir, &t)
+			files = append(files, fs...)
+		}
 	}
 	write("golden/input.z.hex", "input.z", quant.FP32, append([]int{1}, m.Meta.Z...), encodeAll(quant.FP32, z))
 	if labels != nil {

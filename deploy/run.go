@@ -82,6 +82,14 @@ func (m *Model) build() (nn.Module, error) {
 			norms = append(norms, Norm{Name: name, Channels: bn.C, Eps: bn.Eps})
 		}
 	})
+	// The network builds dense layers: the file's sparse weights are
+	// expanded (zeros at the dropped positions), so the run is the dense
+	// run on the masked weights.
+	if len(layers) == len(meta.Layers) {
+		for i := range layers {
+			layers[i].Sparsity = meta.Layers[i].Sparsity
+		}
+	}
 	if !slices.Equal(layers, meta.Layers) {
 		return nil, fmt.Errorf("the layers listed (%d) are not those the configuration builds (%d)", len(meta.Layers), len(layers))
 	}
@@ -89,25 +97,29 @@ func (m *Model) build() (nn.Module, error) {
 		return nil, fmt.Errorf("the batch norms listed (%d) are not those the configuration builds (%d)", len(meta.Norms), len(norms))
 	}
 	weight := map[string]quant.Format{}
+	byName := map[string]Layer{}
 	for _, l := range meta.Layers {
 		weight[l.Name] = orFP32(formats[l.Name].Weight.Format)
+		byName[l.Name] = l
 	}
 	type slot struct {
 		name   string
 		shape  tensor.Shape
 		format quant.Format
 		dst    []float32
+		layer  Layer // the layer of a weight, zero otherwise
 	}
 	var slots []slot
 	for _, p := range net.Params() {
 		f := quant.Format(quant.FP32)
+		var l Layer
 		if p.Weight {
-			f = weight[p.Layer]
+			f, l = weight[p.Layer], byName[p.Layer]
 		}
-		slots = append(slots, slot{p.Name, p.Node.Shape(), f, p.Data()})
+		slots = append(slots, slot{p.Name, p.Node.Shape(), f, p.Data(), l})
 	}
 	for _, b := range net.Buffers() {
-		slots = append(slots, slot{b.Name, b.Tensor.Shape(), quant.FP32, b.Data()})
+		slots = append(slots, slot{b.Name, b.Tensor.Shape(), quant.FP32, b.Data(), Layer{}})
 	}
 	if len(slots) != len(m.Tensors) {
 		return nil, fmt.Errorf("%d tensors stored, the generator has %d", len(m.Tensors), len(slots))
@@ -121,6 +133,20 @@ func (m *Model) build() (nn.Module, error) {
 			return nil, fmt.Errorf("tensor %s has shape %v, the generator %v", t.Name, t.Shape, sl.shape)
 		case t.Format != sl.format:
 			return nil, fmt.Errorf("tensor %s is stored as %v, its layer uses %v", t.Name, t.Format, sl.format)
+		case t.Sparse.String() != sl.layer.Sparsity:
+			return nil, fmt.Errorf("tensor %s is stored %q sparse, its layer says %q", t.Name, t.Sparse, sl.layer.Sparsity)
+		}
+		if !t.Sparse.Dense() {
+			if err := t.Sparse.valid(t.Shape); err != nil {
+				return nil, fmt.Errorf("tensor %s: %w", t.Name, err)
+			}
+			if _, _, err := t.Sparse.compress(t.Shape, t.Codes); err != nil {
+				return nil, fmt.Errorf("tensor %s: %w", t.Name, err)
+			}
+			if from, to, _ := ReductionAxes(sl.layer.Kind); t.Sparse.From != from || t.Sparse.To != to {
+				return nil, fmt.Errorf("tensor %s is sparse along axes [%d, %d), its %s layer reduces along [%d, %d)",
+					t.Name, t.Sparse.From, t.Sparse.To, sl.layer.Kind, from, to)
+			}
 		}
 		for j, c := range t.Codes {
 			v := decode1(t.Format, c)

@@ -22,6 +22,7 @@ import (
 	"github.com/positgan/positgan/policy"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
+	"github.com/positgan/positgan/sparsity"
 )
 
 // DeployOptions says what DeployCompare measures. The zero value
@@ -51,6 +52,10 @@ type DeployOptions struct {
 	// Accum sets every quantized row's accumulation (quant.Accumulation
 	// names: fp32, quire, per-op); "" keeps the presets' fp32.
 	Accum string
+	// Sparsity adds, for each N:M pattern, the rows FP32, Pb and Pb+ of
+	// every width with the generator's weights masked to the pattern
+	// (deploycompare_sparse.go); nil adds none.
+	Sparsity []sparsity.Pattern
 	// Log receives a line per candidate measured; nil discards them.
 	Log io.Writer
 
@@ -128,10 +133,15 @@ func (o *DeployOptions) check() error {
 		return optErr("SearchN", "an FID needs at least 2 images, have %d", o.SearchN)
 	case o.HR != "" && o.In == "":
 		return optErr("HR", "ground truth %s without input images (In)", o.HR)
+	case len(o.Sparsity) > 0 && o.In != "":
+		return optErr("Sparsity", "sparse rows are measured by FID on generators of noise, not on input images (In)")
 	case o.Accum != "":
 		if _, err := quant.ParseAccumulation(o.Accum); err != nil {
 			return &DeployOptionError{Option: "Accum", Err: err}
 		}
+	}
+	if err := o.checkSparsity(); err != nil {
+		return err
 	}
 	for _, b := range o.Bits {
 		if b < 3 || b > 7 {
@@ -177,6 +187,8 @@ type DeployRow struct {
 	// outputs, rounded to 8 bits. Bytes is 0: no .pgmodel is written.
 	SSIM, YPSNR float64
 	Outputs     []image.Image
+	// Sparsity is the weights' N:M mask (deploy.Sparsify); zero: dense.
+	Sparsity sparsity.Pattern
 }
 
 // DeployCandidate is one format and bias setting measured during the search.
@@ -230,8 +242,9 @@ type comparer struct {
 	wh, ah  map[string]scaling.Histogram
 	spec    gan.GeneratorSpec
 	out     *DeployTable
-	pix32   []float32 // the FP32 row's N images
-	judge   *mapJudge // for a generator that maps images, nil otherwise
+	pix32   []float32       // the FP32 row's N images
+	judge   *mapJudge       // for a generator that maps images, nil otherwise
+	sparse  []deploy.Option // the export options of the sparse rows being measured
 }
 
 // DeployCompare measures the deployment table of checkpoint c (trained in
@@ -310,6 +323,9 @@ func DeployCompare(ctx context.Context, c *ckpt.Checkpoint, o DeployOptions) (*D
 	}
 	cmp.out.Layers = cmp.layers
 	if err := cmp.rows(); err != nil {
+		return nil, err
+	}
+	if err := cmp.sparseRows(append([]int{8}, o.Bits...)); err != nil {
 		return nil, err
 	}
 	cmp.out.Seconds = time.Since(start).Seconds()
@@ -463,7 +479,7 @@ func (cm *comparer) measure(p *policy.Policy, n int, grid bool) (fid float64, no
 	if err := cm.ctx.Err(); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
-	if m, err = deploy.Export(cm.c, p); err != nil {
+	if m, err = deploy.Export(cm.c, p, cm.sparse...); err != nil {
 		return 0, "", nil, nil, nil, err
 	}
 	pix = make([]float32, 0, n*cm.spec.Image.Size())
@@ -524,7 +540,7 @@ func (cm *comparer) fixedN(label string, bits int, f quant.Format, tanh string, 
 		return err
 	}
 	r := DeployRow{Label: label, Bits: bits, Tanh: tanh, Policy: p, FID: fid, Note: note, Bytes: len(b), Candidates: tried, Images: [][]float32{images}}
-	if f == nil {
+	if f == nil && cm.pix32 == nil { // the first row; not a sparse FP32 row
 		cm.pix32 = pix
 	}
 	if r.PSNR, err = eval.PSNR(pix, cm.pix32, 2); err != nil {

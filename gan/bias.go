@@ -146,6 +146,10 @@ func (t *Trainer) rebuild() error {
 	for i := range nowB {
 		copy(nowB[i].Data(), oldB[i].Data())
 	}
+	if err := copyMasks(t.nets, n); err != nil {
+		return err
+	}
+	n.setMaskStep(t.opt.Seed, t.step)
 	prev := t.nets
 	t.nets = n
 	gr, err := newGraphs(t)

@@ -142,6 +142,9 @@ func (t *Trainer) Checkpoint() (c *ckpt.Checkpoint, err error) {
 	for _, b := range t.nets.Buffers() {
 		c.Tensors[b.Name] = ckpt.Tensor{Shape: b.Tensor.Shape().Clone(), Data: clone(b.Data())}
 	}
+	if err := saveMasks(c, t.nets); err != nil {
+		return nil, err
+	}
 	st := runState{
 		Model: json.RawMessage(t.model.Config()), Batch: t.opt.Batch, Seed: t.opt.Seed,
 		LR: t.opt.LR, Beta1: t.opt.Beta1, Beta2: t.opt.Beta2,
@@ -247,6 +250,9 @@ func Resume(c *ckpt.Checkpoint, m Model, data []datasets.Dataset) (*Trainer, err
 	// Checkpoints from before batch norm kept running statistics have
 	// none: the statistics start afresh (training does not read them).
 	if err := loadNets(c, t.nets, true); err != nil {
+		return nil, err
+	}
+	if err := loadMasks(c, t.nets); err != nil {
 		return nil, err
 	}
 	for _, g := range t.nets.Groups {
@@ -379,6 +385,10 @@ func Load(c *ckpt.Checkpoint, m Model, policy *policy.Policy) (*Nets, *Saved, er
 	if err := loadNets(c, n, true); err != nil {
 		return nil, nil, err
 	}
+	if err := loadMasks(c, n); err != nil {
+		return nil, nil, err
+	}
+	n.setMaskStep(s.Options.Seed, s.Step)
 	n.BatchStats = !hasBuffers(c, n)
 	for _, g := range n.Groups {
 		nn.SetTraining(g.Net, false)

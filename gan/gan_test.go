@@ -83,6 +83,11 @@ func TestResumeBitExact(t *testing.T) {
 		// dot products'.
 		{"cgan-p8-paper-stochastic", tinyCGAN(), "p8-paper master_rounding=stochastic moments_rounding=stochastic grad_rounding=stochastic other_rounding=stochastic", 0},
 		{"dcgan-p8+-paper-stochastic", tinyDCGAN(), "p8+-paper other_rounding=stochastic master=posit(16,1) master_rounding=stochastic", 2},
+		// N:M sparsity (issue 31): random scores drawn from the seed and
+		// step, a mask frozen before the checkpoint (saved in it) through
+		// bias rebuilds, and one frozen after the resume.
+		{"cgan-posit8+@2:4-random-frozen", tinyCGAN(), "posit8+@2:4 score=random fixed_after=2 grad_sparsity=1:2", 2},
+		{"dcgan-fp32@1:2-frozen-later", tinyDCGAN(), "fp32@1:2 fixed_after=4 G/*:sparsity=1:4", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ds := toyData(t, 40, 8, 1) // 40/16: the loader wraps into epoch 1

@@ -231,8 +231,9 @@ type Nets struct {
 	// they can only be evaluated with the statistics of each batch.
 	BatchStats bool
 
-	others []string // the names of the layers with an Other role (nn.Scope.OtherNames)
-	seed   uint64   // the seed the networks were built with
+	others []string          // the names of the layers with an Other role (nn.Scope.OtherNames)
+	seed   uint64            // the seed the networks were built with
+	masks  *[]*nn.WeightMask // the N:M weight masks, found once (sparsity.go)
 }
 
 // LossLayer is the name under which a policy gives the loss its Other
@@ -301,5 +302,8 @@ func build(m Model, f nn.Formats, seed uint64) (*Nets, error) {
 		}
 		seen[g.Name] = true
 	}
-	return &Nets{Model: m, Groups: gs, others: s.OtherNames(), seed: seed}, nil
+	n := &Nets{Model: m, Groups: gs, others: s.OtherNames(), seed: seed}
+	ms := n.findMasks()
+	n.masks = &ms
+	return n, nil
 }

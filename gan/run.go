@@ -100,6 +100,11 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 	}
 	defer logf.Close()
 	w := bufio.NewWriter(logf)
+	slog, err := openSparsityLog(ro.Dir, t.nets, t.step) // sparsity.go; nil without masks
+	if err != nil {
+		return sum, err
+	}
+	defer slog.Close()
 
 	hl := newHealth(sum.Metrics)
 	status := StatusOK
@@ -231,6 +236,9 @@ func (t *Trainer) Run(ctx context.Context, ro RunOptions) (Summary, error) {
 		writeLogLine(w, st, status, dt, before+el) // elapsed over every invocation
 		if err := w.Flush(); err != nil {
 			return sum, fmt.Errorf("gan: writing %s: %w", sum.Log, err)
+		}
+		if err := slog.write(t.step, t.nets); err != nil {
+			return sum, err
 		}
 		if sum.Skipped == nil {
 			sum.Skipped = make([]int, len(st.Skipped))

@@ -284,6 +284,7 @@ func (t *Trainer) TrainStep() (StepStats, error) {
 	st := StepStats{Step: t.step + 1, Losses: make([]float64, n), Scales: make([]float64, n), Skipped: make([]bool, n),
 		Metrics: make([]float64, gr.nMetrics)}
 	batches, noise := t.batches, t.noise
+	t.nets.setMaskStep(t.opt.Seed, t.step) // stochastic scores and frozen masks read it
 	for i, l := range t.loaders {
 		batches[i].X, batches[i].Labels = l.Next()
 	}

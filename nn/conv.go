@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/positgan/positgan/compute"
+	"github.com/positgan/positgan/sparsity"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -30,6 +31,10 @@ func NewConv2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride, pad int
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{outC, inC, k, k}, inC*k*k, outC)
 	c := &Conv2d{InC: inC, OutC: outC, K: k, Stride: stride, Pad: pad, name: name, roles: newRoles(f, o.seed)}
+	var err error
+	if c.roles.mask, err = newWeightMask(name, f.Sparsity, outC, inC*k*k, sparsity.AlongRow); err != nil {
+		return nil, fmt.Errorf("nn: conv2d %s: %w", name, err)
+	}
 	c.W, c.B = newParams(g, w, b, name)
 	return c, nil
 }
@@ -88,6 +93,12 @@ func NewConvTranspose2d(g *gorgonia.ExprGraph, name string, inC, outC, k, stride
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{inC, outC, k, k}, outC*k*k, outC)
 	c := &ConvTranspose2d{InC: inC, OutC: outC, K: k, Stride: stride, Pad: pad, OutPad: outPad, name: name, roles: newRoles(f, o.seed)}
+	// The forward product col = Wᵀ·X sums over InC: down the columns of
+	// the (InC, OutC·K·K) weights.
+	var err error
+	if c.roles.mask, err = newWeightMask(name, f.Sparsity, inC, outC*k*k, sparsity.AlongColumn); err != nil {
+		return nil, fmt.Errorf("nn: convtranspose2d %s: %w", name, err)
+	}
 	c.W, c.B = newParams(g, w, b, name)
 	return c, nil
 }
@@ -166,6 +177,10 @@ func (c *ConvTranspose2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 
 func (st *convState) node(x, w, b *gorgonia.Node, what string) (*gorgonia.Node, error) {
 	if err := checkDtype(x, w.Dtype(), what); err != nil {
+		return nil, err
+	}
+	w, err := maskWeight(w, st.roles.mask)
+	if err != nil {
 		return nil, err
 	}
 	in := []tensor.Shape{st.xShape, w.Shape().Clone()}

@@ -26,6 +26,9 @@ type LayerFormats struct {
 	// is always rounded to nearest, element by element.
 	Accum       quant.Accumulation
 	AccumFormat quant.Format
+	// Sparsity masks the weights N:M as the products read them, and the
+	// weight gradients (see Sparsity); the zero value masks nothing.
+	Sparsity Sparsity
 
 	// The roles below quantize the rest of a training step, each with its
 	// own rounding (QPyTorch's OptimLP rounds weights, gradients and

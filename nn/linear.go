@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/positgan/positgan/compute"
+	"github.com/positgan/positgan/sparsity"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -31,6 +32,10 @@ func NewLinear(g *gorgonia.ExprGraph, name string, in, out int, f LayerFormats, 
 	o := buildOptions(opts)
 	w, b := initWeights(o, []int{out, in}, in, out)
 	l := &Linear{In: in, Out: out, name: name, roles: newRoles(f, o.seed)}
+	var err error
+	if l.roles.mask, err = newWeightMask(name, f.Sparsity, out, in, sparsity.AlongRow); err != nil {
+		return nil, fmt.Errorf("nn: linear %s: %w", name, err)
+	}
 	l.W, l.B = newParams(g, w, b, name)
 	return l, nil
 }
@@ -90,7 +95,11 @@ func (l *Linear) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 	}
 	st := &linState{l: l, batch: xs[0], xShape: xs.Clone()}
 	in := []tensor.Shape{xs.Clone(), l.W.Shape().Clone()}
-	children := []*gorgonia.Node{x, l.W}
+	w, err := maskWeight(l.W, l.roles.mask)
+	if err != nil {
+		return nil, err
+	}
+	children := []*gorgonia.Node{x, w}
 	if l.B != nil {
 		in = append(in, l.B.Shape().Clone())
 		children = append(children, l.B)

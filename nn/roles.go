@@ -21,6 +21,7 @@ type roles struct {
 	// above are then the identity.
 	wB, actB, errB *compute.Rounder
 	quire          compute.Workspace
+	mask           *WeightMask          // N:M weight mask (sparse.go); nil: dense
 	perOp          [3]compute.Workspace // by role: out, err, wgrad (each keeps its format's tables)
 }
 

@@ -62,6 +62,7 @@ type override struct {
 	match string
 	set   [numKeys]bool
 	lf    nn.LayerFormats
+	sp    sparseSet // the sparsity keys (sparsity.go)
 }
 
 // The settable fields of a layer, in the order Apply and the TOML file use.
@@ -133,6 +134,7 @@ func (p *Policy) For(layer string) nn.LayerFormats {
 				setField(&lf, k, &o.lf)
 			}
 		}
+		o.sp.apply(&lf.Sparsity)
 	}
 	return lf
 }
@@ -303,7 +305,9 @@ func lookupKey(key string) ([]int, error) {
 // roundings other_rounding, master_rounding, grad_rounding,
 // moment1_rounding, moment2_rounding, and the shorthands all (the five
 // dot-product formats), dot (weight and act), moments (moment1 and
-// moment2) and moments_rounding. Setting the
+// moment2) and moments_rounding, and the sparsity keys sparsity and
+// grad_sparsity (N:M or dense), score (a scorer name) and fixed_after (a
+// step; see nn.Sparsity). Setting the
 // same glob again changes its existing override, keeping its place in the
 // order. A format may name a file (table:FILE): Set is for settings a
 // user typed; Read, for files, never opens one.
@@ -313,6 +317,9 @@ func (p *Policy) Set(glob, key, value string) error { return p.set(glob, key, va
 func (p *Policy) set(glob, key, value string, files bool) error {
 	if key == "tanh" {
 		return p.setTanh(glob, value)
+	}
+	if k, ok := sparseKey(key); ok {
+		return p.setSparse(glob, k, value)
 	}
 	ks, err := lookupKey(key)
 	if err != nil {
@@ -330,23 +337,32 @@ func (p *Policy) set(glob, key, value string, files bool) error {
 		}
 		return nil
 	}
+	o, err := p.overrideFor(glob)
+	if err != nil {
+		return err
+	}
+	for _, k := range ks {
+		setField(&o.lf, k, &v)
+		o.set[k] = true
+	}
+	return nil
+}
+
+// overrideFor returns the override of glob, added at the end if p has
+// none.
+func (p *Policy) overrideFor(glob string) (*override, error) {
 	if _, err := path.Match(glob, ""); err != nil {
-		return Error(fmt.Sprintf("layer glob %q: %v", glob, err))
+		return nil, Error(fmt.Sprintf("layer glob %q: %v", glob, err))
 	}
 	if !utf8.ValidString(glob) {
-		return Error(fmt.Sprintf("layer glob %q: not valid UTF-8", glob))
+		return nil, Error(fmt.Sprintf("layer glob %q: not valid UTF-8", glob))
 	}
 	i := slices.IndexFunc(p.overrides, func(o override) bool { return o.match == glob })
 	if i < 0 {
 		p.overrides = append(p.overrides, override{match: glob})
 		i = len(p.overrides) - 1
 	}
-	o := &p.overrides[i]
-	for _, k := range ks {
-		setField(&o.lf, k, &v)
-		o.set[k] = true
-	}
-	return nil
+	return &p.overrides[i], nil
 }
 
 // setTanh sets the output activation (the key tanh, which takes no glob).
@@ -584,8 +600,13 @@ func Presets() (names, docs []string) {
 	return names, docs
 }
 
-// Preset returns the named preset policy (see Presets).
+// Preset returns the named preset policy (see Presets). A preset name
+// followed by @N:M (posit8+@2:4) is that preset with the N:M weight
+// sparsity on every layer (the key sparsity).
 func Preset(name string) (*Policy, error) {
+	if p, ok, err := sparsePreset(name); ok {
+		return p, err
+	}
 	find := func(name string) int {
 		return slices.IndexFunc(policyPresets, func(ps policyPreset) bool { return ps.name == name })
 	}
@@ -744,6 +765,8 @@ type tomlLayer struct {
 	GradRounding    string `toml:"grad_rounding,omitempty"`
 	Moment1Rounding string `toml:"moment1_rounding,omitempty"`
 	Moment2Rounding string `toml:"moment2_rounding,omitempty"`
+
+	tomlSparse // sparsity, grad_sparsity, score, fixed_after (sparsity.go)
 }
 
 // settings returns the table's (key, value) pairs in application order.
@@ -761,7 +784,7 @@ func (t *tomlLayer) settings() [][2]string {
 			s = append(s, kv)
 		}
 	}
-	return s
+	return append(s, t.tomlSparse.settings()...)
 }
 
 func (t *tomlLayer) setKey(k int, v string) {
@@ -840,6 +863,7 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 		}
 		t.Default.setKey(k, fieldString(&p.Default, k))
 	}
+	t.Default.tomlSparse = sparseTOML(&p.Default.Sparsity, defaultSparseSet(&p.Default.Sparsity))
 	for _, o := range p.overrides {
 		l := tomlLayer{Match: o.match}
 		for k := range numKeys {
@@ -847,6 +871,7 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 				l.setKey(k, fieldString(&o.lf, k))
 			}
 		}
+		l.tomlSparse = sparseTOML(&o.sp.s, o.sp.set)
 		t.Layer = append(t.Layer, l)
 	}
 	if _, err := io.WriteString(w, "# positgan quantization policy\n"); err != nil {

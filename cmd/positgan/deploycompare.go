@@ -50,12 +50,17 @@ func deployCompareCmd() *command {
 			in := fs.String("in", "", "folder (or image) of inputs for a generator that maps images: rows judged by PSNR/SSIM against FP32")
 			hr := fs.String("hr", "", "with --in and an esrgan: folder of same-named ground-truth images for Y-PSNR")
 			mapName := fs.String("map", "", "with --in: the image map to judge (cyclegan: AtoB or BtoA; default: the first)")
+			sparse := fs.String("sparsity", "", "N:M patterns, comma-separated (e.g. 2:4,1:4): adds FP32, Pb and Pb+ rows with the weights masked by |w|")
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
 				o := experiment.DeployOptions{Features: *features, Dataset: *dataset, N: *n, SearchN: *searchN, Seed: *seed, Accum: *accum, Log: io.err,
 					In: *in, HR: *hr, Map: *mapName}
+				var err error
+				if o.Sparsity, err = experiment.ParsePatterns(*sparse); err != nil {
+					return usagef("--sparsity %s: %v", *sparse, err)
+				}
 				return runDeployCompare(io, *path, *out, *bits, o)
 			}
 		}}
@@ -87,11 +92,12 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 			return err
 		}
 		flag, value := map[string][2]string{
-			"N":       {"--n", strconv.Itoa(o.N)},
-			"SearchN": {"--search-n", strconv.Itoa(o.SearchN)},
-			"Bits":    {"--bits", bits},
-			"Accum":   {"--accum", o.Accum},
-			"HR":      {"--hr", o.HR},
+			"N":        {"--n", strconv.Itoa(o.N)},
+			"SearchN":  {"--search-n", strconv.Itoa(o.SearchN)},
+			"Bits":     {"--bits", bits},
+			"Accum":    {"--accum", o.Accum},
+			"Sparsity": {"--sparsity", strings.ReplaceAll(strings.Trim(fmt.Sprint(o.Sparsity), "[]"), " ", ",")},
+			"HR":       {"--hr", o.HR},
 		}[oe.Option], oe.Err
 		return usagef("%s %s: %v", flag[0], flag[1], value)
 	}

@@ -75,7 +75,7 @@ func TestExportGenerateErrors(t *testing.T) {
 	f[len(f)/2] ^= 0x10
 	os.WriteFile(flipped, f, 0o644)
 	v := bytes.Clone(b)
-	binary.LittleEndian.PutUint32(v[8:], 2)
+	binary.LittleEndian.PutUint32(v[8:], 3)
 	binary.LittleEndian.PutUint32(v[len(v)-4:], crc32.ChecksumIEEE(v[:len(v)-4]))
 	os.WriteFile(v2, v, 0o644)
 	for _, tc := range []struct {
@@ -94,7 +94,7 @@ func TestExportGenerateErrors(t *testing.T) {
 		{[]string{"generate", "--model", bad, "--out", filepath.Join(dir, "x.png")}, 1, "truncated"},
 		{[]string{"generate", "--model", bad, "--out", filepath.Join(dir, "x.png")}, 1, "bad.pgmodel: deploy: not a valid pgmodel file"},
 		{[]string{"generate", "--model", flipped, "--out", filepath.Join(dir, "x.png")}, 1, "checksum mismatch"},
-		{[]string{"generate", "--model", v2, "--out", filepath.Join(dir, "x.png")}, 1, "pgmodel version 2; this build reads version 1"},
+		{[]string{"generate", "--model", v2, "--out", filepath.Join(dir, "x.png")}, 1, "pgmodel version 3; this build reads versions 1 to 2"},
 		{[]string{"generate", "--model", filepath.Join(dir, "none"), "--out", filepath.Join(dir, "x.png")}, 1, "no such file"},
 	} {
 		_, stderr, code := runCLI(t, "", tc.args...)

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/positgan/positgan/ckpt"
+	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
@@ -22,7 +23,8 @@ func scaleCmd() *command {
 				"generator loss at the layer's output, before loss scaling) of one generator step on --n\n" +
 				"latent vectors. Prints the bulk of each tensor (binades holding the middle 90% of its nonzero\n" +
 				"values) and the exponent bias scaling.ChooseBias picks for the checkpoint's format of that\n" +
-				"role; with --out, writes one PNG plot per role (weight.png, act.png, out.png, err.png).",
+				"role; with --out, writes one PNG plot per role (weight.png, act.png, out.png, err.png).\n" +
+				"A layer whose policy masks its weights N:M counts only the weights its mask keeps.",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				path := fs.String("checkpoint", "", "checkpoint written by positgan train (required)")
 				out := fs.String("out", "", "folder for the PNG plots (none: print only)")
@@ -74,6 +76,7 @@ func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format qu
 	if err != nil {
 		return err
 	}
+	sparse := experiment.KeptWeightHistograms(m, hs)
 	pol := s.Options.Policy
 	polName := "fp32"
 	if pol != nil {
@@ -100,7 +103,11 @@ func runScaleHistogram(io stdio, path, out string, n int, seed uint64, format qu
 		if b.HasBias {
 			bias = fmt.Sprintf("%+d", b.Bias)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", h.Layer, h.Role, h.Hist.Total()+h.Hist.Zeros+h.Hist.NonFinite,
+		role := h.Role
+		if p := sparse[h.Layer]; p != "" && role == "weight" {
+			role += " (" + p + " kept)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", h.Layer, role, h.Hist.Total()+h.Hist.Zeros+h.Hist.NonFinite,
 			h.Hist.Zeros, bulk, medS, fs, bias)
 	}
 	if err := tw.Flush(); err != nil {

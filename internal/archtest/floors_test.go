@@ -28,6 +28,7 @@ var floors = []struct {
 	{"internal/pyref", 0}, {"internal/gradcheck", 0}, {"internal/archtest", 0}, {"internal/tomlsafe", 0}, {"internal/regfile", 0}, {"internal/testimages", 0}, {"internal/graphexec", 0}, {"internal/graphop", 0},
 	{"imageio", 0}, {"datasets", 0}, {"ckpt", 0},
 	{"quant", 1},                              // number formats, their kernels and arithmetic
+	{"sparsity", 1},                           // N:M structured sparsity masks: patterns, scorers
 	{"internal/gemm", 2}, {"internal/vec", 2}, // the CPU kernels
 	{"compute", 3},                               // the backend seam over the kernels
 	{"nn", 4}, {"tanhapprox", 4}, {"scaling", 4}, // layers and the quantizer op; approximations; bias estimation

@@ -1,0 +1,246 @@
+package sparsity
+
+import "math"
+
+// Axis says which way the blocks of a row-major matrix run: along the
+// reduction dimension of the product that reads the matrix.
+type Axis uint8
+
+const (
+	// AlongRow: a block is M consecutive elements of one row, as for a
+	// weight matrix W (Out × K) in the product W·X, whose rows are the
+	// dot products' operands: a Linear layer's (Out, In) weights, a
+	// convolution's (OutC, InC·K·K).
+	AlongRow Axis = iota
+	// AlongColumn: a block is M consecutive rows of one column, as for a
+	// weight matrix read transposed (Wᵀ·X), e.g. a transposed
+	// convolution's (InC, OutC·K·K) weights, whose products sum over InC.
+	AlongColumn
+)
+
+// Float is the element type of the slices masked.
+type Float interface{ ~float32 | ~float64 }
+
+const errLength = "sparsity: slice lengths differ"
+
+// Mask sets keep, a rows × cols row-major matrix, to the N:M mask of the
+// scores score (of the same shape) with blocks along axis: in every block
+// of p.M consecutive values along the axis, keep is true for the p.N
+// values of highest score, ties going to the lower index, and false for
+// the others. NaN scores count as −∞.
+//
+// When the axis length (cols along rows, rows along columns) is not a
+// multiple of M, the last block of each line holds r < M values and keeps
+// min(N, r) of them: the block is padded logically with M − r values that
+// score below every real one, so the padding is never kept and the
+// structure (at most N non-zeros in M) holds for the padded block. A dense
+// p keeps every value.
+//
+// Mask panics if the lengths are not rows·cols or p is not valid.
+func Mask(keep []bool, score []float64, rows, cols int, p Pattern, axis Axis) {
+	if rows < 0 || cols < 0 || len(keep) != rows*cols || len(score) != rows*cols {
+		panic(errLength)
+	}
+	if err := p.Validate(); err != nil {
+		panic(err)
+	}
+	if p.IsDense() {
+		for i := range keep {
+			keep[i] = true
+		}
+		return
+	}
+	// A line is one row (AlongRow) or one column (AlongColumn); step is
+	// the distance between neighbours along it.
+	lines, length, lineStep, step := rows, cols, cols, 1
+	if axis == AlongColumn {
+		lines, length, lineStep, step = cols, rows, 1, cols
+	}
+	for l := range lines {
+		for b := 0; b < length; b += p.M {
+			maskBlock(keep, score, l*lineStep+b*step, step, min(p.M, length-b), p.N)
+		}
+	}
+}
+
+// maskBlock masks the block of r values at off, off+step, ...: value a is
+// kept if fewer than n values of the block rank above it (higher score,
+// or equal score and lower index). r ≤ MaxM, so counting is as fast as
+// sorting.
+func maskBlock(keep []bool, score []float64, off, step, r, n int) {
+	if n >= r {
+		for a := range r {
+			keep[off+a*step] = true
+		}
+		return
+	}
+	var s [MaxM]float64
+	for a := range r {
+		v := score[off+a*step]
+		if v != v {
+			v = math.Inf(-1)
+		}
+		s[a] = v
+	}
+	for a := range r {
+		rank := 0
+		for b := range r {
+			if s[b] > s[a] || (s[b] == s[a] && b < a) {
+				rank++
+			}
+		}
+		keep[off+a*step] = rank < n
+	}
+}
+
+// Scores sets dst[i] to s's score of w[i] under key k and returns dst. It
+// lets a Scorer, which works on float64, score float32 values.
+func Scores[T Float](dst []float64, w []T, s Scorer, k Key) []float64 {
+	if len(dst) != len(w) {
+		panic(errLength)
+	}
+	for i, v := range w {
+		dst[i] = float64(v)
+	}
+	s(dst, dst, k)
+	return dst
+}
+
+// MaskValues sets keep to the N:M mask of the rows × cols matrix w scored
+// by s under key k (see Mask); scratch, grown as needed, holds the scores.
+// It returns scratch for reuse.
+func MaskValues[T Float](keep []bool, w []T, rows, cols int, p Pattern, axis Axis, s Scorer, k Key, scratch []float64) []float64 {
+	if len(w) != len(keep) {
+		panic(errLength)
+	}
+	if p.IsDense() {
+		if err := p.Validate(); err != nil {
+			panic(err)
+		}
+		for i := range keep {
+			keep[i] = true
+		}
+		return scratch
+	}
+	if cap(scratch) < len(w) {
+		scratch = make([]float64, len(w))
+	}
+	scratch = scratch[:len(w)]
+	Mask(keep, Scores(scratch, w, s, k), rows, cols, p, axis)
+	return scratch
+}
+
+// Apply sets dst[i] to src[i] where keep[i], and to zero elsewhere, and
+// returns dst. dst and src may be the same slice.
+func Apply[T Float](dst, src []T, keep []bool) []T {
+	if len(dst) != len(src) || len(keep) != len(src) {
+		panic(errLength)
+	}
+	for i, k := range keep {
+		if k {
+			dst[i] = src[i]
+		} else {
+			dst[i] = 0
+		}
+	}
+	return dst
+}
+
+// Kept returns how many values keep keeps.
+func Kept(keep []bool) int {
+	n := 0
+	for _, k := range keep {
+		if k {
+			n++
+		}
+	}
+	return n
+}
+
+// Conforms reports whether the rows × cols matrix w has at most p.N
+// non-zero values in every block of p.M along axis (the last, partial
+// block of a line included: at most min(N, r) of r). Every matrix conforms
+// to a dense p. It panics if len(w) is not rows·cols.
+func Conforms[T Float](w []T, rows, cols int, p Pattern, axis Axis) bool {
+	if rows < 0 || cols < 0 || len(w) != rows*cols {
+		panic(errLength)
+	}
+	if p.IsDense() {
+		return true
+	}
+	lines, length, lineStep, step := rows, cols, cols, 1
+	if axis == AlongColumn {
+		lines, length, lineStep, step = cols, rows, 1, cols
+	}
+	for l := range lines {
+		for b := 0; b < length; b += p.M {
+			nz := 0
+			for a := range min(p.M, length-b) {
+				if w[l*lineStep+(b+a)*step] != 0 {
+					nz++
+				}
+			}
+			if nz > p.N {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// MaskAbs sets keep to the mask MaskValues gives with the Abs scorer
+// (the default), without converting w to float64 scores: the training
+// path's fast case.
+func MaskAbs[T Float](keep []bool, w []T, rows, cols int, p Pattern, axis Axis) {
+	if rows < 0 || cols < 0 || len(keep) != rows*cols || len(w) != rows*cols {
+		panic(errLength)
+	}
+	if err := p.Validate(); err != nil {
+		panic(err)
+	}
+	if p.IsDense() {
+		for i := range keep {
+			keep[i] = true
+		}
+		return
+	}
+	lines, length, lineStep, step := rows, cols, cols, 1
+	if axis == AlongColumn {
+		lines, length, lineStep, step = cols, rows, 1, cols
+	}
+	for l := range lines {
+		for b := 0; b < length; b += p.M {
+			maskBlockAbs(keep, w, l*lineStep+b*step, step, min(p.M, length-b), p.N)
+		}
+	}
+}
+
+// maskBlockAbs is maskBlock with the scores |w| (NaN as −∞).
+func maskBlockAbs[T Float](keep []bool, w []T, off, step, r, n int) {
+	if n >= r {
+		for a := range r {
+			keep[off+a*step] = true
+		}
+		return
+	}
+	var s [MaxM]T
+	for a := range r {
+		v := w[off+a*step]
+		switch {
+		case v != v:
+			v = T(math.Inf(-1))
+		case v < 0:
+			v = -v
+		}
+		s[a] = v
+	}
+	for a := range r {
+		rank := 0
+		for b := range r {
+			if s[b] > s[a] || (s[b] == s[a] && b < a) {
+				rank++
+			}
+		}
+		keep[off+a*step] = rank < n
+	}
+}
