@@ -350,10 +350,11 @@ func trainOne(ctx context.Context, f *trainFlags, r *experiment.TrainRun, ds *da
 }
 
 // progressReporter returns the per-step callback: a progress bar on a
-// terminal, a plain line every logEvery steps otherwise. cols names the
+// terminal, a plain line every logEvery steps otherwise
+// (experiment.LogProgress). cols names the
 // step's figures (gan.Trainer.LogColumns). later is the number of steps
 // the runs after this one train in this invocation: both also show the
-// ETA of all of them (allRunsETA).
+// ETA of all of them (experiment.AllRunsETA).
 func progressReporter(io stdio, name string, cols []string, start, steps, logEvery, later int) func(gan.StepStats, time.Duration) {
 	if isTerminal(io.err) {
 		desc := name
@@ -376,27 +377,12 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 			for i, l := range st.Losses {
 				fmt.Fprintf(&b, "  %s %.3f", cols[i], l)
 			}
-			b.WriteString(allRunsETA(st.Step-start, steps-st.Step, later, el, "  all runs eta "))
+			b.WriteString(experiment.AllRunsETA(st.Step-start, steps-st.Step, later, el, "  all runs eta "))
 			bar.Describe(b.String())
 			bar.Add(1)
 		}
 	}
-	return func(st gan.StepStats, el time.Duration) {
-		if logEvery == 0 || (st.Step%logEvery != 0 && st.Step != steps) {
-			return
-		}
-		done := st.Step - start
-		eta := time.Duration(float64(el) / float64(done) * float64(steps-st.Step))
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s step %d/%d", name, st.Step, steps)
-		vals := append(append(append([]float64{}, st.Losses...), st.Metrics...), st.Scales...)
-		for i, v := range vals {
-			fmt.Fprintf(&b, "  %s %.4g", cols[i], v)
-		}
-		fmt.Fprintf(&b, "  %.3f s/step  eta %s%s\n", el.Seconds()/float64(done), eta.Round(time.Second),
-			allRunsETA(done, steps-st.Step, later, el, ", all runs "))
-		io.err.Write([]byte(b.String()))
-	}
+	return experiment.LogProgress(io.err, name, cols, start, steps, logEvery, later)
 }
 
 // isTerminal reports whether w is a terminal.
