@@ -87,3 +87,42 @@ func TestPlots(t *testing.T) {
 		}
 	}
 }
+
+// posit(8,0) ⊂ posit(16,1) ⊂ fp32: posit(16,1) has more fraction bits
+// and range than posit(8,0) everywhere, and at most 12 fraction bits and
+// exponents within ±28, which fp32 holds. So the diagram is a chain.
+func TestWriteLatticeCSV(t *testing.T) {
+	fs := []quant.Format{quant.MustParse("fp32"), quant.MustParse("posit(8,0)"), quant.MustParse("posit(16,1)")}
+	l, err := quant.NewLattice(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := formatinfo.WriteLatticeCSV(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	// Names with a comma are quoted (RFC 4180).
+	if want := "lower,upper\n\"posit(8,0)\",\"posit(16,1)\"\n\"posit(16,1)\",fp32\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+func TestWritePromotion(t *testing.T) {
+	p8, p16 := quant.MustParse("posit(8,0)"), quant.MustParse("posit(16,1)")
+	var b bytes.Buffer
+	pr := quant.Promotion{Operands: []quant.Format{p8, p16}, Result: p16,
+		Candidates: []quant.Candidate{{Format: p16, Why: "result"}, {Format: p8, Why: "lacks"}}}
+	if err := formatinfo.WritePromotion(&b, pr); err != nil {
+		t.Fatal(err)
+	}
+	want := "promote(posit(8,0), posit(16,1)) = posit(16,1)\n  posit(16,1)  result\n  posit(8,0)   lacks\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	pr.Result = nil
+	formatinfo.WritePromotion(&b, pr)
+	if !strings.HasPrefix(b.String(), "promote(posit(8,0), posit(16,1)): no result\n") {
+		t.Errorf("no result: %q", b.String())
+	}
+}

@@ -2,9 +2,11 @@ package formatinfo
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/positgan/positgan/internal/numfmt"
 	"github.com/positgan/positgan/quant"
@@ -86,4 +88,49 @@ func ScaleExpRange(f quant.Format) (lo, hi int, ok bool) {
 	lo = int(math.Ceil(math.Log2(d.MaxPos / math.MaxFloat32)))
 	hi = int(math.Floor(math.Log2(d.MinPos / math.SmallestNonzeroFloat32)))
 	return lo, hi, true
+}
+
+// WritePromotion writes a promotion (quant.Promoter.Explain) as
+// "positgan format promote" prints it: promote(A, B, ...) = R (or "no
+// result"), then a line per candidate with why it is or is not R.
+func WritePromotion(w io.Writer, pr quant.Promotion) error {
+	bw := bufio.NewWriter(w)
+	names := make([]string, len(pr.Operands))
+	for i, o := range pr.Operands {
+		names[i] = o.String()
+	}
+	if pr.Result != nil {
+		fmt.Fprintf(bw, "promote(%s) = %v\n", strings.Join(names, ", "), pr.Result)
+	} else {
+		fmt.Fprintf(bw, "promote(%s): no result\n", strings.Join(names, ", "))
+	}
+	width := 0
+	for _, c := range pr.Candidates {
+		width = max(width, len(c.Format.String()))
+	}
+	for _, c := range pr.Candidates {
+		fmt.Fprintf(bw, "  %-*s  %s\n", width, c.Format, c.Why)
+	}
+	return bw.Flush()
+}
+
+// WriteBlockPromotion writes the promotion r of the block formats bs
+// (quant.Promoter.PromoteBlocks) as "positgan format promote" prints it.
+func WriteBlockPromotion(w io.Writer, bs []quant.BlockFormat, r quant.BlockFormat) error {
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = b.String()
+	}
+	_, err := fmt.Fprintf(w, "promote(%s) = %v (its elements, %v, are the promotion of the operands' elements)\n", strings.Join(names, ", "), r, r.Elem())
+	return err
+}
+
+// WriteLatticeCSV writes the covering pairs of l as CSV lower,upper
+// (quant.Lattice.CSV).
+func WriteLatticeCSV(w io.Writer, l *quant.Lattice) error {
+	cw := csv.NewWriter(w)
+	if err := cw.WriteAll(l.CSV()); err != nil {
+		return err
+	}
+	return cw.Error()
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
+	"cmp"
 	"flag"
-	"fmt"
 	"io"
 	"strings"
 
@@ -68,9 +66,9 @@ func latticeCmd() *command {
 					return err
 				}
 				if *csvPath != "" {
-					err = atomicfile.Write(*csvPath, func(w io.Writer) error { return writeLatticeCSV(w, l) })
+					err = atomicfile.Write(*csvPath, func(w io.Writer) error { return formatinfo.WriteLatticeCSV(w, l) })
 				} else {
-					err = writeLatticeCSV(std.out, l)
+					err = formatinfo.WriteLatticeCSV(std.out, l)
 				}
 				if err != nil || *out == "" {
 					return err
@@ -113,12 +111,7 @@ func formatPromoteBlocks(w io.Writer, p quant.Promoter, bs []quant.BlockFormat) 
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(bs))
-	for i, b := range bs {
-		names[i] = b.String()
-	}
-	_, err = fmt.Fprintf(w, "promote(%s) = %v (its elements, %v, are the promotion of the operands' elements)\n", strings.Join(names, ", "), r, r.Elem())
-	return err
+	return formatinfo.WriteBlockPromotion(w, bs, r)
 }
 
 // formatPromote prints the promotion of the operands and a line per
@@ -126,31 +119,5 @@ func formatPromoteBlocks(w io.Writer, p quant.Promoter, bs []quant.BlockFormat) 
 // an error, so that an ambiguous promotion shows its bounds.
 func formatPromote(w io.Writer, p quant.Promoter, ops []quant.Format) error {
 	pr, err := p.Explain(ops...)
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	names := make([]string, len(ops))
-	for i, o := range ops {
-		names[i] = o.String()
-	}
-	if pr.Result != nil {
-		fmt.Fprintf(bw, "promote(%s) = %v\n", strings.Join(names, ", "), pr.Result)
-	} else {
-		fmt.Fprintf(bw, "promote(%s): no result\n", strings.Join(names, ", "))
-	}
-	width := 0
-	for _, c := range pr.Candidates {
-		width = max(width, len(c.Format.String()))
-	}
-	for _, c := range pr.Candidates {
-		fmt.Fprintf(bw, "  %-*s  %s\n", width, c.Format, c.Why)
-	}
-	return err
-}
-
-func writeLatticeCSV(w io.Writer, l *quant.Lattice) error {
-	cw := csv.NewWriter(w)
-	if err := cw.WriteAll(l.CSV()); err != nil {
-		return err
-	}
-	return cw.Error()
+	return cmp.Or(formatinfo.WritePromotion(w, pr), err)
 }
