@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/positgan/positgan/eval/featnet"
@@ -163,35 +160,13 @@ func runCompare(f *compareFlags, io stdio) error {
 	s.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
 		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, experiment.LaterSteps(runs, r, s.Steps, experiment.Shard{}))
 	}
-	ctx, stop := interruptible(io)
+	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	t, err := experiment.Compare(ctx, s)
 	if err != nil {
 		return compareError(err)
 	}
 	return t.WriteMarkdown(io.out)
-}
-
-// interruptible returns a context cancelled by the first Ctrl-C or
-// SIGTERM, which lets the run under way finish its step and write its
-// checkpoint; a second one kills at once. Call stop when done.
-func interruptible(io stdio) (context.Context, func()) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{}) // closed before stop: the watcher returns quietly
-	go func() {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			select {
-			case <-done: // cancelled by the deferred stop: no signal came
-				return
-			default:
-			}
-			stop() // a second Ctrl-C kills at once
-			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
-		}
-	}()
-	return ctx, func() { close(done); stop() }
 }
 
 // compareError turns the errors of package experiment into the command's.
@@ -262,7 +237,7 @@ func runPlan(f *compareFlags, io stdio) error {
 	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
 		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
 	}
-	ctx, stop := interruptible(io)
+	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	t, err := experiment.RunPlan(ctx, p, sh)
 	if err != nil {

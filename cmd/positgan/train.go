@@ -229,7 +229,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 	experiment.SetLater(runs, steps) // for the ETA of all runs
 
-	ctx, stop := interruptible(io) // compare.go
+	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	var sums []gan.Summary
 	for _, r := range runs {
