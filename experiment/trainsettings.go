@@ -135,3 +135,55 @@ func (r *TrainRun) WriteSummary(w io.Writer, sum gan.Summary) error {
 	_, err := fmt.Fprintf(w, "%s: wrote %s\n", r.Label, strings.Join(wrote, ", "))
 	return err
 }
+
+// A ResumeMismatchError is a run whose checkpoint holds a run that
+// differs from the settings meant to continue it (TrainSettings.Resume).
+type ResumeMismatchError struct {
+	Run        *TrainRun
+	Mismatches []Mismatch
+}
+
+func (e *ResumeMismatchError) Error() string {
+	var s []string
+	for _, m := range e.Mismatches {
+		if m.Setting == SettingOption {
+			s = append(s, fmt.Sprintf("option %s %q (checkpoint: %q)", m.Option, m.Want, m.Saved))
+		} else {
+			s = append(s, fmt.Sprintf("%s %s (checkpoint: %s)", m.Setting, m.Want, m.Saved))
+		}
+	}
+	return fmt.Sprintf("experiment: %s: the checkpoint's run differs: %s", e.Run.Dir, strings.Join(s, ", "))
+}
+
+// ResumeRuns loads each run's checkpoint (LoadCheckpoint) and checks it
+// against s (Resume), then takes the first resumed run's settings for
+// those not given (Adopt) and returns its configuration, in which the
+// runs without a checkpoint start from scratch. A checkpoint that differs
+// is a *ResumeMismatchError; runs none of which was ever started
+// (CheckResumable) are a *NoCheckpointError.
+func (s *TrainSettings) ResumeRuns(runs []*TrainRun) (models.Config, error) {
+	var first *Resumed
+	for _, r := range runs {
+		var err error
+		if r.Checkpoint, err = LoadCheckpoint(r.Dir); err != nil {
+			return models.Config{}, err
+		}
+		if r.Checkpoint == nil {
+			continue
+		}
+		res, err := s.Resume(r.Checkpoint, r.Policy)
+		if err != nil {
+			return models.Config{}, err
+		}
+		if len(res.Mismatches) > 0 {
+			return models.Config{}, &ResumeMismatchError{Run: r, Mismatches: res.Mismatches}
+		}
+		if first == nil {
+			first = &res
+		}
+	}
+	if err := CheckResumable(runs); err != nil {
+		return models.Config{}, err
+	}
+	return s.Adopt(first), nil
+}

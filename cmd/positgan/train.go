@@ -16,7 +16,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
@@ -138,35 +137,19 @@ func runTrain(f *trainFlags, io stdio) error {
 	// Runs without one (not started, or stopped before their first
 	// checkpoint) start from scratch, in the resumed runs' settings.
 	var dirs []string
-	var first *experiment.Resumed // the first run with a checkpoint
 	for _, r := range runs {
 		dirs = append(dirs, r.Dir)
 		if !f.resume {
 			if err := checkNoRun(r.Dir, f.overwrite); err != nil {
 				return err
 			}
-			continue
-		}
-		if r.Checkpoint, err = experiment.LoadCheckpoint(r.Dir); err != nil {
-			return err
-		}
-		if r.Checkpoint != nil {
-			res, err := checkResume(f, r, r.Checkpoint)
-			if err != nil {
-				return err
-			}
-			if first == nil {
-				first = &res
-			}
 		}
 	}
 	var cfg models.Config
 	if f.resume {
-		var ne *experiment.NoCheckpointError
-		if err := experiment.CheckResumable(runs); errors.As(err, &ne) {
-			return fmt.Errorf("--resume: no checkpoint %s", strings.Join(ne.Paths, ", "))
+		if cfg, err = f.ResumeRuns(runs); err != nil {
+			return resumeError(err)
 		}
-		cfg = f.Adopt(first)
 	}
 
 	// The model's own data set and batch, when not given (nor resumed).
@@ -280,26 +263,30 @@ func modelBatchDefaults() string {
 	})
 }
 
-// checkResume compares the flags given explicitly with the run a
-// checkpoint holds, which supplies the flags not given
-// (experiment.TrainSettings.Resume); a difference is a usage error.
-func checkResume(f *trainFlags, r *experiment.TrainRun, c *ckpt.Checkpoint) (experiment.Resumed, error) {
-	res, err := f.Resume(c, r.Policy)
+// resumeError words the errors of resuming runs
+// (experiment.TrainSettings.ResumeRuns): a checkpoint that differs is a
+// usage error naming the flags.
+func resumeError(err error) error {
+	var me *experiment.ResumeMismatchError
+	var ne *experiment.NoCheckpointError
+	switch {
+	case errors.As(err, &ne):
+		return fmt.Errorf("--resume: no checkpoint %s", strings.Join(ne.Paths, ", "))
+	case !errors.As(err, &me):
+		return err
+	}
 	var bad []string
-	for _, d := range res.Mismatches {
+	for _, d := range me.Mismatches {
 		switch d.Setting {
 		case experiment.SettingOption:
 			bad = append(bad, fmt.Sprintf("--option %s=%s (checkpoint: %s)", d.Option, d.Want, cmp.Or(d.Saved, "not set")))
 		case experiment.SettingPolicy:
-			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.Label))
+			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", me.Run.Label))
 		default:
 			bad = append(bad, fmt.Sprintf("--%s %s (checkpoint: %s)", d.Setting, d.Want, d.Saved))
 		}
 	}
-	if err == nil && len(bad) > 0 {
-		err = usagef("--resume: %s", strings.Join(bad, ", "))
-	}
-	return res, err
+	return usagef("--resume: %s", strings.Join(bad, ", "))
 }
 
 // trainConfig returns the model configuration for the data set.
