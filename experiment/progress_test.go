@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -19,5 +20,26 @@ func TestAllRunsETA(t *testing.T) {
 		if got := AllRunsETA(tc.done, tc.left, tc.later, tc.el, ", all "); got != tc.want {
 			t.Errorf("AllRunsETA(%d, %d, %d, %v) = %q, want %q", tc.done, tc.left, tc.later, tc.el, got, tc.want)
 		}
+	}
+}
+
+// LogProgress writes a line every logEvery steps and at the last: 2
+// steps of 1.5 s since step 10, so 0.750 s/step and 18 steps (13.5 s)
+// to go, then 100 steps of later runs (75 s more).
+func TestLogProgress(t *testing.T) {
+	var b strings.Builder
+	log := LogProgress(&b, "fp32", []string{"d_loss", "g_loss", "d_real", "scale"}, 10, 30, 4, 100)
+	st := StepStats{Step: 11, Losses: []float64{0.5, 1.25}, Metrics: []float64{0.875}, Scales: []float64{1024}}
+	log(st, time.Second) // 11 is no multiple of 4: nothing
+	st.Step = 12
+	log(st, 1500*time.Millisecond)
+	want := "fp32 step 12/30  d_loss 0.5  g_loss 1.25  d_real 0.875  scale 1024  0.750 s/step  eta 14s, all runs 1m29s\n"
+	if b.String() != want {
+		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
+	b.Reset()
+	LogProgress(&b, "x", nil, 0, 30, 0, 0)(StepStats{Step: 30}, time.Second)
+	if b.Len() != 0 {
+		t.Errorf("logEvery 0 logged %q", b.String())
 	}
 }
