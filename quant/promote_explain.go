@@ -22,6 +22,8 @@ type Promotion struct {
 
 // A Candidate is a format a promotion considered and why it is or is not
 // the result: "result: holds every operand", "lacks 0.5 of fp8-e4m3", ...
+// The reasons are worded as "positgan format promote" prints them, whose
+// --prefer is Promoter.Prefer.
 type Candidate struct {
 	Format Format
 	Why    string
