@@ -14,7 +14,7 @@ import (
 // holds flags, library calls and printing; what a notebook needs lives in
 // the library. Issue 27's target is 3,500 lines: lower the bound as code
 // moves out, never raise it to make room for logic that belongs below.
-const maxCmdLines = 3950
+const maxCmdLines = 3916
 
 // generated is the marker of a generated Go file (go help generate).
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
