@@ -1,6 +1,8 @@
 package experiment_test
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -134,5 +136,42 @@ func TestNewTrainer(t *testing.T) {
 	}
 	if o := tr.Options(); o.Seed != 9 || o.Batch != 4 || tr.Step() != 0 || tr.Model().Config() != cfg.WithPolicy(fp32).String() {
 		t.Errorf("started with %+v, model %s", o, tr.Model().Config())
+	}
+}
+
+// ResumeRuns resumes the run with a checkpoint and takes its settings;
+// a given setting that differs is a *ResumeMismatchError, and folders
+// without any run a *NoCheckpointError.
+func TestResumeRuns(t *testing.T) {
+	c, cfg, pol, _ := untrained(t)
+	fp32, err := policy.Parse("fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	runs := experiment.TrainRuns(out, []experiment.NamedPolicy{{Spec: "posit8", Label: "posit8", Policy: pol}, {Spec: "fp32", Label: "fp32", Policy: fp32}})
+	if err := os.MkdirAll(runs[0].Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := ckpt.Save(filepath.Join(runs[0].Dir, "checkpoint.safetensors"), c); err != nil {
+		t.Fatal(err)
+	}
+	s := experiment.TrainSettings{Model: models.CGAN, Dataset: models.DefaultDataset, Seed: 1, Batch: 5, LR: 2e-4, Given: map[string]bool{}}
+	got, err := s.ResumeRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != cfg.String() || s.Seed != 3 || s.Batch != 8 || s.LR != 1e-3 || s.Dataset != "toy" || runs[1].Checkpoint != nil {
+		t.Errorf("config %v, settings %+v; want %v, seed 3, batch 8, lr 0.001, dataset toy", got, s, cfg)
+	}
+	s = experiment.TrainSettings{Model: models.CGAN, Seed: 1, Given: map[string]bool{"seed": true}}
+	_, err = s.ResumeRuns(runs)
+	var me *experiment.ResumeMismatchError
+	if !errors.As(err, &me) || me.Run != runs[0] || len(me.Mismatches) != 1 || me.Mismatches[0].Setting != experiment.SettingSeed {
+		t.Errorf("given seed 1: %v, want a seed mismatch of the first run", err)
+	}
+	var ne *experiment.NoCheckpointError
+	if _, err := s.ResumeRuns(experiment.TrainRuns(t.TempDir(), []experiment.NamedPolicy{{Label: "fp32", Policy: fp32}})); !errors.As(err, &ne) {
+		t.Errorf("no run: %v, want a *NoCheckpointError", err)
 	}
 }

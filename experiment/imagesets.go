@@ -103,3 +103,32 @@ func SetStats(path string, ext featnet.Extractor, o SetOptions) (st eval.Stats, 
 	st.Features = ext.Name()
 	return st, note, err
 }
+
+// SetFeatureSet returns the features of every image of path, one row per
+// image: read from a .npz file that holds them (eval.ReadFeatures, as
+// positgan eval stats --save-features writes), or computed with ext as
+// SetFeatures computes them, with Stats.Features naming ext. note is
+// SetFeatures'.
+func SetFeatureSet(path string, ext featnet.Extractor, o SetOptions) (f eval.Features, note string, err error) {
+	if IsStatsFile(path) {
+		f, err = eval.ReadFeatures(path)
+		return f, "", err
+	}
+	rows, note, err := SetFeatures(path, ext, o)
+	if err != nil {
+		return eval.Features{}, "", err
+	}
+	return eval.Features{Rows: rows, Stats: eval.Stats{Features: ext.Name()}}, note, nil
+}
+
+// FeaturesOf returns the features rows of the images of one set with
+// their statistics, named after the feature network name: what
+// eval.WriteFeatures writes.
+func FeaturesOf(rows *mat.Dense, name string) (eval.Features, error) {
+	st, err := eval.StatsOf(rows)
+	if err != nil {
+		return eval.Features{}, err
+	}
+	st.Features = name
+	return eval.Features{Rows: rows, Stats: st}, nil
+}

@@ -72,3 +72,32 @@ func CompareToFP32(c *ckpt.Checkpoint, group string, src datasets.Dataset, batch
 	}
 	return CompareTranslations(got, ref, src.Shape(), names)
 }
+
+// A NotTranslatorError is a checkpoint of a model that does not translate
+// images (Translates) in the directions asked for.
+type NotTranslatorError struct {
+	Path string
+	Arch string // the checkpoint's model
+}
+
+func (e *NotTranslatorError) Error() string {
+	return fmt.Sprintf("experiment: %s holds a %s model, which does not translate images", e.Path, e.Arch)
+}
+
+// LoadTranslator loads the checkpoint at path and its model configuration,
+// and checks that the model translates images by at least one of the maps
+// dirs (Translates); if not, the error is a *NotTranslatorError.
+func LoadTranslator(path string, dirs ...string) (*ckpt.Checkpoint, models.Config, error) {
+	c, err := ckpt.Load(path)
+	if err != nil {
+		return nil, models.Config{}, err
+	}
+	cfg, err := models.ConfigOf(c)
+	if err != nil {
+		return nil, models.Config{}, err
+	}
+	if !slices.ContainsFunc(dirs, func(d string) bool { return Translates(cfg, d) }) {
+		return nil, cfg, &NotTranslatorError{Path: path, Arch: cfg.Arch}
+	}
+	return c, cfg, nil
+}

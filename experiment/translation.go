@@ -4,8 +4,10 @@ package experiment
 // the images written to files.
 
 import (
+	"bufio"
 	"fmt"
 	"image"
+	"io"
 	"math"
 
 	"github.com/positgan/positgan/datasets"
@@ -105,4 +107,27 @@ func pixels8(v []float32, sh datasets.Shape) eval.Pixels {
 		}
 	}
 	return p
+}
+
+// WriteTable writes the comparison as positgan translate --policy prints
+// it: a row per image with its PSNR (dB, "inf" for an identical image)
+// and SSIM, then the means, and how many identical images the mean PSNR
+// leaves out.
+func (t TranslationComparison) WriteTable(w io.Writer) error {
+	psnr := func(v float64) string {
+		if math.IsInf(v, 1) {
+			return "inf"
+		}
+		return fmt.Sprintf("%.2f", v)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%-24s %10s %8s\n", "image", "PSNR dB", "SSIM")
+	for _, im := range t.Images {
+		fmt.Fprintf(bw, "%-24s %10s %8.4f\n", im.Name, psnr(im.PSNR), im.SSIM)
+	}
+	fmt.Fprintf(bw, "%-24s %10s %8.4f\n", "mean", psnr(t.MeanPSNR), t.MeanSSIM)
+	if t.Identical > 0 {
+		fmt.Fprintf(bw, "(%d identical images, PSNR inf, left out of the mean PSNR)\n", t.Identical)
+	}
+	return bw.Flush()
 }

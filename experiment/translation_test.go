@@ -219,3 +219,20 @@ func TestImageOf(t *testing.T) {
 		t.Errorf("RGB image %+v, want pixels (0,128,255) and (255,0,255), opaque", c)
 	}
 }
+
+func TestTranslationComparisonWriteTable(t *testing.T) {
+	c := experiment.TranslationComparison{Images: []experiment.ImageScore{{Name: "a.png", PSNR: 31.234, SSIM: 0.91234}, {Name: "b.png", PSNR: math.Inf(1), SSIM: 1}},
+		MeanPSNR: 31.234, MeanSSIM: 0.95617, Identical: 1}
+	var b strings.Builder
+	if err := c.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "image                       PSNR dB     SSIM\n" +
+		"a.png                         31.23   0.9123\n" +
+		"b.png                           inf   1.0000\n" +
+		"mean                          31.23   0.9562\n" +
+		"(1 identical images, PSNR inf, left out of the mean PSNR)\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -3,13 +3,13 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/positgan/positgan/internal/numfmt"
 	"github.com/positgan/positgan/quant"
@@ -109,51 +109,36 @@ func setupApproxEval(fs *flag.FlagSet) func([]string, stdio) error {
 	}
 }
 
-// evalMethod builds the approximation eval's flags name.
+// evalMethod builds the approximation eval's flags name
+// (tanhapprox.Spec).
 func evalMethod(fn tanhapprox.Func, method string, af approxFlags, formatSet, rounded bool) (tanhapprox.Approx, error) {
+	s := tanhapprox.Spec{Method: method, Theta: *af.theta, Delta: *af.delta, Rounded: rounded}
+	var err error
 	if k, ok, err := parsePieces(method); ok {
 		if err != nil {
 			return nil, err
 		}
-		p, err := tanhapprox.NewPWL(fn, k)
-		if err != nil {
-			return nil, usageError{err}
-		}
+		s.Method, s.Pieces = "pwl", k
 		if formatSet {
-			f, err := quant.Parse(*af.format)
-			if err != nil {
+			if s.Output, err = quant.Parse(*af.format); err != nil {
 				return nil, usageError{err}
 			}
-			p = p.WithOutput(f)
 		}
-		return p, nil
-	}
-	switch method {
-	case "exact":
-		return tanhapprox.Exact{Fn: fn}, nil
-	case "bitwise", "bitwise-corrected":
-	default:
+	} else if method != "exact" && method != "bitwise" && method != "bitwise-corrected" {
 		return nil, usagef("--method %q: want bitwise, bitwise-corrected, pwl:K or exact", method)
+	} else if method != "exact" {
+		if s.Posit, err = af.positFormat(); err != nil {
+			return nil, err
+		}
+		if method == "bitwise-corrected" && fn != tanhapprox.Tanh {
+			return nil, usagef("--method bitwise-corrected is a tanh method, not %v", fn)
+		}
 	}
-	p, err := af.positFormat()
-	if err != nil {
-		return nil, err
-	}
-	var b tanhapprox.Bitwise
-	if method == "bitwise" {
-		b, err = tanhapprox.NewBitwise(fn, p)
-	} else if fn != tanhapprox.Tanh {
-		return nil, usagef("--method bitwise-corrected is a tanh method, not %v", fn)
-	} else {
-		b, err = tanhapprox.NewCorrectedTanh(p, *af.theta, *af.delta)
-	}
+	a, err := s.New(fn)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if rounded {
-		b = b.RoundedOutput()
-	}
-	return b, nil
+	return a, nil
 }
 
 // approxEval writes a row for each number up to the first bad line, then
@@ -173,25 +158,6 @@ func approxEval(w io.Writer, r io.Reader, a tanhapprox.Approx) error {
 
 // ---- approx table ----
 
-// tableConfig is what approx table measures.
-type tableConfig struct {
-	fns          []tanhapprox.Func
-	p            quant.Posit
-	codeLo       float64 // code range, by value
-	codeHi       float64
-	allCodes     bool
-	gridLo       float64
-	gridHi       float64
-	gridN        int
-	pieces       []int
-	pwlOut       quant.Format // nil: pwl outputs not rounded
-	theta, delta float64
-	cost         bool
-	costN        int
-	seed         uint64
-	csv          bool
-}
-
 func setupApproxTable(fs *flag.FlagSet) func([]string, stdio) error {
 	fns := fs.String("fn", "tanh,sigmoid", "functions: tanh, sigmoid or both, comma-separated")
 	codes := fs.String("codes", "all", "input set (a): the finite codes of --format with values in LO:HI, or all")
@@ -207,42 +173,54 @@ func setupApproxTable(fs *flag.FlagSet) func([]string, stdio) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		var c tableConfig
+		var r tanhapprox.Report
+		m := &r.Methods
 		var err error
-		if c.fns, err = parseFuncs(*fns); err != nil {
+		if r.Fns, err = parseFuncs(*fns); err != nil {
 			return err
 		}
-		if c.p, err = af.positFormat(); err != nil {
+		if m.Posit, err = af.positFormat(); err != nil {
 			return err
 		}
-		if c.p.N() > 20 {
-			return usagef("--format %v: table enumerates codes of at most 20 bits", c.p)
+		if m.Posit.N() > 20 {
+			return usagef("--format %v: table enumerates codes of at most 20 bits", m.Posit)
 		}
 		if *codes == "all" {
-			c.allCodes, c.codeLo, c.codeHi = true, math.Inf(-1), math.Inf(1)
-		} else if c.codeLo, c.codeHi, err = parseRange("--codes", *codes); err != nil {
+			r.AllCodes, r.CodeLo, r.CodeHi = true, math.Inf(-1), math.Inf(1)
+		} else if r.CodeLo, r.CodeHi, err = parseRange("--codes", *codes); err != nil {
 			return err
 		}
-		if c.gridLo, c.gridHi, c.gridN, err = parseGrid(*grid); err != nil {
+		if r.GridLo, r.GridHi, r.GridN, err = parseGrid(*grid); err != nil {
 			return err
 		}
-		if c.pieces, err = parsePieceList(*pieces); err != nil {
+		if m.Pieces, err = parsePieceList(*pieces); err != nil {
 			return err
 		}
 		if *pwlOut != "" {
-			if c.pwlOut, err = quant.Parse(*pwlOut); err != nil {
+			if m.PWLOut, err = quant.Parse(*pwlOut); err != nil {
 				return usageError{err}
 			}
 		}
-		c.theta, c.delta = *af.theta, *af.delta
-		if _, err := tanhapprox.NewCorrectedTanh(c.p, c.theta, c.delta); err != nil {
+		m.Theta, m.Delta = *af.theta, *af.delta
+		if _, err := tanhapprox.NewCorrectedTanh(m.Posit, m.Theta, m.Delta); err != nil {
 			return usageError{err}
 		}
 		if *costN < 1 {
 			return usagef("--cost-n %d: want at least 1", *costN)
 		}
-		c.cost, c.costN, c.seed, c.csv = *cost, *costN, *seed, *csv
-		return approxTable(io.out, c)
+		if *cost {
+			r.CostN, r.Seed = *costN, *seed
+		}
+		t, err := r.Measure()
+		if errors.Is(err, tanhapprox.ErrNoCodes) {
+			return usagef("--codes %g:%g: no %v code in that range", r.CodeLo, r.CodeHi, m.Posit)
+		} else if err != nil {
+			return err
+		}
+		if *csv {
+			return t.WriteCSV(io.out)
+		}
+		return t.WriteText(io.out)
 	}
 }
 
@@ -284,100 +262,4 @@ func parsePieceList(s string) ([]int, error) {
 		ks = append(ks, k)
 	}
 	return ks, nil
-}
-
-func approxTable(w io.Writer, c tableConfig) error {
-	codes := tanhapprox.CodeValues(c.p, c.codeLo, c.codeHi)
-	if len(codes) == 0 {
-		return usagef("--codes %g:%g: no %v code in that range", c.codeLo, c.codeHi, c.p)
-	}
-	var bench []float32
-	if c.cost {
-		bench = tanhapprox.BenchInputs(c.costN, c.seed)
-	}
-	m := tanhapprox.Methods{Posit: c.p, Theta: c.theta, Delta: c.delta, Pieces: c.pieces, PWLOut: c.pwlOut}
-	rows, err := tanhapprox.ErrorTable(c.fns, m, codes, tanhapprox.Grid(c.gridLo, c.gridHi, c.gridN), bench)
-	if err != nil {
-		return err
-	}
-	codeSet := fmt.Sprintf("%v codes in [%g,%g]", c.p, c.codeLo, c.codeHi)
-	if c.allCodes {
-		codeSet = fmt.Sprintf("all finite %v codes", c.p)
-	}
-	gridSet := fmt.Sprintf("grid [%g,%g] N=%d", c.gridLo, c.gridHi, c.gridN)
-	if c.csv {
-		return tanhapprox.WriteTableCSV(w, rows, codeSet, gridSet)
-	}
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Absolute error against math.Tanh and 1/(1+e^-x) (float64), over\n")
-	fmt.Fprintf(bw, "  (a) codes: %s (%s)\n", codeSet, count(len(codes), "values"))
-	fmt.Fprintf(bw, "  (b) grid:  %d points evenly spaced on [%g,%g] (step %g)\n", c.gridN, c.gridLo, c.gridHi, (c.gridHi-c.gridLo)/float64(c.gridN-1))
-	fmt.Fprintf(bw, "The bitwise methods round each input to %v; bitwise-corrected uses theta=%g, delta=%g;\n", c.p, c.theta, c.delta)
-	fmt.Fprintf(bw, "--rounded rounds delta to %v, giving exactly the posit hardware's output.\n", c.p)
-	if c.cost {
-		fmt.Fprintf(bw, "Cost: best ns per element of Apply on %d float32 values ~ N(0,4), seed %d (a rough timing;\n", c.costN, c.seed)
-		fmt.Fprintf(bw, "see go test -bench ./tanhapprox for benchmarks); x exact: relative to the exact row.\n")
-	}
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	var exactNS float64
-	for i, r := range rows {
-		if i == 0 || rows[i-1].Fn != r.Fn {
-			fmt.Fprintf(tw, "\n%v\tcodes max\tcodes mean\tgrid max\tgrid mean\tns/elem\tx exact\n", r.Fn)
-			exactNS = r.NS
-		}
-		cost, rel := "-", "-"
-		if r.NS > 0 {
-			cost = fmt.Sprintf("%.2f", r.NS)
-			if exactNS > 0 {
-				rel = fmt.Sprintf("%.2f", r.NS/exactNS)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%.5f\t%.5f\t%.5f\t%.5f\t%s\t%s\n", r.Method, r.Codes.Max, r.Codes.Mean, r.Grid.Max, r.Grid.Mean, cost, rel)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, fn := range c.fns {
-		if fn == tanhapprox.Tanh {
-			if err := printPublished(bw); err != nil {
-				return err
-			}
-		}
-	}
-	return bw.Flush()
-}
-
-// printPublished writes which input sets reproduce the published figures
-// of the posit(16,0) bitwise tanh (tanhapprox.CheckPublished).
-func printPublished(w io.Writer) error {
-	p, err := tanhapprox.CheckPublished()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nPublished (posit(16,0) bitwise tanh): plain max %g mean %g; corrected (theta %g, delta %g) max %g mean %g.\n",
-		tanhapprox.PublishedPlainMax, tanhapprox.PublishedPlainMean, tanhapprox.DefaultTheta, tanhapprox.DefaultDelta,
-		tanhapprox.PublishedCorrectedMax, tanhapprox.PublishedCorrectedMean)
-	fmt.Fprintln(w, "Errors of the same methods here, by input set (R = 2s-1 is exact; it is a posit(16,0) value anyway):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "input set\tplain max\tplain mean\tcorr max\tcorr mean\treproduces\n")
-	for _, r := range p.Rows {
-		verdict := "yes"
-		if len(r.Off) > 0 {
-			verdict = "no: " + strings.Join(r.Off, ", ")
-		}
-		fmt.Fprintf(tw, "%s\t%.5f\t%.5f\t%.5f\t%.5f\t%s\n", r.Set, r.Plain.Max, r.Plain.Mean, r.Corrected.Max, r.Corrected.Mean, verdict)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "(reproduces: equal when rounded to the published digits, 3 for plain, 4 for corrected)")
-	if p.GridReproduces {
-		fmt.Fprintln(w, "So the published figures are errors over a uniform grid on [-8,8] (step 0.01, or 0.1), inputs")
-		fmt.Fprintln(w, "rounded to posit(16,0): not over every posit(16,0) input. Over every code the plain maximum")
-		fmt.Fprintf(w, "is the same, but the corrected maximum is %.4f, at x = %.4f, where R first passes -theta:\n", p.Codes.Max, p.Codes.ArgMax)
-		fmt.Fprintln(w, "a spike of the corrected error narrower than the grid step.")
-	} else {
-		fmt.Fprintln(w, "None of these input sets reproduces all four published figures.")
-	}
-	return nil
 }

@@ -52,16 +52,12 @@ func runClassify(args []string, spec string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	ds, conv, err := datasets.LoadFiles(files, datasets.Options{Height: 28, Width: 28, Channels: 1})
+	ps, conv, err := net.ClassifyFiles(files)
 	if err != nil {
 		return err
 	}
 	if conv > 0 {
 		fmt.Fprintf(io.err, "classify: %d of %d images brought to %s's 1x28x28 gray input\n", conv, len(files), net.Name)
-	}
-	ps, err := net.Classify(ds)
-	if err != nil {
-		return err
 	}
 	w := csv.NewWriter(io.out)
 	w.Write([]string{"file", "class", "confidence"})

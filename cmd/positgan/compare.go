@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/positgan/positgan/eval/featnet"
@@ -163,35 +160,13 @@ func runCompare(f *compareFlags, io stdio) error {
 	s.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
 		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, experiment.LaterSteps(runs, r, s.Steps, experiment.Shard{}))
 	}
-	ctx, stop := interruptible(io)
+	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	t, err := experiment.Compare(ctx, s)
 	if err != nil {
 		return compareError(err)
 	}
 	return t.WriteMarkdown(io.out)
-}
-
-// interruptible returns a context cancelled by the first Ctrl-C or
-// SIGTERM, which lets the run under way finish its step and write its
-// checkpoint; a second one kills at once. Call stop when done.
-func interruptible(io stdio) (context.Context, func()) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{}) // closed before stop: the watcher returns quietly
-	go func() {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			select {
-			case <-done: // cancelled by the deferred stop: no signal came
-				return
-			default:
-			}
-			stop() // a second Ctrl-C kills at once
-			fmt.Fprintln(io.err, "\ninterrupted: finishing the step and writing the checkpoint (Ctrl-C again to abort)")
-		}
-	}()
-	return ctx, func() { close(done); stop() }
 }
 
 // compareError turns the errors of package experiment into the command's.
@@ -262,7 +237,7 @@ func runPlan(f *compareFlags, io stdio) error {
 	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
 		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
 	}
-	ctx, stop := interruptible(io)
+	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	t, err := experiment.RunPlan(ctx, p, sh)
 	if err != nil {
@@ -271,14 +246,8 @@ func runPlan(f *compareFlags, io stdio) error {
 	if sh.Count == 0 {
 		return t.WriteMarkdown(io.out)
 	}
-	mine := 0
-	for i := range p.Len() {
-		if sh.Has(i) {
-			mine++
-		}
-	}
 	fmt.Fprintf(io.out, "shard %s: %d of %d runs finished in %s; once every shard has, run: positgan compare --plan %s\n",
-		sh, mine, p.Len(), p.Sweep.Out, f.plan)
+		sh, p.ShardLen(sh), p.Len(), p.Sweep.Out, f.plan)
 	return nil
 }
 
@@ -322,17 +291,15 @@ func writePlan(f *compareFlags, io stdio) error {
 	if err != nil {
 		return compareError(err)
 	}
-	if old, err := experiment.ReadPlan(f.plan); err == nil {
-		if !old.Equal(p) || old.Sweep.Out != p.Sweep.Out {
-			return usagef("--plan %s: the file holds another plan; remove it or choose another name", f.plan)
-		}
+	upToDate, err := experiment.SavePlan(f.plan, p)
+	switch {
+	case errors.Is(err, experiment.ErrOtherPlan):
+		return usagef("--plan %s: the file holds another plan; remove it or choose another name", f.plan)
+	case err != nil:
+		return compareError(err)
+	case upToDate:
 		fmt.Fprintf(io.out, "%s: up to date, %d runs into %s%s\n", f.plan, p.Len(), p.Sweep.Out, optionsNote(p.Sweep.Options))
 		return nil
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return compareError(err)
-	}
-	if err := experiment.WritePlan(f.plan, p); err != nil {
-		return err
 	}
 	fmt.Fprintf(io.out, "%s: %d runs into %s%s; run them with positgan compare --plan %s [--shard i/n]\n",
 		f.plan, p.Len(), p.Sweep.Out, optionsNote(p.Sweep.Options), f.plan)
@@ -360,16 +327,10 @@ func emitLauncher(f *compareFlags, p *experiment.Plan, io stdio) error {
 		return err
 	}
 	l := experiment.Launch{Shards: f.shards, Name: f.jobName, PlanPath: plan, Image: f.image, Claim: f.claim}
-	var out []byte
-	switch f.emit {
-	case "kubernetes":
-		out, err = experiment.Kubernetes(p, l)
-	case "slurm":
-		out, err = experiment.Slurm(p, l)
-	default:
+	out, err := experiment.Emit(f.emit, p, l)
+	if errors.Is(err, experiment.ErrUnknownLauncher) {
 		return usagef("--emit %q: want kubernetes or slurm", f.emit)
-	}
-	if err != nil {
+	} else if err != nil {
 		return compareError(err)
 	}
 	_, err = io.out.Write(out)

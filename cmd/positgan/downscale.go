@@ -3,13 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval"
-	"github.com/positgan/positgan/imageio"
 )
 
 func downscaleCmd() *command {
@@ -43,33 +39,18 @@ func runDownscale(in, out string, k int, io stdio) error {
 		return err
 	}
 	if !dir {
-		img, err := datasets.OpenImage(in)
+		from, to, err := datasets.DownscaleFile(in, out, k)
 		if err != nil {
 			return err
 		}
-		lr := datasets.Downscale(img, k)
-		if err := imageio.Save(out, lr); err != nil {
-			return err
-		}
-		fmt.Fprintf(io.out, "%s (%dx%d) -> %s (%dx%d)\n", in, img.Bounds().Dx(), img.Bounds().Dy(), out, lr.Rect.Dx(), lr.Rect.Dy())
+		fmt.Fprintf(io.out, "%s (%dx%d) -> %s (%dx%d)\n", in, from.X, from.Y, out, to.X, to.Y)
 		return nil
 	}
 	if len(files) == 0 {
 		return fmt.Errorf("no images in %s", in)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := datasets.DownscaleFiles(files, out, k); err != nil {
 		return err
-	}
-	for _, f := range files {
-		img, err := datasets.OpenImage(f)
-		if err != nil {
-			return err
-		}
-		n := filepath.Base(f)
-		name := strings.TrimSuffix(n, filepath.Ext(n)) + ".png"
-		if err := imageio.Save(filepath.Join(out, name), datasets.Downscale(img, k)); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(io.out, "shrank %s of %s by %d into %s\n", count(len(files), "images"), in, k, out)
 	return nil

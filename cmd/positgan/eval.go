@@ -233,12 +233,11 @@ func runEvalStats(args []string, out string, saveFeatures bool, o featureFlags, 
 		if err != nil {
 			return err
 		}
-		st, err := eval.StatsOf(rows)
+		fs, err := experiment.FeaturesOf(rows, ext.Name())
 		if err != nil {
 			return err
 		}
-		st.Features = ext.Name()
-		if err := eval.WriteFeatures(out, eval.Features{Rows: rows, Stats: st}); err != nil {
+		if err := eval.WriteFeatures(out, fs); err != nil {
 			return err
 		}
 		n, d := rows.Dims()

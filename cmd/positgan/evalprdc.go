@@ -66,24 +66,25 @@ func runEvalPRDC(args []string, o featureFlags, k int, io stdio) error {
 	return err
 }
 
-// evalLoadFeatureSet returns the features of every image of path: read
-// from a .npz file (eval.ReadFeatures), or computed with ext as eval kid
-// computes them. Stats.Features names the network, when known.
+// evalLoadFeatureSet returns the features of every image of path
+// (experiment.SetFeatureSet: read from a .npz file, or computed with ext
+// as eval kid computes them), and warns when a file's features are of
+// another network than ext.
 func evalLoadFeatureSet(path string, o featureFlags, ext featnet.Extractor, io stdio) (eval.Features, error) {
-	if experiment.IsStatsFile(path) {
-		f, err := eval.ReadFeatures(path)
-		if err != nil {
-			return eval.Features{}, err
-		}
-		if ext != nil && f.Stats.Features != "" && f.Stats.Features != ext.Name() {
-			fmt.Fprintf(io.err, "warning: %s holds features of %s, not %s: figures of different feature networks or modes are not comparable\n",
-				path, f.Stats.Features, ext.Name())
-		}
-		return f, nil
-	}
-	rows, err := evalLoadFeatures(path, ext, o, io.err) // ext is nil only when every input is a .npz file
+	so, err := o.setOptions(path)
 	if err != nil {
 		return eval.Features{}, err
 	}
-	return eval.Features{Rows: rows, Stats: eval.Stats{Features: ext.Name()}}, nil
+	f, note, err := experiment.SetFeatureSet(path, ext, so) // ext is nil only when every input is a .npz file
+	if err != nil {
+		return f, err
+	}
+	if note != "" {
+		fmt.Fprintln(io.err, note)
+	}
+	if name := f.Stats.Features; ext != nil && name != "" && name != ext.Name() {
+		fmt.Fprintf(io.err, "warning: %s holds features of %s, not %s: figures of different feature networks or modes are not comparable\n",
+			path, name, ext.Name())
+	}
+	return f, nil
 }

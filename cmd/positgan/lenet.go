@@ -97,55 +97,29 @@ func runLenetTrain(f *lenetFlags, io stdio) error {
 			return err
 		}
 	}
-	train, err := featnet.LoadLeNetData(f.dataset, datasets.Train)
+	run := featnet.LeNetRun{Dataset: f.dataset, Policy: pol, Limit: f.limit, Name: f.name, Out: f.out, Command: lenetCommand(f),
+		Options: featnet.TrainOptions{Epochs: f.epochs, Batch: f.batch, LR: f.lr, Seed: f.seed, BiasEvery: f.biasEvery}}
+	t, err := run.Prepare()
 	if err != nil {
 		return err
-	}
-	test, err := featnet.LoadLeNetData(f.dataset, datasets.Test)
-	if err != nil {
-		return err
-	}
-	trainSet := featnet.FirstN(train, f.limit)
-	classes := max(train.NumClasses(), 10)
-	net, err := featnet.NewLeNet(classes, pol, f.seed)
-	if err != nil {
-		return err
-	}
-	net.Name = f.name
-	if net.Name == "" {
-		// Not the shipped network's name: FIDs with this one must say so.
-		net.Name = featnet.RunLeNetName(f.dataset, f.out)
 	}
 	fmt.Fprintf(io.out, "lenet: %s, %s, policy %s, %s, batch %d, lr %g, seed %d\n",
-		f.dataset, count(trainSet.Len(), "training images"), pol.Name, count(f.epochs, "epochs"), f.batch, f.lr, f.seed)
+		f.dataset, count(t.TrainSet.Len(), "training images"), pol.Name, count(f.epochs, "epochs"), f.batch, f.lr, f.seed)
 	start := time.Now()
-	var sum float64
-	var count int
-	err = net.Train(trainSet, featnet.TrainOptions{Epochs: f.epochs, Batch: f.batch, LR: f.lr, Seed: f.seed, BiasEvery: f.biasEvery,
-		Progress: func(epoch, step, steps int, loss float64) {
-			sum += loss
-			count++
-			if step == steps {
-				fmt.Fprintf(io.out, "epoch %d/%d: mean loss %.4f (%s)\n", epoch, f.epochs, sum/float64(count), time.Since(start).Round(time.Second))
-				sum, count = 0, 0
-			}
-		}})
-	if err != nil {
-		return err
-	}
-	trainTime := time.Since(start)
-	acc, err := net.Accuracy(test)
+	var trained time.Duration // the training's, not the test's
+	acc, err := t.Train(func(epoch int, loss float64) {
+		trained = time.Since(start)
+		fmt.Fprintf(io.out, "epoch %d/%d: mean loss %.4f (%s)\n", epoch, f.epochs, loss, trained.Round(time.Second))
+	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(io.out, "test accuracy %.2f%% (%d images, policy %s), training took %s\n",
-		100*acc, test.Len(), pol.Name, trainTime.Round(time.Second))
+		100*acc, t.TestSet.Len(), pol.Name, trained.Round(time.Second))
 	if f.out == "" {
 		return nil
 	}
-	net.Record(featnet.LeNetRecord{Dataset: f.dataset, Policy: pol, Epochs: f.epochs, Batch: f.batch, LR: f.lr, Seed: f.seed,
-		TrainImages: trainSet.Len(), TestAccuracy: acc, Command: lenetCommand(f)})
-	if err := net.Save(f.out); err != nil {
+	if err := t.Net.Save(f.out); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.out, "wrote %s\n", f.out)

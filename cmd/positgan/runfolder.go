@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
 
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/models"
 )
 
 // checkNoRun refuses to start a run from scratch in a folder that holds
@@ -40,31 +38,4 @@ func claimRunFolders(dirs []string, fromScratch, overwrite bool, log io.Writer) 
 		}
 		return nil
 	})
-}
-
-// resumeDefaults returns the configuration of the first resumed run
-// (nil: none), in which runs without a checkpoint start, and takes its
-// seed, learning rate, bias interval and width for them (and run.toml)
-// where the flags are not given.
-func resumeDefaults(f *trainFlags, first *experiment.Resumed) models.Config {
-	if first == nil {
-		return models.Config{}
-	}
-	o, cfg := first.State.Options, first.Config
-	if !f.set["seed"] {
-		f.seed = o.Seed
-	}
-	if !f.set["lr"] {
-		f.lr = o.LR
-	}
-	if !f.set["bias-every"] {
-		f.biasEvery = o.BiasEvery
-	}
-	if !f.set["features"] {
-		f.features = cfg.Features // so that run.toml holds the width trained
-	}
-	if !f.set["option"] && len(cfg.Options) > 0 {
-		f.options = modelOptions(maps.Clone(cfg.Options)) // and the model's options
-	}
-	return cfg
 }

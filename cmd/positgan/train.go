@@ -16,7 +16,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
@@ -31,17 +30,13 @@ const defaultTrainSteps = 1000
 
 // trainFlags are the flags of positgan train.
 type trainFlags struct {
-	model, dataset, policies, out string
-	steps, epochs, batch          int
-	seed                          uint64
-	resume, keep, overwrite       bool
-	sampleEvery, ckptEvery        int
-	logEvery, biasEvery           int
-	lr                            float64
-	imageSize, channels, features int
-	options                       modelOptions    // --option key=value (options.go)
-	set                           map[string]bool // flags given explicitly
-	flags                         *flag.FlagSet   // all of them, for run.toml
+	experiment.TrainSettings // the settings a resumed checkpoint may supply; Given: the flags given
+	policies, out            string
+	steps, epochs            int
+	resume, keep, overwrite  bool
+	sampleEvery, ckptEvery   int
+	logEvery                 int
+	flags                    *flag.FlagSet // all of them, for run.toml
 }
 
 func trainCmd() *command {
@@ -56,33 +51,33 @@ func trainCmd() *command {
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			f := &trainFlags{flags: fs}
 			config := fs.String("config", "", "read the settings from a run's "+runConfigFile+" (flags given here override it)")
-			fs.StringVar(&f.model, "model", models.CGAN, "registered model: "+strings.Join(models.Names(), ", "))
-			fs.StringVar(&f.dataset, "dataset", models.DefaultDataset, "mnist, fashion-mnist, an IDX file or folder, or a folder of images"+modelDatasetDefaults())
+			fs.StringVar(&f.Model, "model", models.CGAN, "registered model: "+strings.Join(models.Names(), ", "))
+			fs.StringVar(&f.Dataset, "dataset", models.DefaultDataset, "mnist, fashion-mnist, an IDX file or folder, or a folder of images"+modelDatasetDefaults())
 			fs.StringVar(&f.policies, "policy", "fp32,posit8+", "quantization policies, comma-separated: presets (fp32, fp16, posit8, posit8+, posit6-deploy, fp8-ibm, ...) or .toml files")
 			fs.StringVar(&f.out, "out", "out", "output folder")
 			fs.IntVar(&f.steps, "steps", defaultTrainSteps, "train up to this many steps (one D and one G update each)")
 			fs.IntVar(&f.epochs, "epochs", 0, "train for this many epochs of the data instead of --steps")
-			fs.IntVar(&f.batch, "batch", models.DefaultBatch, "batch size"+modelBatchDefaults())
-			fs.Uint64Var(&f.seed, "seed", 1, "seed of initialisation, noise, data order and stochastic rounding")
+			fs.IntVar(&f.Batch, "batch", models.DefaultBatch, "batch size"+modelBatchDefaults())
+			fs.Uint64Var(&f.Seed, "seed", 1, "seed of initialisation, noise, data order and stochastic rounding")
 			fs.BoolVar(&f.resume, "resume", false, "continue each run from the checkpoint in its output folder (runs without one start)")
 			fs.BoolVar(&f.overwrite, "overwrite", false, "replace a run already in the output folder")
 			fs.IntVar(&f.sampleEvery, "sample-every", 250, "write a sample grid every N steps (0: only at the end)")
 			fs.IntVar(&f.ckptEvery, "checkpoint-every", 500, "rewrite the checkpoint every N steps (0: only at the end)")
 			fs.BoolVar(&f.keep, "keep-checkpoints", false, "also keep checkpoint_<step>.safetensors at every checkpoint")
 			fs.IntVar(&f.logEvery, "log-every", 100, "print a progress line every N steps when not on a terminal")
-			fs.IntVar(&f.biasEvery, "bias-every", 0, "re-estimate exponent biases from histograms every N steps (0: keep the policy's)")
-			fs.Float64Var(&f.lr, "lr", 2e-4, "Adam learning rate (β1 0.5, β2 0.999)")
-			fs.IntVar(&f.imageSize, "image-size", 0, "resize images to N×N (0: the data's own size; 64 for image folders)")
-			fs.IntVar(&f.channels, "channels", 0, "1 or 3 image channels (0: the data's own; image folders: 3)")
-			fs.IntVar(&f.features, "features", 0, "width unit F of the networks (0: the model's default)")
-			fs.Var(&f.options, "option", optionHelp())
+			fs.IntVar(&f.BiasEvery, "bias-every", 0, "re-estimate exponent biases from histograms every N steps (0: keep the policy's)")
+			fs.Float64Var(&f.LR, "lr", 2e-4, "Adam learning rate (β1 0.5, β2 0.999)")
+			fs.IntVar(&f.ImageSize, "image-size", 0, "resize images to N×N (0: the data's own size; 64 for image folders)")
+			fs.IntVar(&f.Channels, "channels", 0, "1 or 3 image channels (0: the data's own; image folders: 3)")
+			fs.IntVar(&f.Features, "features", 0, "width unit F of the networks (0: the model's default)")
+			fs.Var((*modelOptions)(&f.Options), "option", optionHelp())
 			return func(args []string, io stdio) error {
-				f.set = givenFlags(fs)
+				f.Given = givenFlags(fs)
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (train takes only flags)", args[0])
 				}
 				if *config != "" {
-					if err := applyRunConfig(fs, *config, f.set); err != nil {
+					if err := applyRunConfig(fs, *config, f.Given); err != nil {
 						return err
 					}
 				}
@@ -94,7 +89,7 @@ func trainCmd() *command {
 
 // everyFlags are the intervals of train, none of which may be negative.
 func (f *trainFlags) everyFlags() []intFlag {
-	return []intFlag{{"sample-every", f.sampleEvery}, {"checkpoint-every", f.ckptEvery}, {"log-every", f.logEvery}, {"bias-every", f.biasEvery}}
+	return []intFlag{{"sample-every", f.sampleEvery}, {"checkpoint-every", f.ckptEvery}, {"log-every", f.logEvery}, {"bias-every", f.BiasEvery}}
 }
 
 func runTrain(f *trainFlags, io stdio) error {
@@ -103,27 +98,27 @@ func runTrain(f *trainFlags, io stdio) error {
 		return usagef("--steps %d: must be positive", f.steps)
 	case f.epochs < 0:
 		return usagef("--epochs %d: must not be negative", f.epochs)
-	case f.batch <= 0:
-		return usagef("--batch %d: must be positive", f.batch)
+	case f.Batch <= 0:
+		return usagef("--batch %d: must be positive", f.Batch)
 	case checkInts(0, f.everyFlags()...) != nil:
 		return checkInts(0, f.everyFlags()...)
-	case !(f.lr > 0):
-		return usagef("--lr %v: must be positive", f.lr)
-	case checkInts(0, intFlag{"image-size", f.imageSize}, intFlag{"features", f.features}) != nil:
-		return checkInts(0, intFlag{"image-size", f.imageSize}, intFlag{"features", f.features})
-	case f.channels != 0 && f.channels != 1 && f.channels != 3:
-		return usagef("--channels %d: want 1 or 3", f.channels)
-	case f.imageSize > models.MaxSide:
-		return usagef("--image-size %d: the limit is %d", f.imageSize, models.MaxSide)
-	case f.features > models.MaxFeatures:
-		return usagef("--features %d: the limit is %d", f.features, models.MaxFeatures)
+	case !(f.LR > 0):
+		return usagef("--lr %v: must be positive", f.LR)
+	case checkInts(0, intFlag{"image-size", f.ImageSize}, intFlag{"features", f.Features}) != nil:
+		return checkInts(0, intFlag{"image-size", f.ImageSize}, intFlag{"features", f.Features})
+	case f.Channels != 0 && f.Channels != 1 && f.Channels != 3:
+		return usagef("--channels %d: want 1 or 3", f.Channels)
+	case f.ImageSize > models.MaxSide:
+		return usagef("--image-size %d: the limit is %d", f.ImageSize, models.MaxSide)
+	case f.Features > models.MaxFeatures:
+		return usagef("--features %d: the limit is %d", f.Features, models.MaxFeatures)
 	case f.resume && f.overwrite:
 		return usagef("--resume and --overwrite exclude each other")
 	}
-	if _, err := models.Lookup(f.model); err != nil {
-		return usagef("--model %q: want one of %s", f.model, strings.Join(models.Names(), ", "))
+	if _, err := models.Lookup(f.Model); err != nil {
+		return usagef("--model %q: want one of %s", f.Model, strings.Join(models.Names(), ", "))
 	}
-	if err := checkOptions(f.model, f.options); err != nil {
+	if err := checkOptions(f.Model, f.Options); err != nil {
 		return err
 	}
 
@@ -142,49 +137,33 @@ func runTrain(f *trainFlags, io stdio) error {
 	// Runs without one (not started, or stopped before their first
 	// checkpoint) start from scratch, in the resumed runs' settings.
 	var dirs []string
-	var first *experiment.Resumed // the first run with a checkpoint
 	for _, r := range runs {
 		dirs = append(dirs, r.Dir)
 		if !f.resume {
 			if err := checkNoRun(r.Dir, f.overwrite); err != nil {
 				return err
 			}
-			continue
-		}
-		if r.Checkpoint, err = experiment.LoadCheckpoint(r.Dir); err != nil {
-			return err
-		}
-		if r.Checkpoint != nil {
-			res, err := checkResume(f, r, r.Checkpoint)
-			if err != nil {
-				return err
-			}
-			if first == nil {
-				first = &res
-			}
 		}
 	}
 	var cfg models.Config
 	if f.resume {
-		var ne *experiment.NoCheckpointError
-		if err := experiment.CheckResumable(runs); errors.As(err, &ne) {
-			return fmt.Errorf("--resume: no checkpoint %s", strings.Join(ne.Paths, ", "))
+		if cfg, err = f.ResumeRuns(runs); err != nil {
+			return resumeError(err)
 		}
-		cfg = resumeDefaults(f, first)
 	}
 
 	// The model's own data set and batch, when not given (nor resumed).
-	modelDefaults(f.model, f.set, &f.dataset, &f.batch, f.resume)
+	modelDefaults(f.Model, f.Given, &f.Dataset, &f.Batch, f.resume)
 	// One data set per domain of the model, as the model loads them.
-	sets, err := models.TrainData(f.model, models.DataSettings{Dataset: f.dataset, Size: f.imageSize,
-		Channels: f.channels, Seed: f.seed, Batch: f.batch})
+	sets, err := models.TrainData(f.Model, models.DataSettings{Dataset: f.Dataset, Size: f.ImageSize,
+		Channels: f.Channels, Seed: f.Seed, Batch: f.Batch})
 	var se *models.DataSettingError
 	if errors.As(err, &se) {
 		return usagef("--%s %d: %s", se.Setting, se.Value, se.Reason)
 	} else if err != nil {
 		return err
 	}
-	if f.dataset == datasets.SRPhotos {
+	if f.Dataset == datasets.SRPhotos {
 		if note := datasets.SRPhotosMissing(); note != "" {
 			fmt.Fprintf(io.err, "warning: %s; training on the others\n", note)
 		}
@@ -195,16 +174,16 @@ func runTrain(f *trainFlags, io stdio) error {
 			return err
 		}
 	}
-	if ds.Len() < f.batch {
-		return usagef("--batch %d: the data set has only %d images", f.batch, ds.Len())
+	if ds.Len() < f.Batch {
+		return usagef("--batch %d: the data set has only %d images", f.Batch, ds.Len())
 	}
 	steps := f.steps
 	if f.epochs > 0 {
-		steps = f.epochs * (ds.Len() / f.batch)
+		steps = f.epochs * (ds.Len() / f.Batch)
 	}
 
 	for _, r := range runs {
-		if err := r.Start(cfg, data, gan.Options{Batch: f.batch, Seed: f.seed, LR: f.lr, BiasEvery: f.biasEvery, Steps: steps}); err != nil {
+		if err := r.Start(cfg, data, gan.Options{Batch: f.Batch, Seed: f.Seed, LR: f.LR, BiasEvery: f.BiasEvery, Steps: steps}); err != nil {
 			return err
 		}
 		names := r.Trainer.Nets().Names()
@@ -233,7 +212,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	}
 	experiment.SetLater(runs, steps) // for the ETA of all runs
 
-	ctx, stop := interruptible(io) // compare.go
+	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	var sums []gan.Summary
 	for _, r := range runs {
@@ -257,18 +236,10 @@ func runTrain(f *trainFlags, io stdio) error {
 }
 
 // modelDefaults gives --dataset and --batch, when not given, the model's
-// training defaults (models.TrainDefaultsOf): train and compare both call
-// it, so that they train a model alike. A data set other than
-// models.DefaultDataset (a resumed checkpoint's) is kept, and so is the
-// batch if keepBatch (a resumed run's).
+// training defaults (experiment.UseModelDefaults): train and compare
+// both call it, so that they train a model alike.
 func modelDefaults(model string, set map[string]bool, dataset *string, batch *int, keepBatch bool) {
-	d := models.TrainDefaultsOf(model)
-	if !set["dataset"] && *dataset == models.DefaultDataset {
-		*dataset = d.Dataset
-	}
-	if !set["batch"] && !keepBatch {
-		*batch = d.Batch
-	}
+	experiment.UseModelDefaults(model, set, dataset, batch, keepBatch)
 }
 
 // modelDatasetDefaults and modelBatchDefaults describe, for --help, the
@@ -292,59 +263,44 @@ func modelBatchDefaults() string {
 	})
 }
 
-// checkResume compares the flags given explicitly with the run a
-// checkpoint holds (experiment.CheckResume), then takes the checkpoint's
-// settings for the flags not given.
-func checkResume(f *trainFlags, r *experiment.TrainRun, c *ckpt.Checkpoint) (experiment.Resumed, error) {
-	want := experiment.Resume{Config: models.Config{Arch: f.model}, Options: f.options,
-		Seed: f.seed, Batch: f.batch, LR: f.lr, Dataset: f.dataset, Policy: r.Policy}
-	for _, s := range []experiment.Setting{experiment.SettingModel, experiment.SettingBatch, experiment.SettingSeed,
-		experiment.SettingLR, experiment.SettingDataset} {
-		if f.set[string(s)] {
-			want.Compare = append(want.Compare, s)
-		}
-	}
-	want.Compare = append(want.Compare, experiment.SettingOption, experiment.SettingPolicy)
-	res, err := experiment.CheckResume(c, want)
-	if err != nil {
-		return res, err
+// resumeError words the errors of resuming runs
+// (experiment.TrainSettings.ResumeRuns): a checkpoint that differs is a
+// usage error naming the flags.
+func resumeError(err error) error {
+	var me *experiment.ResumeMismatchError
+	var ne *experiment.NoCheckpointError
+	switch {
+	case errors.As(err, &ne):
+		return fmt.Errorf("--resume: no checkpoint %s", strings.Join(ne.Paths, ", "))
+	case !errors.As(err, &me):
+		return err
 	}
 	var bad []string
-	for _, d := range res.Mismatches {
+	for _, d := range me.Mismatches {
 		switch d.Setting {
 		case experiment.SettingOption:
 			bad = append(bad, fmt.Sprintf("--option %s=%s (checkpoint: %s)", d.Option, d.Want, cmp.Or(d.Saved, "not set")))
 		case experiment.SettingPolicy:
-			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", r.Label))
+			bad = append(bad, fmt.Sprintf("--policy %s differs from the checkpoint's policy", me.Run.Label))
 		default:
 			bad = append(bad, fmt.Sprintf("--%s %s (checkpoint: %s)", d.Setting, d.Want, d.Saved))
 		}
 	}
-	if len(bad) > 0 {
-		return res, usagef("--resume: %s", strings.Join(bad, ", "))
-	}
-	if !f.set["dataset"] && res.Dataset != "" {
-		f.dataset = res.Dataset
-	}
-	cfg := res.Config
-	if !f.set["image-size"] && !f.set["channels"] {
-		f.imageSize, f.channels = cfg.Height, cfg.Channels
-	}
-	f.batch, f.model = res.State.Options.Batch, cfg.Arch
-	return res, nil
+	return usagef("--resume: %s", strings.Join(bad, ", "))
 }
 
 // trainConfig returns the model configuration for the data set.
 func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
-	cfg, err := experiment.ModelConfig(f.model, ds, f.features, f.options)
+	cfg, err := experiment.ModelConfig(f.Model, ds, f.Features, f.Options)
 	var le *experiment.LabelsError
 	if errors.As(err, &le) {
-		return cfg, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.model, f.dataset, le.Classes)
+		return cfg, usagef("--model %s needs labelled data (2 or more classes); %s has %d: use --model dcgan", f.Model, f.Dataset, le.Classes)
 	} else if err != nil {
 		// The data's size is at fault only if the model refuses it
 		// without the options too.
-		if _, plain := experiment.ModelConfig(f.model, ds, f.features, nil); len(f.options) > 0 && plain == nil {
-			return cfg, usageError{fmt.Errorf("--option %s: %w", f.options.String(), err)}
+		if _, plain := experiment.ModelConfig(f.Model, ds, f.Features, nil); len(f.Options) > 0 && plain == nil {
+			o := modelOptions(f.Options)
+			return cfg, usageError{fmt.Errorf("--option %s: %w", o.String(), err)}
 		}
 		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, ds.Shape())}
 	}
@@ -365,49 +321,27 @@ func trainOne(ctx context.Context, f *trainFlags, r *experiment.TrainRun, ds *da
 		verb = fmt.Sprintf("resuming at step %d:", start)
 	}
 	fmt.Fprintf(io.out, "%s %s on %s (%d images %v) in %s: steps %d, batch %d, seed %d -> %s\n",
-		verb, f.model, f.dataset, ds.Len(), ds.Shape(), r.Label, steps, o.Batch, o.Seed, r.Dir)
+		verb, f.Model, f.Dataset, ds.Len(), ds.Shape(), r.Label, steps, o.Batch, o.Seed, r.Dir)
 
 	onStep := progressReporter(io, r.Label, t.LogColumns(), start, steps, f.logEvery, r.Later)
 	sum, err := t.Run(ctx, gan.RunOptions{
 		Dir: r.Dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
-		KeepCheckpoints: f.keep, Meta: map[string]string{gan.MetaDataset: f.dataset},
+		KeepCheckpoints: f.keep, Meta: map[string]string{gan.MetaDataset: f.Dataset},
 		OnStep: onStep,
 		Warn:   func(msg string) { fmt.Fprintf(io.err, "\nWARNING: %s: %s\n", r.Label, msg) },
 	})
 	if err != nil {
 		return sum, err
 	}
-	n := sum.LastStep - sum.FirstStep
-	var losses, skipped, scales []string
-	for i, u := range sum.Updates {
-		losses = append(losses, fmt.Sprintf("%s loss %.3f", u, sum.MeanLosses[i]))
-		skipped = append(skipped, fmt.Sprintf("%s %d", u, sum.Skipped[i]))
-		scales = append(scales, fmt.Sprintf("%s %g", u, sum.FinalScales[i]))
-	}
-	for i, m := range sum.Metrics {
-		losses = append(losses, fmt.Sprintf("%s %.2f", m, sum.MeanMetrics[i]))
-	}
-	fmt.Fprintf(io.out, "%s: %d steps in %s (%.3f s/step); last %d steps: %s; skipped updates %s; loss scales after the last step %s\n",
-		r.Label, n, sum.Elapsed.Round(time.Second), sum.Elapsed.Seconds()/float64(max(n, 1)), min(n, 100),
-		strings.Join(losses, ", "), strings.Join(skipped, ", "), strings.Join(scales, ", "))
-	wrote := []string{sum.Checkpoint, sum.Log}
-	if sum.Samples != "" {
-		wrote = append([]string{sum.Samples}, wrote...)
-	}
-	if sum.Status != gan.StatusOK {
-		fmt.Fprintf(io.out, "%s: WARNING: the run ended %s (%s); %s keeps step %d, the last before the alarm, and %s the last state\n",
-			r.Label, sum.Status, strings.Join(sum.Warnings, "; "), sum.Checkpoint, sum.LastHealthy, sum.Unhealthy)
-		wrote = append(wrote, sum.Unhealthy)
-	}
-	fmt.Fprintf(io.out, "%s: wrote %s\n", r.Label, strings.Join(wrote, ", "))
-	return sum, nil
+	return sum, r.WriteSummary(io.out, sum)
 }
 
 // progressReporter returns the per-step callback: a progress bar on a
-// terminal, a plain line every logEvery steps otherwise. cols names the
+// terminal, a plain line every logEvery steps otherwise
+// (experiment.LogProgress). cols names the
 // step's figures (gan.Trainer.LogColumns). later is the number of steps
 // the runs after this one train in this invocation: both also show the
-// ETA of all of them (allRunsETA).
+// ETA of all of them (experiment.AllRunsETA).
 func progressReporter(io stdio, name string, cols []string, start, steps, logEvery, later int) func(gan.StepStats, time.Duration) {
 	if isTerminal(io.err) {
 		desc := name
@@ -430,27 +364,12 @@ func progressReporter(io stdio, name string, cols []string, start, steps, logEve
 			for i, l := range st.Losses {
 				fmt.Fprintf(&b, "  %s %.3f", cols[i], l)
 			}
-			b.WriteString(allRunsETA(st.Step-start, steps-st.Step, later, el, "  all runs eta "))
+			b.WriteString(experiment.AllRunsETA(st.Step-start, steps-st.Step, later, el, "  all runs eta "))
 			bar.Describe(b.String())
 			bar.Add(1)
 		}
 	}
-	return func(st gan.StepStats, el time.Duration) {
-		if logEvery == 0 || (st.Step%logEvery != 0 && st.Step != steps) {
-			return
-		}
-		done := st.Step - start
-		eta := time.Duration(float64(el) / float64(done) * float64(steps-st.Step))
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s step %d/%d", name, st.Step, steps)
-		vals := append(append(append([]float64{}, st.Losses...), st.Metrics...), st.Scales...)
-		for i, v := range vals {
-			fmt.Fprintf(&b, "  %s %.4g", cols[i], v)
-		}
-		fmt.Fprintf(&b, "  %.3f s/step  eta %s%s\n", el.Seconds()/float64(done), eta.Round(time.Second),
-			allRunsETA(done, steps-st.Step, later, el, ", all runs "))
-		io.err.Write([]byte(b.String()))
-	}
+	return experiment.LogProgress(io.err, name, cols, start, steps, logEvery, later)
 }
 
 // isTerminal reports whether w is a terminal.

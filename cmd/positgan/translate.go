@@ -1,11 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -104,16 +103,9 @@ func runTranslate(o translateOptions, io stdio) error {
 			return usageError{fmt.Errorf("--policy %s: %w", o.policy, err)}
 		}
 	}
-	c, err := ckpt.Load(o.checkpoint)
+	c, cfg, err := loadTranslator(o.checkpoint, dir)
 	if err != nil {
 		return err
-	}
-	cfg, err := models.ConfigOf(c)
-	if err != nil {
-		return err
-	}
-	if !experiment.Translates(cfg, dir) {
-		return usagef("--checkpoint %s holds a %s model, which does not translate images (want cyclegan)", o.checkpoint, cfg.Arch)
 	}
 	sh := datasets.Shape{C: cfg.Channels, H: cfg.Height, W: cfg.Width}
 	src, names, err := translateSource(o, sh)
@@ -144,22 +136,18 @@ func runTranslate(o translateOptions, io stdio) error {
 		return err
 	}
 	fmt.Fprintf(io.out, "translated %s (%s) in %s into %s; against the fp32 translation:\n", count(len(names), "images"), group, o.policy, o.out)
-	fmt.Fprintf(io.out, "%-24s %10s %8s\n", "image", "PSNR dB", "SSIM")
-	for _, im := range cmp.Images {
-		fmt.Fprintf(io.out, "%-24s %10s %8.4f\n", im.Name, evalFormatShort(im.PSNR), im.SSIM)
-	}
-	fmt.Fprintf(io.out, "%-24s %10s %8.4f\n", "mean", evalFormatShort(cmp.MeanPSNR), cmp.MeanSSIM)
-	if cmp.Identical > 0 {
-		fmt.Fprintf(io.out, "(%d identical images, PSNR inf, left out of the mean PSNR)\n", cmp.Identical)
-	}
-	return nil
+	return cmp.WriteTable(io.out)
 }
 
-func evalFormatShort(v float64) string {
-	if math.IsInf(v, 1) {
-		return "inf"
+// loadTranslator loads --checkpoint (experiment.LoadTranslator); a model
+// that does not translate is a usage error.
+func loadTranslator(path string, dirs ...string) (*ckpt.Checkpoint, models.Config, error) {
+	c, cfg, err := experiment.LoadTranslator(path, dirs...)
+	var ne *experiment.NotTranslatorError
+	if errors.As(err, &ne) {
+		return nil, cfg, usagef("--checkpoint %s holds a %s model, which does not translate images (want cyclegan)", path, ne.Arch)
 	}
-	return fmt.Sprintf("%.2f", v)
+	return c, cfg, err
 }
 
 // translateSource returns the images --in names and their file names
@@ -204,16 +192,9 @@ func runTranslateFID(o translateOptions, io stdio) error {
 			return usageError{fmt.Errorf("--policy %s: %w", o.policy, err)}
 		}
 	}
-	c, err := ckpt.Load(o.checkpoint)
+	c, _, err := loadTranslator(o.checkpoint, dirs...)
 	if err != nil {
 		return err
-	}
-	cfg, err := models.ConfigOf(c)
-	if err != nil {
-		return err
-	}
-	if !slices.ContainsFunc(dirs, func(d string) bool { return experiment.Translates(cfg, d) }) {
-		return usagef("--checkpoint %s holds a %s model, which does not translate images (want cyclegan)", o.checkpoint, cfg.Arch)
 	}
 	dataset := o.dataset
 	if dataset == "" {

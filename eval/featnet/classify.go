@@ -48,3 +48,15 @@ func (l *LeNet) checkImages(ds datasets.Dataset) error {
 	}
 	return nil
 }
+
+// ClassifyFiles classifies the image files (Classify), each brought to
+// l's 1×28×28 gray input as an FID brings images (datasets.LoadFiles).
+// converted is the number of images that needed it.
+func (l *LeNet) ClassifyFiles(files []string) (ps []Prediction, converted int, err error) {
+	ds, converted, err := datasets.LoadFiles(files, datasets.Options{Height: 28, Width: 28, Channels: 1})
+	if err != nil {
+		return nil, 0, err
+	}
+	ps, err = l.Classify(ds)
+	return ps, converted, err
+}

@@ -30,6 +30,7 @@ var floors = []struct {
 	{"quant", 1},                              // number formats, their kernels and arithmetic
 	{"sparsity", 1},                           // N:M structured sparsity masks: patterns, scorers
 	{"internal/gemm", 2}, {"internal/vec", 2}, // the CPU kernels
+	{"formatinfo", 2},                            // reports and plots of number formats
 	{"compute", 3},                               // the backend seam over the kernels
 	{"nn", 4}, {"tanhapprox", 4}, {"scaling", 4}, // layers and the quantizer op; approximations; bias estimation
 	{"eval", 4}, // metrics on plain images and features, behind a registry
