@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/positgan/positgan/quant"
 )
@@ -29,9 +30,10 @@ type PerOpWorkspace struct {
 	ai, bi []uint8
 	va, vb []float32
 	za, zb int // zeros in each operand
-	nz     []int32
 	cix    []uint8
 	ha, hb valueSet
+	run    perOpRun
+	kernel perOpRowKernel // nil: the fastest this machine has
 }
 
 // valueSet assigns byte indices to distinct float32 bit patterns.
@@ -100,7 +102,7 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	}
 	// Product table, by the format's multiplication (for the default
 	// one, float32 products are exact in float64 and Round64 rounds once).
-	grow(&w.prod, 1<<16)
+	grow(&w.prod, perOpTable)
 	for i, x := range rowVals {
 		for j, y := range colVals {
 			va, vb := float64(x), float64(y)
@@ -129,23 +131,85 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 			zero = z
 		}
 	}
-	// Interleave the columns in blocks of eight: block jb holds, for each
-	// l, the indices of columns 8jb..8jb+7 (0 past the last column).
-	nb := (cols + 7) / 8
-	grow(&w.cix, nb*k*8)
-	for j := 0; j < nb*8; j++ {
-		blk := w.cix[(j/8)*k*8:]
+	// Interleave the columns in blocks of 16, and the blocks in groups of
+	// four (perOpLanes columns, zero-index columns past the last): block
+	// jb holds, for each l, the indices of columns 16jb..16jb+15.
+	nb := (cols + perOpLanes - 1) / perOpLanes * (perOpLanes / 16)
+	grow(&w.cix, nb*k*16)
+	for j := 0; j < nb*16; j++ {
+		blk := w.cix[(j/16)*k*16+j%16:]
 		if j >= cols {
 			for l := 0; l < k; l++ {
-				blk[l*8+j%8] = 0
+				blk[l*16] = 0
 			}
 			continue
 		}
 		for l, v := range colIdx[j*k : (j+1)*k] {
-			blk[l*8+j%8] = v
+			blk[l*16] = v
 		}
 	}
-	w.nz = perOpKernel(c, ldr, ldcol, rowIdx, w.cix, rows, cols, k, w.prod, w.sum, w.vals, zero, w.nz)
+	r := &w.run
+	r.c, r.ldr, r.ldc, r.ri, r.cix = c, ldr, ldcol, rowIdx, w.cix[:nb*k*16]
+	r.rows, r.cols, r.k, r.zero = rows, cols, k, zero
+	r.prod, r.sum, r.vals = (*[perOpTable]uint8)(w.prod), (*[perOpTable]uint8)(w.sum), w.vals
+	r.kernel = w.kernel
+	if r.kernel == nil {
+		ks := perOpKernels()
+		r.kernel = ks[len(ks)-1].fn
+	}
+	// Split the rows over the cores, each part with its own scratch.
+	r.parts = min(runtime.GOMAXPROCS(0), rows, len(r.nz))
+	ForEaches(r.parts, rows*cols*k, r)
+	w.run.c, w.run.ri, w.run.cix, w.run.vals = nil, nil, nil, nil
+}
+
+// A perOpKernelInfo names a row kernel, for the tests.
+type perOpKernelInfo struct {
+	name string
+	fn   perOpRowKernel
+}
+
+// perOpRun is one table-driven per-op GEMM, split into parts of rows.
+type perOpRun struct {
+	c          []float32
+	ldr, ldc   int
+	ri, cix    []uint8
+	rows, cols int
+	k          int
+	prod, sum  *[perOpTable]uint8
+	vals       []float32
+	zero       int
+	kernel     perOpRowKernel
+	parts      int         // how many parts the rows are split into
+	nz         [16][]int32 // scratch of each part
+}
+
+// Each sums part i of the rows: the same products in the same order as
+// the serial loop, so the split changes no bit.
+func (r *perOpRun) Each(i int) {
+	lo, hi := i*r.rows/r.parts, (i+1)*r.rows/r.parts
+	nz := r.nz[i][:0]
+	k := r.k
+	var out [perOpLanes]uint32
+	stride := k * 16
+	for row := lo; row < hi; row++ {
+		ar := r.ri[row*k : (row+1)*k]
+		// The terms after the first that are not skipped.
+		nz = nz[:0]
+		for l := 1; l < k; l++ {
+			if int(ar[l]) != r.zero {
+				nz = append(nz, int32(l))
+			}
+		}
+		for j := 0; j < r.cols; j += perOpLanes {
+			r.kernel(&out, r.cix[j*k:], stride, ar, nz, r.prod, r.sum)
+			c := r.c[row*r.ldr:]
+			for t, o := range out[:min(perOpLanes, r.cols-j)] {
+				c[(j+t)*r.ldc] = r.vals[o]
+			}
+		}
+	}
+	r.nz[i] = nz
 }
 
 // zeroOf returns the index of +0 in vals.
@@ -200,7 +264,7 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 		// the index a value anyway so that the tables are total.
 		w.nanIdx = 0
 	}
-	sum := make([]uint8, 1<<16) // w.sum is nil until the table is whole
+	sum := make([]uint8, perOpTable) // w.sum is nil until the table is whole
 	for i, x := range w.vals {
 		for j, y := range w.vals {
 			s, ok := w.idx(w.ar.Add64(float64(x), float64(y)))

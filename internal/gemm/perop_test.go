@@ -1,0 +1,156 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/positgan/positgan/quant"
+)
+
+// formatData returns n values of f: most rounded from a normal
+// distribution of the given spread, the rest any code of f (NaR or NaN,
+// ±Inf, ±max, ±min, zero) where special is set, and zeros where zeros
+// is set, as ReLU makes them.
+func formatData(f quant.Format, n int, rng *rand.Rand, spread float64, special, zeros bool) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		switch r := rng.IntN(10); {
+		case special && r == 0:
+			s[i] = float32(f.Decode(uint32(rng.IntN(1 << f.Bits()))))
+		case zeros && r >= 6:
+			s[i] = 0
+		default:
+			s[i] = f.Round(float32(rng.NormFloat64() * spread))
+		}
+	}
+	return s
+}
+
+// TestPerOpKernels runs every row kernel this machine has (the portable
+// one, AVX2 and AVX-512 where the CPU has them) through
+// PerOpWorkspace.Gemm and checks each result bit for bit against the
+// reference kernel perOpGemm, which rounds each product and each partial
+// sum with the format's arithmetic in a direct loop: on every 8-bit
+// format kind, operands with NaR, NaN, ±Inf, ±max, ±min and zeros, and
+// shapes around the kernels' 16- and 64-column blocks.
+func TestPerOpKernels(t *testing.T) {
+	p81 := quant.MustParse("posit(8,1)")
+	p81s4, err := quant.Scale(p81, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	formats := []quant.Format{p81, p81s4, quant.MustParse("posit(8,2)"), quant.MustParse("fp8-e4m3"), quant.MustParse("fp8-e5m2")}
+	shapes := []struct {
+		m, n, k int
+		tA, tB  bool
+	}{
+		{1, 1, 1, false, false},
+		{3, 16, 2, false, true},
+		{2, 17, 9, true, false},
+		{5, 63, 33, false, false},
+		{4, 64, 40, true, true},
+		{3, 65, 17, false, true},
+		{70, 130, 30, false, false}, // split over cores
+		{9, 200, 300, true, false},
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, f := range formats {
+		for si, sh := range shapes {
+			for variant := range 4 {
+				special, zeros := variant&1 != 0, variant&2 != 0
+				spread := []float64{0.3, 1, 4, 40}[rng.IntN(4)]
+				a := formatData(f, sh.m*sh.k, rng, spread, special, zeros && si%2 == 0)
+				b := formatData(f, sh.k*sh.n, rng, spread/8, special, zeros && si%2 == 1)
+				lda, ldb := sh.k, sh.n
+				if sh.tA {
+					lda = sh.m
+				}
+				if sh.tB {
+					ldb = sh.k
+				}
+				want := make([]float32, sh.m*sh.n)
+				perOpGemm(f, sh.tA, sh.tB, sh.m, sh.n, sh.k, a, lda, b, ldb, want, sh.n)
+				for _, kern := range perOpKernels() {
+					got := make([]float32, sh.m*sh.n)
+					w := PerOpWorkspace{kernel: kern.fn}
+					if !w.setFormat(f) || !w.pack(sh.tA, sh.tB, sh.m, sh.n, sh.k, a, lda, b, ldb) {
+						t.Fatalf("%s %v: the table-driven kernel is not used", kern.name, f)
+					}
+					w.Gemm(f, sh.tA, sh.tB, sh.m, sh.n, sh.k, a, lda, b, ldb, got, sh.n)
+					for i := range want {
+						if !sameBits(got[i], want[i]) {
+							t.Errorf("%s %v %dx%dx%d special=%v zeros=%v: c[%d] = %g, reference %g",
+								kern.name, f, sh.m, sh.n, sh.k, special, zeros, i, got[i], want[i])
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPerOpWideAccumulator checks per-op GEMMs whose accumulation format
+// is too wide for tables (16-bit posit and float, float32 itself) against
+// a direct loop written from the definition: each product and each
+// partial sum rounded once, to nearest, by the format's Round64 of the
+// exact float64 value (products and sums of these operands are exact in
+// float64).
+func TestPerOpWideAccumulator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	p8 := quant.MustParse("posit(8,1)")
+	for _, f := range []quant.Format{quant.MustParse("posit(16,1)"), quant.MustParse("fp16")} {
+		const m, n, k = 3, 20, 50
+		a := formatData(p8, m*k, rng, 1, false, true)
+		b := formatData(p8, k*n, rng, 0.1, false, false)
+		a[7] = float32(math.NaN()) // row 0 sums to NaN
+		got := make([]float32, m*n)
+		var w PerOpWorkspace
+		w.Gemm(f, false, false, m, n, k, a, k, b, n, got, n)
+		for i := range m {
+			for j := range n {
+				var s float64
+				for l := range k {
+					p := f.Round64(float64(a[i*k+l]) * float64(b[l*n+j]))
+					if l == 0 {
+						s = p
+						continue
+					}
+					if u := s + p; !math.IsNaN(u) && (s-(u-(u-s)))+(p-(u-s)) != 0 { // TwoSum's error
+						t.Fatalf("test data: %g + %g is not exact in float64", s, p)
+					}
+					s = f.Round64(s + p)
+				}
+				if !sameBits(got[i*n+j], float32(s)) {
+					t.Errorf("%v: c[%d][%d] = %g, want %g", f, i, j, got[i*n+j], s)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkPerOpKernels times each row kernel this machine has on the
+// largest per-op product of a dcgan64 step (posit(8,1) operands, a tenth
+// of one of them zero), at GOMAXPROCS and on one core.
+func BenchmarkPerOpKernels(b *testing.B) {
+	const m, n, k = 64, 3136, 128
+	rng := rand.New(rand.NewPCG(5, 5))
+	p := quant.MustParse("posit(8,1)")
+	a := formatData(p, m*k, rng, 1, false, false)
+	bb := formatData(p, k*n, rng, 0.1, false, false)
+	c := make([]float32, m*n)
+	for _, kern := range perOpKernels() {
+		b.Run(kern.name, func(b *testing.B) {
+			w := PerOpWorkspace{kernel: kern.fn}
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				w.Gemm(p, false, false, m, n, k, a, k, bb, n, c, n)
+			}
+			macs := float64(m*n*k) * float64(b.N)
+			b.ReportMetric(macs/b.Elapsed().Seconds()/1e9, "GMAC/s")
+			b.ReportMetric(macs/(cpuTime()-cpu0)/1e9, "GMAC/cpu-s") // steadier on a shared machine
+		})
+	}
+}
