@@ -131,25 +131,24 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 			zero = z
 		}
 	}
-	// Interleave the columns in blocks of 16, and the blocks in groups of
-	// four (perOpLanes columns, zero-index columns past the last): block
-	// jb holds, for each l, the indices of columns 16jb..16jb+15.
-	nb := (cols + perOpLanes - 1) / perOpLanes * (perOpLanes / 16)
-	grow(&w.cix, nb*k*16)
-	for j := 0; j < nb*16; j++ {
-		blk := w.cix[(j/16)*k*16+j%16:]
+	// Interleave the columns in groups of perOpLanes: group g holds, for
+	// each l, the indices of columns 64g..64g+63 (0 past the last column).
+	ng := (cols + perOpLanes - 1) / perOpLanes
+	grow(&w.cix, ng*k*perOpLanes)
+	for j := 0; j < ng*perOpLanes; j++ {
+		blk := w.cix[(j/perOpLanes)*k*perOpLanes+j%perOpLanes:]
 		if j >= cols {
 			for l := 0; l < k; l++ {
-				blk[l*16] = 0
+				blk[l*perOpLanes] = 0
 			}
 			continue
 		}
 		for l, v := range colIdx[j*k : (j+1)*k] {
-			blk[l*16] = v
+			blk[l*perOpLanes] = v
 		}
 	}
 	r := &w.run
-	r.c, r.ldr, r.ldc, r.ri, r.cix = c, ldr, ldcol, rowIdx, w.cix[:nb*k*16]
+	r.c, r.ldr, r.ldc, r.ri, r.cix = c, ldr, ldcol, rowIdx, w.cix[:ng*k*perOpLanes]
 	r.rows, r.cols, r.k, r.zero = rows, cols, k, zero
 	r.prod, r.sum, r.vals = (*[perOpTable]uint8)(w.prod), (*[perOpTable]uint8)(w.sum), w.vals
 	r.kernel = w.kernel
@@ -190,22 +189,27 @@ func (r *perOpRun) Each(i int) {
 	lo, hi := i*r.rows/r.parts, (i+1)*r.rows/r.parts
 	nz := r.nz[i][:0]
 	k := r.k
-	var out [perOpLanes]uint32
-	stride := k * 16
-	for row := lo; row < hi; row++ {
-		ar := r.ri[row*k : (row+1)*k]
-		// The terms after the first that are not skipped.
+	var out [2 * perOpLanes]uint32
+	for row := lo; row < hi; row += 2 {
+		row1 := min(row+1, hi-1) // an odd last row is summed twice
+		ar0, ar1 := r.ri[row*k:(row+1)*k], r.ri[row1*k:(row1+1)*k]
+		// The terms after the first that are not skipped in both rows.
 		nz = nz[:0]
 		for l := 1; l < k; l++ {
-			if int(ar[l]) != r.zero {
+			if int(ar0[l]) != r.zero || int(ar1[l]) != r.zero {
 				nz = append(nz, int32(l))
 			}
 		}
 		for j := 0; j < r.cols; j += perOpLanes {
-			r.kernel(&out, r.cix[j*k:], stride, ar, nz, r.prod, r.sum)
-			c := r.c[row*r.ldr:]
-			for t, o := range out[:min(perOpLanes, r.cols-j)] {
-				c[(j+t)*r.ldc] = r.vals[o]
+			r.kernel(&out, r.cix[j*k:(j+perOpLanes)*k], ar0, ar1, nz, r.prod, r.sum)
+			n := min(perOpLanes, r.cols-j)
+			c := r.c[row*r.ldr+j*r.ldc:]
+			for t, o := range out[:n] {
+				c[t*r.ldc] = r.vals[o]
+			}
+			c = r.c[row1*r.ldr+j*r.ldc:]
+			for t, o := range out[perOpLanes : perOpLanes+n] {
+				c[t*r.ldc] = r.vals[o]
 			}
 		}
 	}

@@ -14,22 +14,38 @@ import (
 var (
 	hasPerOpAVX2   = cpu.X86.HasAVX2
 	hasPerOpAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX2
+	hasPerOpVBMI   = hasPerOpAVX512 && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 )
 
 //go:noescape
-func perOpRowAVX512(out *uint32, blk *uint8, stride int, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
+func perOpRowVBMI(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
 
+// perOpRow2VBMI is perOpRowVBMI on two rows at once (eight chains).
+//
 //go:noescape
-func perOpRowAVX2(out *uint32, blk *uint8, stride int, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
+func perOpRow2VBMI(out *uint32, blk *uint8, ar0, ar1 *uint8, nz *int32, nnz int, prod, sum *uint8)
 
-func perOpRowKernelAVX512(out *[perOpLanes]uint32, blk []uint8, stride int, ar []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
-	_ = blk[3*stride+16*len(ar)-1]
-	perOpRowAVX512(&out[0], &blk[0], stride, &ar[0], unsafe.SliceData(nz), len(nz), &prod[0], &sum[0])
+func perOpRowKernelVBMI(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
+	_, _ = blk[perOpLanes*len(ar0)-1], ar1[len(ar0)-1]
+	perOpRow2VBMI(&out[0], &blk[0], &ar0[0], &ar1[0], unsafe.SliceData(nz), len(nz), &prod[0], &sum[0])
 }
 
-func perOpRowKernelAVX2(out *[perOpLanes]uint32, blk []uint8, stride int, ar []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
-	_ = blk[3*stride+16*len(ar)-1]
-	perOpRowAVX2(&out[0], &blk[0], stride, &ar[0], unsafe.SliceData(nz), len(nz), &prod[0], &sum[0])
+//go:noescape
+func perOpRowAVX512(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
+
+//go:noescape
+func perOpRowAVX2(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
+
+func perOpRowKernelAVX512(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
+	_, _ = blk[perOpLanes*len(ar0)-1], ar1[len(ar0)-1]
+	perOpRowAVX512(&out[0], &blk[0], &ar0[0], unsafe.SliceData(nz), len(nz), &prod[0], &sum[0])
+	perOpRowAVX512(&out[perOpLanes], &blk[0], &ar1[0], unsafe.SliceData(nz), len(nz), &prod[0], &sum[0])
+}
+
+func perOpRowKernelAVX2(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
+	_, _ = blk[perOpLanes*len(ar0)-1], ar1[len(ar0)-1]
+	perOpRowAVX2(&out[0], &blk[0], &ar0[0], unsafe.SliceData(nz), len(nz), &prod[0], &sum[0])
+	perOpRowAVX2(&out[perOpLanes], &blk[0], &ar1[0], unsafe.SliceData(nz), len(nz), &prod[0], &sum[0])
 }
 
 // perOpKernels lists the row kernels this machine can run, the fastest
@@ -41,6 +57,9 @@ func perOpKernels() []perOpKernelInfo {
 	}
 	if hasPerOpAVX512 {
 		ks = append(ks, perOpKernelInfo{"avx512", perOpRowKernelAVX512})
+	}
+	if hasPerOpVBMI {
+		ks = append(ks, perOpKernelInfo{"avx512vbmi", perOpRowKernelVBMI})
 	}
 	return ks
 }

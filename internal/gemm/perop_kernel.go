@@ -5,30 +5,38 @@ package gemm
 // read any entry as the low byte of a 32-bit word.
 const perOpTable = 1<<16 + 4
 
-// perOpLanes is how many columns a row kernel call sums at once: four
-// blocks of 16, each block's column indices interleaved by term
-// (blk[b·stride + l·16 + t] is column 16b+t's index at term l).
+// perOpLanes is how many columns a row kernel call sums at once; their
+// indices come interleaved by term (blk[l·perOpLanes + t] is column t's
+// index at term l).
 const perOpLanes = 64
 
-// A perOpRowKernel sets out[t], for the perOpLanes columns of blk, to
-// the index of the sequential rounded dot product of row ar with column
-// t: s = prod[ar[0], col(0)], then s = sum[s, prod[ar[l], col(l)]] for
-// each l in nz, in that order. stride is the distance in bytes between
-// blk's four blocks (16k for k terms).
-type perOpRowKernel func(out *[perOpLanes]uint32, blk []uint8, stride int, ar []uint8, nz []int32, prod, sum *[perOpTable]uint8)
+// A perOpRowKernel sets out[t] and out[perOpLanes+t], for the perOpLanes
+// columns of blk, to the indices of the sequential rounded dot products of
+// rows ar0 and ar1 with column t: s = prod[ar[0], col(0)], then
+// s = sum[s, prod[ar[l], col(l)]] for each l in nz, in that order. Every
+// l in nz is below len(ar0) == len(ar1), and blk holds len(ar0) terms.
+// Two rows at once share the column loads and double the independent
+// chains of lookups.
+type perOpRowKernel func(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, prod, sum *[perOpTable]uint8)
 
-// perOpRowGo is the portable perOpRowKernel: eight chains of dependent
+// perOpRowGo is the portable perOpRowKernel.
+func perOpRowGo(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
+	perOpRow1Go((*[perOpLanes]uint32)(out[:perOpLanes]), blk, ar0, nz, prod, sum)
+	perOpRow1Go((*[perOpLanes]uint32)(out[perOpLanes:]), blk, ar1, nz, prod, sum)
+}
+
+// perOpRow1Go is perOpRowGo for one row: eight chains of dependent
 // lookups advance together, so that their latencies overlap.
-func perOpRowGo(out *[perOpLanes]uint32, blk []uint8, stride int, ar []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
+func perOpRow1Go(out *[perOpLanes]uint32, blk []uint8, ar []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
 	a0 := uint16(ar[0]) << 8
 	for h := 0; h < perOpLanes; h += 8 {
-		col := blk[(h/16)*stride+h%16:]
+		col := blk[h:]
 		v := col[0:8:8]
 		s0, s1, s2, s3 := prod[a0|uint16(v[0])], prod[a0|uint16(v[1])], prod[a0|uint16(v[2])], prod[a0|uint16(v[3])]
 		s4, s5, s6, s7 := prod[a0|uint16(v[4])], prod[a0|uint16(v[5])], prod[a0|uint16(v[6])], prod[a0|uint16(v[7])]
 		for _, l := range nz {
 			a := uint16(ar[l]) << 8
-			v := col[int(l)*16:][:8:8]
+			v := col[int(l)*perOpLanes:][:8:8]
 			s0 = sum[uint16(s0)<<8|uint16(prod[a|uint16(v[0])])]
 			s1 = sum[uint16(s1)<<8|uint16(prod[a|uint16(v[1])])]
 			s2 = sum[uint16(s2)<<8|uint16(prod[a|uint16(v[2])])]
