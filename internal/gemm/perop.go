@@ -150,7 +150,8 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	r := &w.run
 	r.c, r.ldr, r.ldc, r.ri, r.cix = c, ldr, ldcol, rowIdx, w.cix[:ng*k*perOpLanes]
 	r.rows, r.cols, r.k, r.zero = rows, cols, k, zero
-	r.prod, r.sum, r.vals = (*[perOpTable]uint8)(w.prod), (*[perOpTable]uint8)(w.sum), w.vals
+	r.tables = perOpTables{(*[perOpTable]uint8)(w.prod), (*[perOpTable]uint8)(w.sum)}
+	r.vals = w.vals
 	r.kernel = w.kernel
 	if r.kernel == nil {
 		ks := perOpKernels()
@@ -175,7 +176,7 @@ type perOpRun struct {
 	ri, cix    []uint8
 	rows, cols int
 	k          int
-	prod, sum  *[perOpTable]uint8
+	tables     perOpTables
 	vals       []float32
 	zero       int
 	kernel     perOpRowKernel
@@ -201,7 +202,7 @@ func (r *perOpRun) Each(i int) {
 			}
 		}
 		for j := 0; j < r.cols; j += perOpLanes {
-			r.kernel(&out, r.cix[j*k:(j+perOpLanes)*k], ar0, ar1, nz, r.prod, r.sum)
+			r.kernel(&out, r.cix[j*k:(j+perOpLanes)*k], ar0, ar1, nz, &r.tables)
 			n := min(perOpLanes, r.cols-j)
 			c := r.c[row*r.ldr+j*r.ldc:]
 			for t, o := range out[:n] {

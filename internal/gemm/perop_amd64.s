@@ -4,17 +4,17 @@
 
 // The row kernels of perOpRowGo (perop_kernel.go) on 64 lanes: one chain
 // of dependent sum lookups per lane, the chains in vector registers. A
-// gathered lookup of table[i] (i < 2^16) reads the aligned 32-bit word
-// holding byte i, at 4·(i>>2), and shifts byte i&3 down: a word at an
-// unaligned offset could straddle two cache lines, which makes a gather
-// several times slower.
+// gathered lookup of table[i] reads the 32-bit word at byte offset i (the
+// tables are padded by 3 bytes) and uses its low byte: a chain's sum
+// keeps the three bytes above, and the next index, s<<8 | p, masks them
+// off. A gather merges into its destination: one that is not a chain's
+// sum is zeroed first, or it would wait for the previous gather into the
+// same register.
 //
-// Registers: DI out, SI blk, R8 ar, R9 nz, CX terms left, R10 prod,
-// R11 sum, AX the term's offset in blk (64 per term). A gather merges
-// into its destination: one that is not a chain's sum is zeroed first,
-// or it would wait for the previous gather into the same register.
+// Registers: DI out, SI blk, R8 ar (ar0), R9 nz, CX terms left, R10 prod,
+// R11 sum, AX the term's offset in blk (64 per term).
 
-#define ARGS \
+#define ARGS1 \
 	MOVQ out+0(FP), DI; \
 	MOVQ blk+8(FP), SI; \
 	MOVQ ar+16(FP), R8; \
@@ -23,48 +23,57 @@
 	MOVQ prod+40(FP), R10; \
 	MOVQ sum+48(FP), R11
 
-// LOOK512 sets D = T[I] for the 16 byte indices I into table T, with
-// 0xff in Z31 and 24 in Z29; it clobbers I, SH and K.
-#define LOOK512(T, I, SH, K, D) \
-	VPSLLD $3, I, SH; \
-	VPANDD Z29, SH, SH; \
-	VPSRLD $2, I, I; \
-	KXNORW K0, K0, K; \
-	VPXORD D, D, D; \
-	VPGATHERDD (T)(I*4), K, D; \
-	VPSRLVD SH, D, D; \
-	VPANDD Z31, D, D
+// CONSTS512 sets Z31 = 0xff and Z29 = 0xff00 in every lane.
+#define CONSTS512 \
+	MOVL $0xff, AX; \
+	VPBROADCASTD AX, Z31; \
+	MOVL $0xff00, AX; \
+	VPBROADCASTD AX, Z29
 
 // PROD512 sets P to the 16 product indices prod[a<<8 | col] of the
-// columns at off(SI)(AX), with a<<8 broadcast in Z30; it clobbers I, SH
-// and K.
-#define PROD512(off, I, SH, K, P) \
+// columns at off(SI)(AX), with a<<8 broadcast in Z30; it clobbers I, K.
+#define PROD512(off, I, K, P) \
 	VPMOVZXBD off(SI)(AX*1), I; \
 	VPORD Z30, I, I; \
-	LOOK512(R10, I, SH, K, P)
+	KXNORW K0, K0, K; \
+	VPXORD P, P, P; \
+	VPGATHERDD (R10)(I*1), K, P; \
+	VPANDD Z31, P, P
 
-// SUM512 sets S = sum[S<<8 | P]; it clobbers I, SH and K.
-#define SUM512(S, P, I, SH, K) \
+// SUM512 sets S = sum[(S<<8 & 0xff00) | P] (ternary logic 0xEC: I&Z29 | P);
+// it clobbers I and K.
+#define SUM512(S, P, I, K) \
 	VPSLLD $8, S, I; \
-	VPORD P, I, I; \
-	LOOK512(R11, I, SH, K, S)
+	VPTERNLOGD $0xEC, Z29, P, I; \
+	KXNORW K0, K0, K; \
+	VPGATHERDD (R11)(I*1), K, S
 
-// func perOpRowAVX512(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
+// FIRST512 starts the chain S at the product P.
+#define FIRST512(P, S) \
+	VMOVDQA64 P, S
+
+// OUT512 stores the sum index of chain S (its low byte) at off(DI).
+#define OUT512(S, off) \
+	VPANDD Z31, S, S; \
+	VMOVDQU32 S, off(DI)
+
+// func perOpRowAVX512(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod *uint8, sum *uint8)
 // Products and sums gathered (AVX-512 F).
 TEXT ·perOpRowAVX512(SB), NOSPLIT, $0-56
-	ARGS
-	MOVL $0xff, AX
-	VPBROADCASTD AX, Z31
-	MOVL $24, AX
-	VPBROADCASTD AX, Z29
+	ARGS1
+	CONSTS512
 	MOVBLZX (R8), BX
 	SHLL $8, BX
 	VPBROADCASTD BX, Z30
 	XORQ AX, AX
-	PROD512(0, Z4, Z24, K1, Z0)
-	PROD512(16, Z5, Z25, K2, Z1)
-	PROD512(32, Z6, Z26, K3, Z2)
-	PROD512(48, Z7, Z27, K4, Z3)
+	PROD512(0, Z4, K1, Z8)
+	PROD512(16, Z5, K2, Z9)
+	PROD512(32, Z6, K3, Z10)
+	PROD512(48, Z7, K4, Z11)
+	FIRST512(Z8, Z0)
+	FIRST512(Z9, Z1)
+	FIRST512(Z10, Z2)
+	FIRST512(Z11, Z3)
 	TESTQ CX, CX
 	JZ   done512
 
@@ -74,126 +83,158 @@ loop512:
 	SHLL $8, BX
 	VPBROADCASTD BX, Z30
 	SHLQ $6, AX
-	PROD512(0, Z4, Z24, K1, Z8)
-	PROD512(16, Z5, Z25, K2, Z9)
-	PROD512(32, Z6, Z26, K3, Z10)
-	PROD512(48, Z7, Z27, K4, Z11)
-	SUM512(Z0, Z8, Z12, Z24, K5)
-	SUM512(Z1, Z9, Z13, Z25, K6)
-	SUM512(Z2, Z10, Z14, Z26, K7)
-	SUM512(Z3, Z11, Z15, Z27, K1)
+	PROD512(0, Z4, K1, Z8)
+	PROD512(16, Z5, K2, Z9)
+	PROD512(32, Z6, K3, Z10)
+	PROD512(48, Z7, K4, Z11)
+	SUM512(Z0, Z8, Z12, K5)
+	SUM512(Z1, Z9, Z13, K6)
+	SUM512(Z2, Z10, Z14, K7)
+	SUM512(Z3, Z11, Z15, K1)
 	ADDQ $4, R9
 	DECQ CX
 	JNZ  loop512
 
 done512:
-	VMOVDQU32 Z0, (DI)
-	VMOVDQU32 Z1, 64(DI)
-	VMOVDQU32 Z2, 128(DI)
-	VMOVDQU32 Z3, 192(DI)
+	OUT512(Z0, 0)
+	OUT512(Z1, 64)
+	OUT512(Z2, 128)
+	OUT512(Z3, 192)
 	VZEROUPPER
 	RET
 
-// PRODVBMI sets Z8–Z11 to the 64 product indices prod[a<<8 | col] of
-// the columns at (SI)(AX), as 32-bit words, with BX pointing at row a of
-// prod: two 128-byte table lookups (VPERMI2B) chosen by the index's top
-// bit. It clobbers Z4–Z7, Z16, Z17 and K1.
+// PRODVBMI sets Z8–Z11 to the 64 product indices prod[a<<8 | col], as
+// 32-bit words, for the column indices in Z4 (their top bits in K1) and
+// BX pointing at row a of prod: two 128-byte table lookups (VPERMI2B)
+// chosen by the index's top bit. It clobbers Z5–Z7, Z16 and Z17.
 #define PRODVBMI \
-	VMOVDQU8 (SI)(AX*1), Z4; \
 	VMOVDQU64 (BX), Z16; \
 	VMOVDQU64 128(BX), Z17; \
 	VMOVDQA64 Z4, Z5; \
 	VPERMI2B 64(BX), Z16, Z5; \
 	VMOVDQA64 Z4, Z6; \
 	VPERMI2B 192(BX), Z17, Z6; \
-	VPMOVB2M Z4, K1; \
 	VPBLENDMB Z6, Z5, K1, Z7; \
 	VPMOVZXBD X7, Z8; \
 	VEXTRACTI32X4 $1, Z7, X5; \
 	VPMOVZXBD X5, Z9; \
 	VEXTRACTI32X4 $2, Z7, X6; \
 	VPMOVZXBD X6, Z10; \
-	VEXTRACTI32X4 $3, Z7, X4; \
-	VPMOVZXBD X4, Z11
+	VEXTRACTI32X4 $3, Z7, X7; \
+	VPMOVZXBD X7, Z11
 
-// func perOpRowVBMI(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
-// Products by byte permutes (AVX-512 VBMI), sums gathered.
-TEXT ·perOpRowVBMI(SB), NOSPLIT, $0-56
-	ARGS
-	MOVL $0xff, AX
-	VPBROADCASTD AX, Z31
-	MOVL $24, AX
-	VPBROADCASTD AX, Z29
+// func perOpRow2VBMI(out *uint32, blk *uint8, ar0, ar1 *uint8, nz *int32, nnz int, prod *uint8, sum *uint8)
+// Two rows (ar0 in R8, ar1 in DX), eight chains (Z0–Z3, Z18–Z21);
+// products by byte permutes (AVX-512 VBMI), sums gathered.
+TEXT ·perOpRow2VBMI(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ blk+8(FP), SI
+	MOVQ ar0+16(FP), R8
+	MOVQ ar1+24(FP), DX
+	MOVQ nz+32(FP), R9
+	MOVQ nnz+40(FP), CX
+	MOVQ prod+48(FP), R10
+	MOVQ sum+56(FP), R11
+	CONSTS512
+	VMOVDQU8 (SI), Z4
+	VPMOVB2M Z4, K1
 	MOVBLZX (R8), BX
 	SHLQ $8, BX
 	ADDQ R10, BX
-	XORQ AX, AX
 	PRODVBMI
-	VMOVDQA64 Z8, Z0
-	VMOVDQA64 Z9, Z1
-	VMOVDQA64 Z10, Z2
-	VMOVDQA64 Z11, Z3
+	FIRST512(Z8, Z0)
+	FIRST512(Z9, Z1)
+	FIRST512(Z10, Z2)
+	FIRST512(Z11, Z3)
+	MOVBLZX (DX), BX
+	SHLQ $8, BX
+	ADDQ R10, BX
+	PRODVBMI
+	FIRST512(Z8, Z18)
+	FIRST512(Z9, Z19)
+	FIRST512(Z10, Z20)
+	FIRST512(Z11, Z21)
 	TESTQ CX, CX
-	JZ   donevbmi
+	JZ   done2vbmi
 
-loopvbmi:
+loop2vbmi:
 	MOVLQSX (R9), AX
 	MOVBLZX (R8)(AX*1), BX
 	SHLQ $8, BX
 	ADDQ R10, BX
+	MOVBLZX (DX)(AX*1), R12
+	SHLQ $8, R12
+	ADDQ R10, R12
 	SHLQ $6, AX
+	VMOVDQU8 (SI)(AX*1), Z4
+	VPMOVB2M Z4, K1
 	PRODVBMI
-	SUM512(Z0, Z8, Z12, Z24, K2)
-	SUM512(Z1, Z9, Z13, Z25, K3)
-	SUM512(Z2, Z10, Z14, Z26, K4)
-	SUM512(Z3, Z11, Z15, Z27, K5)
+	SUM512(Z0, Z8, Z12, K2)
+	SUM512(Z1, Z9, Z13, K3)
+	SUM512(Z2, Z10, Z14, K4)
+	SUM512(Z3, Z11, Z15, K5)
+	MOVQ R12, BX
+	PRODVBMI
+	SUM512(Z18, Z8, Z22, K6)
+	SUM512(Z19, Z9, Z23, K7)
+	SUM512(Z20, Z10, Z24, K2)
+	SUM512(Z21, Z11, Z25, K3)
 	ADDQ $4, R9
 	DECQ CX
-	JNZ  loopvbmi
+	JNZ  loop2vbmi
 
-donevbmi:
-	VMOVDQU32 Z0, (DI)
-	VMOVDQU32 Z1, 64(DI)
-	VMOVDQU32 Z2, 128(DI)
-	VMOVDQU32 Z3, 192(DI)
+done2vbmi:
+	OUT512(Z0, 0)
+	OUT512(Z1, 64)
+	OUT512(Z2, 128)
+	OUT512(Z3, 192)
+	OUT512(Z18, 256)
+	OUT512(Z19, 320)
+	OUT512(Z20, 384)
+	OUT512(Z21, 448)
 	VZEROUPPER
 	RET
 
-// LOOK2 sets D = T[I] for the 8 byte indices I into table T, as LOOK512
-// does, with 0xff in Y15 and 24 in Y11; it clobbers I, Y12 and Y13.
-#define LOOK2(T, I, D) \
-	VPSLLD $3, I, Y12; \
-	VPAND Y11, Y12, Y12; \
-	VPSRLD $2, I, I; \
-	VPCMPEQD Y13, Y13, Y13; \
-	VPXOR D, D, D; \
-	VPGATHERDD Y13, (T)(I*4), D; \
-	VPSRLVD Y12, D, D; \
-	VPAND Y15, D, D
-
 // PROD2 sets P to the 8 product indices of the columns at off(SI)(AX),
-// with a<<8 broadcast in Y14; it clobbers Y9, Y12 and Y13.
+// with a<<8 broadcast in Y14 and 0xff in Y15; it clobbers Y12 and Y13.
+// (No legacy SSE instruction may run here: with the upper halves of the
+// registers in use, each would cost a merge, and the loop ran 6x slower.)
 #define PROD2(off, P) \
-	VPMOVZXBD off(SI)(AX*1), Y9; \
-	VPOR Y14, Y9, Y9; \
-	LOOK2(R10, Y9, P)
+	VPMOVZXBD off(SI)(AX*1), Y12; \
+	VPOR Y14, Y12, Y12; \
+	VPCMPEQD Y13, Y13, Y13; \
+	VPXOR P, P, P; \
+	VPGATHERDD Y13, (R10)(Y12*1), P; \
+	VPAND Y15, P, P
 
-// STEP2 sets S = sum[S<<8 | product of the columns at off(SI)(AX)]; it
-// clobbers Y8–Y10, Y12 and Y13.
+// STEP2 sets S = sum[(S<<8 & 0xff00) | product of the columns at
+// off(SI)(AX)], with 0xff00 in Y11; it clobbers Y8–Y10, Y12 and Y13.
 #define STEP2(off, S) \
 	PROD2(off, Y8); \
-	VPSLLD $8, S, Y10; \
-	VPOR Y8, Y10, Y10; \
-	LOOK2(R11, Y10, S)
+	VPSLLD $8, S, Y9; \
+	VPAND Y11, Y9, Y9; \
+	VPOR Y8, Y9, Y9; \
+	VPCMPEQD Y10, Y10, Y10; \
+	VPGATHERDD Y10, (R11)(Y9*1), S
 
-// func perOpRowAVX2(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod, sum *uint8)
+// FIRST2 starts the chain S at the product of the columns at
+// off(SI)(AX).
+#define FIRST2(off, S) \
+	PROD2(off, S)
+
+// OUT2 stores the sum index of chain S (its low byte) at off(DI).
+#define OUT2(S, off) \
+	VPAND Y15, S, S; \
+	VMOVDQU S, off(DI)
+
+// func perOpRowAVX2(out *uint32, blk *uint8, ar *uint8, nz *int32, nnz int, prod *uint8, sum *uint8)
 // Products and sums gathered, eight chains of 8 lanes (AVX2).
 TEXT ·perOpRowAVX2(SB), NOSPLIT, $0-56
-	ARGS
+	ARGS1
 	MOVL $0xff, AX
 	VMOVD AX, X15
 	VPBROADCASTD X15, Y15
-	MOVL $24, AX
+	MOVL $0xff00, AX
 	VMOVD AX, X11
 	VPBROADCASTD X11, Y11
 	MOVBLZX (R8), BX
@@ -201,14 +242,14 @@ TEXT ·perOpRowAVX2(SB), NOSPLIT, $0-56
 	VMOVD BX, X14
 	VPBROADCASTD X14, Y14
 	XORQ AX, AX
-	PROD2(0, Y0)
-	PROD2(8, Y1)
-	PROD2(16, Y2)
-	PROD2(24, Y3)
-	PROD2(32, Y4)
-	PROD2(40, Y5)
-	PROD2(48, Y6)
-	PROD2(56, Y7)
+	FIRST2(0, Y0)
+	FIRST2(8, Y1)
+	FIRST2(16, Y2)
+	FIRST2(24, Y3)
+	FIRST2(32, Y4)
+	FIRST2(40, Y5)
+	FIRST2(48, Y6)
+	FIRST2(56, Y7)
 	TESTQ CX, CX
 	JZ   done2
 
@@ -232,107 +273,13 @@ loop2:
 	JNZ  loop2
 
 done2:
-	VMOVDQU Y0, (DI)
-	VMOVDQU Y1, 32(DI)
-	VMOVDQU Y2, 64(DI)
-	VMOVDQU Y3, 96(DI)
-	VMOVDQU Y4, 128(DI)
-	VMOVDQU Y5, 160(DI)
-	VMOVDQU Y6, 192(DI)
-	VMOVDQU Y7, 224(DI)
-	VZEROUPPER
-	RET
-
-// PROD2VBMI is PRODVBMI for the row at BX, with the columns' indices
-// already in Z4.
-#define PROD2VBMI \
-	VMOVDQU64 (BX), Z16; \
-	VMOVDQU64 128(BX), Z17; \
-	VMOVDQA64 Z4, Z5; \
-	VPERMI2B 64(BX), Z16, Z5; \
-	VMOVDQA64 Z4, Z6; \
-	VPERMI2B 192(BX), Z17, Z6; \
-	VPBLENDMB Z6, Z5, K1, Z7; \
-	VPMOVZXBD X7, Z8; \
-	VEXTRACTI32X4 $1, Z7, X5; \
-	VPMOVZXBD X5, Z9; \
-	VEXTRACTI32X4 $2, Z7, X6; \
-	VPMOVZXBD X6, Z10; \
-	VEXTRACTI32X4 $3, Z7, X7; \
-	VPMOVZXBD X7, Z11
-
-// func perOpRow2VBMI(out *uint32, blk *uint8, ar0, ar1 *uint8, nz *int32, nnz int, prod, sum *uint8)
-// perOpRowVBMI on two rows (ar0 in R8, ar1 in DX), eight chains: Z0–Z3
-// and Z18–Z21.
-TEXT ·perOpRow2VBMI(SB), NOSPLIT, $0-64
-	MOVQ out+0(FP), DI
-	MOVQ blk+8(FP), SI
-	MOVQ ar0+16(FP), R8
-	MOVQ ar1+24(FP), DX
-	MOVQ nz+32(FP), R9
-	MOVQ nnz+40(FP), CX
-	MOVQ prod+48(FP), R10
-	MOVQ sum+56(FP), R11
-	MOVL $0xff, AX
-	VPBROADCASTD AX, Z31
-	MOVL $24, AX
-	VPBROADCASTD AX, Z29
-	XORQ AX, AX
-	VMOVDQU8 (SI), Z4
-	VPMOVB2M Z4, K1
-	MOVBLZX (R8), BX
-	SHLQ $8, BX
-	ADDQ R10, BX
-	PROD2VBMI
-	VMOVDQA64 Z8, Z0
-	VMOVDQA64 Z9, Z1
-	VMOVDQA64 Z10, Z2
-	VMOVDQA64 Z11, Z3
-	MOVBLZX (DX), BX
-	SHLQ $8, BX
-	ADDQ R10, BX
-	PROD2VBMI
-	VMOVDQA64 Z8, Z18
-	VMOVDQA64 Z9, Z19
-	VMOVDQA64 Z10, Z20
-	VMOVDQA64 Z11, Z21
-	TESTQ CX, CX
-	JZ   done2vbmi
-
-loop2vbmi:
-	MOVLQSX (R9), AX
-	MOVBLZX (R8)(AX*1), BX
-	SHLQ $8, BX
-	ADDQ R10, BX
-	MOVBLZX (DX)(AX*1), R12
-	SHLQ $8, R12
-	ADDQ R10, R12
-	SHLQ $6, AX
-	VMOVDQU8 (SI)(AX*1), Z4
-	VPMOVB2M Z4, K1
-	PROD2VBMI
-	SUM512(Z0, Z8, Z12, Z24, K2)
-	SUM512(Z1, Z9, Z13, Z25, K3)
-	SUM512(Z2, Z10, Z14, Z26, K4)
-	SUM512(Z3, Z11, Z15, Z27, K5)
-	MOVQ R12, BX
-	PROD2VBMI
-	SUM512(Z18, Z8, Z22, Z24, K6)
-	SUM512(Z19, Z9, Z23, Z25, K7)
-	SUM512(Z20, Z10, Z24, Z26, K2)
-	SUM512(Z21, Z11, Z25, Z27, K3)
-	ADDQ $4, R9
-	DECQ CX
-	JNZ  loop2vbmi
-
-done2vbmi:
-	VMOVDQU32 Z0, (DI)
-	VMOVDQU32 Z1, 64(DI)
-	VMOVDQU32 Z2, 128(DI)
-	VMOVDQU32 Z3, 192(DI)
-	VMOVDQU32 Z18, 256(DI)
-	VMOVDQU32 Z19, 320(DI)
-	VMOVDQU32 Z20, 384(DI)
-	VMOVDQU32 Z21, 448(DI)
+	OUT2(Y0, 0)
+	OUT2(Y1, 32)
+	OUT2(Y2, 64)
+	OUT2(Y3, 96)
+	OUT2(Y4, 128)
+	OUT2(Y5, 160)
+	OUT2(Y6, 192)
+	OUT2(Y7, 224)
 	VZEROUPPER
 	RET

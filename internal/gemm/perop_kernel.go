@@ -1,9 +1,15 @@
 package gemm
 
 // perOpTable is the length of a per-op product or sum table: 256×256
-// result indices, and 3 bytes of padding so that the vector kernels may
-// read any entry as the low byte of a 32-bit word.
+// result indices, and padding so that the vector kernels may read any
+// entry as the low bits of a 32-bit word.
 const perOpTable = 1<<16 + 4
+
+// perOpTables are the lookup tables of a per-op GEMM.
+type perOpTables struct {
+	prod *[perOpTable]uint8 // [a<<8 | b]: index of R(a·b), a the row operand's
+	sum  *[perOpTable]uint8 // [s<<8 | p]: index of R(s + p)
+}
 
 // perOpLanes is how many columns a row kernel call sums at once; their
 // indices come interleaved by term (blk[l·perOpLanes + t] is column t's
@@ -17,17 +23,18 @@ const perOpLanes = 64
 // l in nz is below len(ar0) == len(ar1), and blk holds len(ar0) terms.
 // Two rows at once share the column loads and double the independent
 // chains of lookups.
-type perOpRowKernel func(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, prod, sum *[perOpTable]uint8)
+type perOpRowKernel func(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, t *perOpTables)
 
 // perOpRowGo is the portable perOpRowKernel.
-func perOpRowGo(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
-	perOpRow1Go((*[perOpLanes]uint32)(out[:perOpLanes]), blk, ar0, nz, prod, sum)
-	perOpRow1Go((*[perOpLanes]uint32)(out[perOpLanes:]), blk, ar1, nz, prod, sum)
+func perOpRowGo(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uint8, nz []int32, t *perOpTables) {
+	perOpRow1Go((*[perOpLanes]uint32)(out[:perOpLanes]), blk, ar0, nz, t)
+	perOpRow1Go((*[perOpLanes]uint32)(out[perOpLanes:]), blk, ar1, nz, t)
 }
 
 // perOpRow1Go is perOpRowGo for one row: eight chains of dependent
 // lookups advance together, so that their latencies overlap.
-func perOpRow1Go(out *[perOpLanes]uint32, blk []uint8, ar []uint8, nz []int32, prod, sum *[perOpTable]uint8) {
+func perOpRow1Go(out *[perOpLanes]uint32, blk []uint8, ar []uint8, nz []int32, t *perOpTables) {
+	prod, sum := t.prod, t.sum
 	a0 := uint16(ar[0]) << 8
 	for h := 0; h < perOpLanes; h += 8 {
 		col := blk[h:]
