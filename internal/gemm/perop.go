@@ -32,6 +32,7 @@ type PerOpWorkspace struct {
 	za, zb int // zeros in each operand
 	cix    []uint8
 	ha, hb valueSet
+	direct []uint16 // packDirect's index of values, by their top 16 bits
 	run    perOpRun
 	kernel perOpRowKernel // nil: the fastest this machine has
 }
@@ -286,6 +287,82 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 // pack converts op(a) (m×k, rows along l) and op(b)ᵀ (n×k) to byte
 // indices, or reports false if an operand has more than 256 values.
 func (w *PerOpWorkspace) pack(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) bool {
+	grow(&w.ai, m*k)
+	grow(&w.bi, n*k)
+	var okA, okB bool
+	w.va, w.za, okA = w.packDirect(w.ai, a, lda, tA, m, k, w.va[:0])
+	w.vb, w.zb, okB = w.packDirect(w.bi, b, ldb, !tB, n, k, w.vb[:0])
+	if okA && okB {
+		return true
+	}
+	return w.packHashed(tA, tB, m, n, k, a, lda, b, ldb)
+}
+
+// packDirect sets dst (rows×k) to the indices of the elements of src
+// (element (i, l) at src[i·ld + l], or at src[l·ld + i] if trans) in
+// vals, which it extends, and counts the zeros. It handles the values of
+// formats of at most 8 bits, whose float32 bits are 0 below the top 16:
+// those 16 bits index w.direct. ok is false if a value is not of that
+// kind or src holds more than 256 values; then dst is not whole.
+func (w *PerOpWorkspace) packDirect(dst []uint8, src []float32, ld int, trans bool, rows, k int, vals []float32) (_ []float32, zeros int, ok bool) {
+	if w.direct == nil {
+		w.direct = make([]uint16, 1<<16) // index+1 by top 16 bits; 0: none
+	}
+	direct := (*[1 << 16]uint16)(w.direct)
+	defer func() {
+		for _, v := range vals { // leave w.direct empty for the next call
+			direct[math.Float32bits(v)>>16] = 0
+		}
+	}()
+	id := func(x float32) (uint8, bool) {
+		b := math.Float32bits(x)
+		if b&0xffff != 0 {
+			return 0, false
+		}
+		e := direct[b>>16]
+		if e == 0 {
+			if len(vals) == 256 {
+				return 0, false
+			}
+			vals = append(vals, x)
+			e = uint16(len(vals))
+			direct[b>>16] = e
+		}
+		return uint8(e - 1), true
+	}
+	if !trans {
+		for i := 0; i < rows; i++ {
+			d := dst[i*k : (i+1)*k]
+			for l, x := range src[i*ld : i*ld+k] {
+				v, ok := id(x)
+				if !ok {
+					return vals, 0, false
+				}
+				if x == 0 {
+					zeros++
+				}
+				d[l] = v
+			}
+		}
+		return vals, zeros, true
+	}
+	for l := 0; l < k; l++ {
+		for i, x := range src[l*ld : l*ld+rows] {
+			v, ok := id(x)
+			if !ok {
+				return vals, 0, false
+			}
+			if x == 0 {
+				zeros++
+			}
+			dst[i*k+l] = v
+		}
+	}
+	return vals, zeros, true
+}
+
+// packHashed is pack for any float32 values, found in hash tables.
+func (w *PerOpWorkspace) packHashed(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) bool {
 	w.ha.reset()
 	w.hb.reset()
 	w.va, w.vb = w.va[:0], w.vb[:0]

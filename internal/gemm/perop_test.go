@@ -91,6 +91,37 @@ func TestPerOpKernels(t *testing.T) {
 	}
 }
 
+// TestPerOpHashedOperands checks the table-driven kernel on operands that
+// are not values of an 8-bit format but have at most 256 distinct values
+// (found by hashing, not by their top 16 bits), against the reference.
+func TestPerOpHashedOperands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	p16 := quant.MustParse("posit(16,1)")
+	f := quant.MustParse("posit(8,1)")
+	set := formatData(p16, 200, rng, 1, false, false)
+	pick := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = set[rng.IntN(len(set))]
+		}
+		return s
+	}
+	const m, n, k = 5, 70, 40
+	a, b := pick(m*k), pick(k*n)
+	var w PerOpWorkspace
+	if !w.setFormat(f) || !w.pack(false, false, m, n, k, a, k, b, n) {
+		t.Fatal("the table-driven kernel is not used")
+	}
+	got, want := make([]float32, m*n), make([]float32, m*n)
+	w.Gemm(f, false, false, m, n, k, a, k, b, n, got, n)
+	perOpGemm(f, false, false, m, n, k, a, k, b, n, want, n)
+	for i := range want {
+		if !sameBits(got[i], want[i]) {
+			t.Fatalf("c[%d] = %g, reference %g", i, got[i], want[i])
+		}
+	}
+}
+
 // TestPerOpWideAccumulator checks per-op GEMMs whose accumulation format
 // is too wide for tables (16-bit posit and float, float32 itself) against
 // a direct loop written from the definition: each product and each
