@@ -155,8 +155,7 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	r.vals = w.vals
 	r.kernel = w.kernel
 	if r.kernel == nil {
-		ks := perOpKernels()
-		r.kernel = ks[len(ks)-1].fn
+		r.kernel = perOpKernel
 	}
 	// Split the rows over the cores, each part with its own scratch.
 	r.parts = min(runtime.GOMAXPROCS(0), rows, len(r.nz))
@@ -164,10 +163,11 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	w.run.c, w.run.ri, w.run.cix, w.run.vals = nil, nil, nil, nil
 }
 
-// A perOpKernelInfo names a row kernel, for the tests.
+// A perOpKernelInfo names a row kernel and its instruction-set level.
 type perOpKernelInfo struct {
-	name string
-	fn   perOpRowKernel
+	name  string
+	level kernelLevel
+	fn    perOpRowKernel
 }
 
 // perOpRun is one table-driven per-op GEMM, split into parts of rows.

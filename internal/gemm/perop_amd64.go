@@ -47,15 +47,15 @@ func perOpRowKernelAVX2(out *[2 * perOpLanes]uint32, blk []uint8, ar0, ar1 []uin
 // perOpKernels lists the row kernels this machine can run, the fastest
 // last; the tests run each.
 func perOpKernels() []perOpKernelInfo {
-	ks := []perOpKernelInfo{{"go", perOpRowGo}}
+	ks := []perOpKernelInfo{{"go", levelGeneric, perOpRowGo}}
 	if hasPerOpAVX2 {
-		ks = append(ks, perOpKernelInfo{"avx2", perOpRowKernelAVX2})
+		ks = append(ks, perOpKernelInfo{"avx2", levelAVX2, perOpRowKernelAVX2})
 	}
 	if hasPerOpAVX512 {
-		ks = append(ks, perOpKernelInfo{"avx512", perOpRowKernelAVX512})
+		ks = append(ks, perOpKernelInfo{"avx512", levelAVX512, perOpRowKernelAVX512})
 	}
 	if hasPerOpVBMI {
-		ks = append(ks, perOpKernelInfo{"avx512vbmi", perOpRowKernelVBMI})
+		ks = append(ks, perOpKernelInfo{"avx512vbmi", levelAVX512, perOpRowKernelVBMI})
 	}
 	return ks
 }

@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -185,5 +186,30 @@ func BenchmarkPerOpKernels(b *testing.B) {
 			b.ReportMetric(macs/b.Elapsed().Seconds()/1e9, "GMAC/s")
 			b.ReportMetric(macs/(cpuTime()-cpu0)/1e9, "GMAC/cpu-s")
 		})
+	}
+}
+
+// TestPerOpKernelLevel checks that the level named by POSITGAN_CPU picks
+// the fastest row kernel at or below it.
+func TestPerOpKernelLevel(t *testing.T) {
+	name := func(fn perOpRowKernel) string {
+		for _, k := range perOpKernels() {
+			if fmt.Sprintf("%p", k.fn) == fmt.Sprintf("%p", fn) {
+				return k.name
+			}
+		}
+		return "?"
+	}
+	ks := perOpKernels()
+	want := map[string]string{"generic": "go", "": ks[len(ks)-1].name, "AVX512": ks[len(ks)-1].name, "bogus": ks[len(ks)-1].name}
+	for _, k := range ks {
+		if k.name == "avx2" {
+			want["avx2"] = "avx2"
+		}
+	}
+	for env, w := range want {
+		if got := name(pickPerOpKernel(env)); got != w {
+			t.Errorf("%s=%q: kernel %s, want %s", cpuEnv, env, got, w)
+		}
 	}
 }
