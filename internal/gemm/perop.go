@@ -34,6 +34,7 @@ type PerOpWorkspace struct {
 	ha, hb valueSet
 	direct []uint16 // packDirect's index of values, by their top 16 bits
 	run    perOpRun
+	wide   perOpWide
 	kernel perOpRowKernel // nil: the fastest this machine has
 }
 
@@ -87,8 +88,21 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 || f == nil || f.Bits() > 8 || !w.setFormat(f) || !w.pack(tA, tB, m, n, k, a, lda, b, ldb) {
+	if k == 0 || f == nil {
 		perOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	if f.Bits() > 8 || !w.setFormat(f) {
+		// A wide accumulator: its 2-D sum table would not fit in cache.
+		if !w.pack(tA, tB, m, n, k, a, lda, b, ldb) {
+			w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+			return
+		}
+		w.wide.run(quant.ArithmeticOf(f), m, n, k, w.ai, w.bi, w.va, w.vb, c, ldc)
+		return
+	}
+	if !w.pack(tA, tB, m, n, k, a, lda, b, ldb) {
+		w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	// Sum the products in the orientation whose row operand has more

@@ -124,38 +124,62 @@ func TestPerOpHashedOperands(t *testing.T) {
 }
 
 // TestPerOpWideAccumulator checks per-op GEMMs whose accumulation format
-// is too wide for tables (16-bit posit and float, float32 itself) against
-// a direct loop written from the definition: each product and each
-// partial sum rounded once, to nearest, by the format's Round64 of the
-// exact float64 value (products and sums of these operands are exact in
-// float64).
+// is too wide for tables (16-bit posit and float), on operands of an 8-bit
+// format and on operands of many values, transposed or not, against a
+// direct loop written from the definition: each product and each partial
+// sum rounded once, to nearest, by the format's Round64 of the exact
+// float64 value (the test checks that the data keep them exact).
 func TestPerOpWideAccumulator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
-	p8 := quant.MustParse("posit(8,1)")
-	for _, f := range []quant.Format{quant.MustParse("posit(16,1)"), quant.MustParse("fp16")} {
-		const m, n, k = 3, 20, 50
-		a := formatData(p8, m*k, rng, 1, false, true)
-		b := formatData(p8, k*n, rng, 0.1, false, false)
-		a[7] = float32(math.NaN()) // row 0 sums to NaN
-		got := make([]float32, m*n)
-		var w PerOpWorkspace
-		w.Gemm(f, false, false, m, n, k, a, k, b, n, got, n)
-		for i := range m {
-			for j := range n {
-				var s float64
-				for l := range k {
-					p := f.Round64(float64(a[i*k+l]) * float64(b[l*n+j]))
-					if l == 0 {
-						s = p
-						continue
-					}
-					if u := s + p; !math.IsNaN(u) && (s-(u-(u-s)))+(p-(u-s)) != 0 { // TwoSum's error
-						t.Fatalf("test data: %g + %g is not exact in float64", s, p)
-					}
-					s = f.Round64(s + p)
+	p8, p16 := quant.MustParse("posit(8,1)"), quant.MustParse("posit(16,1)")
+	for _, f := range []quant.Format{p16, quant.MustParse("fp16")} {
+		for _, operands := range []quant.Format{p8, p16} {
+			for _, tr := range [][2]bool{{false, false}, {true, true}, {true, false}} {
+				tA, tB := tr[0], tr[1]
+				const m, n, k = 7, 20, 50
+				a := formatData(operands, m*k, rng, 1, false, true)
+				b := formatData(operands, k*n, rng, 0.1, false, false)
+				a[7] = float32(math.NaN()) // a row sums to NaN
+				lda, ldb := k, n
+				if tA {
+					lda = m
 				}
-				if !sameBits(got[i*n+j], float32(s)) {
-					t.Errorf("%v: c[%d][%d] = %g, want %g", f, i, j, got[i*n+j], s)
+				if tB {
+					ldb = k
+				}
+				at := func(i, l int) float64 {
+					if tA {
+						return float64(a[l*lda+i])
+					}
+					return float64(a[i*lda+l])
+				}
+				bt := func(l, j int) float64 {
+					if tB {
+						return float64(b[j*ldb+l])
+					}
+					return float64(b[l*ldb+j])
+				}
+				got := make([]float32, m*n)
+				var w PerOpWorkspace
+				w.Gemm(f, tA, tB, m, n, k, a, lda, b, ldb, got, n)
+				for i := range m {
+					for j := range n {
+						var s float64
+						for l := range k {
+							p := f.Round64(at(i, l) * bt(l, j))
+							if l == 0 {
+								s = p
+								continue
+							}
+							if u := s + p; !math.IsNaN(u) && (s-(u-(u-s)))+(p-(u-s)) != 0 { // TwoSum's error
+								t.Fatalf("test data: %g + %g is not exact in float64", s, p)
+							}
+							s = f.Round64(s + p)
+						}
+						if !sameBits(got[i*n+j], float32(s)) {
+							t.Errorf("%v on %v, tA=%v tB=%v: c[%d][%d] = %g, want %g", f, operands, tA, tB, i, j, got[i*n+j], s)
+						}
+					}
 				}
 			}
 		}
@@ -211,5 +235,32 @@ func TestPerOpKernelLevel(t *testing.T) {
 		if got := name(pickPerOpKernel(env)); got != w {
 			t.Errorf("%s=%q: kernel %s, want %s", cpuEnv, env, got, w)
 		}
+	}
+}
+
+// BenchmarkPerOpWide times per-op GEMMs with a 16-bit accumulator, which
+// call the format's arithmetic for every sum: on posit(8,1) operands (a
+// table of the rounded products) and on posit(16,1) operands of many
+// values (the reference kernel, rows split over the cores).
+func BenchmarkPerOpWide(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	p8, p16 := quant.MustParse("posit(8,1)"), quant.MustParse("posit(16,1)")
+	const m, n, k = 32, 32, 64
+	for _, tc := range []struct {
+		name string
+		op   quant.Format
+	}{{"posit8-operands", p8}, {"posit16-operands", p16}} {
+		a, bb := formatData(tc.op, m*k, rng, 1, false, false), formatData(tc.op, k*n, rng, 0.1, false, false)
+		c := make([]float32, m*n)
+		b.Run(tc.name, func(b *testing.B) {
+			var w PerOpWorkspace
+			cpu0 := cpuTime()
+			for b.Loop() {
+				w.Gemm(p16, false, false, m, n, k, a, k, bb, n, c, n)
+			}
+			macs := float64(m*n*k) * float64(b.N)
+			b.ReportMetric(macs/b.Elapsed().Seconds()/1e6, "MMAC/s")
+			b.ReportMetric(macs/(cpuTime()-cpu0)/1e6, "MMAC/cpu-s")
+		})
 	}
 }
