@@ -14,9 +14,14 @@ import (
 // lookup in a 256×256 table built for the operands' value sets, and every
 // rounded addition a lookup in a 256×256 table of the format. Both tables
 // come from the format's arithmetic (quant.ArithmeticOf), so a format
-// with its own add or multiply gets them here too. Otherwise it runs the
-// reference kernel. It keeps its tables and buffers between calls and
-// gives the same bits as PerOpGemm.
+// with its own add or multiply gets them here too. The lookups of 64
+// columns' sums advance together in vector registers (gathers, and byte
+// permutes for the products where the CPU has AVX-512 VBMI; see
+// perop_amd64.s and POSITGAN_CPU), and the rows are split over the cores.
+// A wider accumulation format calls its arithmetic for every sum, as the
+// reference kernel does, with the rows split over the cores. It keeps its
+// tables and buffers between calls and gives the same bits as PerOpGemm's
+// reference kernel, whatever the kernel level and number of cores.
 //
 // A PerOpWorkspace must not be used by two goroutines at once.
 type PerOpWorkspace struct {
@@ -32,7 +37,9 @@ type PerOpWorkspace struct {
 	za, zb int // zeros in each operand
 	cix    []uint8
 	ha, hb valueSet
-	direct []uint16 // packDirect's index of values, by their top 16 bits
+	direct []uint16    // packDirect's index of values, by their top 16 bits
+	memo   productMemo // rounded products of f, by operand values
+	ga, gb []int32     // memo ids of va and vb (or of the swapped)
 	run    perOpRun
 	wide   perOpWide
 	kernel perOpRowKernel // nil: the fastest this machine has
@@ -116,17 +123,23 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		rows, cols, ldr, ldcol = n, m, 1, ldc
 	}
 	// Product table, by the format's multiplication (for the default
-	// one, float32 products are exact in float64 and Round64 rounds once).
+	// one, float32 products are exact in float64 and Round64 rounds once),
+	// remembered across calls (productIdx).
 	grow(&w.prod, perOpTable)
-	for i, x := range rowVals {
-		for j, y := range colVals {
-			va, vb := float64(x), float64(y)
-			if swapped { // a's element first, as in the reference kernel
-				va, vb = vb, va
+	aVals, bVals := rowVals, colVals
+	if swapped {
+		aVals, bVals = colVals, rowVals
+	}
+	w.memo.ids(&w.ga, &w.gb, aVals, bVals)
+	for i := range rowVals {
+		for j := range colVals {
+			ia, ib := i, j
+			if swapped {
+				ia, ib = j, i
 			}
-			p, ok := w.idx(w.ar.Mul64(va, vb))
-			if !ok {
-				perOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+			p, ok := w.productIdx(aVals[ia], bVals[ib], w.ga[ia], w.gb[ib])
+			if !ok { // an arithmetic that breaks its contract
+				w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 				return
 			}
 			w.prod[i<<8|j] = p
@@ -232,6 +245,79 @@ func (r *perOpRun) Each(i int) {
 	r.nz[i] = nz
 }
 
+// productIdx returns the index of R(x·y) (the format's Mul64, x an
+// element of a), from the memo if it holds it (ids gx and gy >= 0).
+func (w *PerOpWorkspace) productIdx(x, y float32, gx, gy int32) (uint8, bool) {
+	if gx >= 0 && gy >= 0 {
+		if e := w.memo.prod[int(gx)*memoIDs+int(gy)]; e != 0 {
+			return uint8(e - 1), true
+		}
+	}
+	p, ok := w.idx(w.ar.Mul64(float64(x), float64(y)))
+	if ok && gx >= 0 && gy >= 0 {
+		w.memo.prod[int(gx)*memoIDs+int(gy)] = uint16(p) + 1
+	}
+	return p, ok
+}
+
+// memoIDs is how many operand values a productMemo tells apart.
+const memoIDs = 512
+
+// A productMemo remembers the rounded products of operand values between
+// calls: their value sets change little from one call to the next, and
+// the format's Mul64 takes tens of nanoseconds. Values are told apart by
+// their top 16 bits (those of 8-bit formats have no others); when more
+// than memoIDs have been seen, it starts afresh.
+type productMemo struct {
+	id   []uint16 // [top 16 bits]: id+1 of the value, 0 if none
+	keys []uint16 // top 16 bits of each id's value
+	prod []uint16 // [ida·memoIDs + idb]: index+1 of R(a·b), 0 if not known
+}
+
+// reset forgets every product (the format changed).
+func (m *productMemo) reset() {
+	for _, k := range m.keys {
+		m.id[k] = 0
+	}
+	m.keys = m.keys[:0]
+	clear(m.prod)
+}
+
+// ids sets (*da)[i] and (*db)[i] to the ids of va[i] and vb[i], or to -1
+// for values without one. (The memo starts afresh, if it must, before
+// either is set, so that both hold ids of the same epoch.)
+func (m *productMemo) ids(da, db *[]int32, va, vb []float32) {
+	if m.id == nil {
+		m.id = make([]uint16, 1<<16)
+		m.prod = make([]uint16, memoIDs*memoIDs)
+	}
+	if len(m.keys)+len(va)+len(vb) > memoIDs {
+		m.reset()
+	}
+	m.assign(da, va)
+	m.assign(db, vb)
+}
+
+// assign sets (*dst)[i] to the id of vals[i], adding ids for new values;
+// the memo has room for all of them.
+func (m *productMemo) assign(dst *[]int32, vals []float32) {
+	grow(dst, len(vals))
+	for i, v := range vals {
+		b := math.Float32bits(v)
+		if b&0xffff != 0 {
+			(*dst)[i] = -1
+			continue
+		}
+		e := m.id[b>>16]
+		if e == 0 {
+			m.keys = append(m.keys, uint16(b>>16))
+			e = uint16(len(m.keys))
+			m.id[b>>16] = e
+		}
+		(*dst)[i] = int32(e) - 1
+	}
+}
+
 // zeroOf returns the index of +0 in vals.
 func (w *PerOpWorkspace) zeroOf(vals []float32) (int, bool) {
 	for i, v := range vals {
@@ -260,6 +346,9 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 		return true
 	}
 	w.f, w.sum, w.ar = f, nil, quant.ArithmeticOf(f)
+	if w.memo.id != nil {
+		w.memo.reset()
+	}
 	w.vals = w.vals[:0]
 	w.index.reset()
 	w.nanIdx = -1

@@ -92,6 +92,41 @@ func TestPerOpKernels(t *testing.T) {
 	}
 }
 
+// TestPerOpWorkspaceReuse runs one workspace through a sequence of
+// products whose operands come from different formats (so that the
+// memo of rounded products fills up and starts afresh) and whose
+// accumulation format changes, checking every result against the
+// reference kernel.
+func TestPerOpWorkspaceReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	p81 := quant.MustParse("posit(8,1)")
+	var ops []quant.Format
+	for _, sc := range []int{0, 2, 4, 6, 8} {
+		f, err := quant.Scale(p81, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, f)
+	}
+	ops = append(ops, quant.MustParse("fp8-e4m3"), quant.MustParse("fp8-e5m2"))
+	accs := []quant.Format{p81, ops[2], quant.MustParse("fp8-e4m3")}
+	var w PerOpWorkspace
+	for call := range 40 {
+		fa, fb, f := ops[rng.IntN(len(ops))], ops[rng.IntN(len(ops))], accs[call/10%len(accs)]
+		const m, n, k = 6, 70, 30
+		a := formatData(fa, m*k, rng, 1, call%3 == 0, false)
+		b := formatData(fb, k*n, rng, 0.1, call%3 == 0, false)
+		got, want := make([]float32, m*n), make([]float32, m*n)
+		w.Gemm(f, false, false, m, n, k, a, k, b, n, got, n)
+		perOpGemm(f, false, false, m, n, k, a, k, b, n, want, n)
+		for i := range want {
+			if !sameBits(got[i], want[i]) {
+				t.Fatalf("call %d (%v×%v in %v): c[%d] = %g, reference %g", call, fa, fb, f, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestPerOpHashedOperands checks the table-driven kernel on operands that
 // are not values of an 8-bit format but have at most 256 distinct values
 // (found by hashing, not by their top 16 bits), against the reference.
