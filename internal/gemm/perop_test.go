@@ -53,7 +53,7 @@ func TestPerOpKernels(t *testing.T) {
 		{4, 64, 40, true, true},
 		{3, 65, 17, false, true},
 		{70, 130, 30, false, false}, // split over cores
-		{9, 200, 300, true, false},
+		{5, 130, 100, true, false},
 	}
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, f := range formats {
