@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/positgan/positgan/quant"
 )
@@ -13,9 +14,14 @@ import (
 // lookup in a 256×256 table built for the operands' value sets, and every
 // rounded addition a lookup in a 256×256 table of the format. Both tables
 // come from the format's arithmetic (quant.ArithmeticOf), so a format
-// with its own add or multiply gets them here too. Otherwise it runs the
-// reference kernel. It keeps its tables and buffers between calls and
-// gives the same bits as PerOpGemm.
+// with its own add or multiply gets them here too. The lookups of 64
+// columns' sums advance together in vector registers (gathers, and byte
+// permutes for the products where the CPU has AVX-512 VBMI; see
+// perop_amd64.s and POSITGAN_CPU), and the rows are split over the cores.
+// A wider accumulation format calls its arithmetic for every sum, as the
+// reference kernel does, with the rows split over the cores. It keeps its
+// tables and buffers between calls and gives the same bits as PerOpGemm's
+// reference kernel, whatever the kernel level and number of cores.
 //
 // A PerOpWorkspace must not be used by two goroutines at once.
 type PerOpWorkspace struct {
@@ -29,9 +35,14 @@ type PerOpWorkspace struct {
 	ai, bi []uint8
 	va, vb []float32
 	za, zb int // zeros in each operand
-	nz     []int32
 	cix    []uint8
 	ha, hb valueSet
+	direct []uint16    // packDirect's index of values, by their top 16 bits
+	memo   productMemo // rounded products of f, by operand values
+	ga, gb []int32     // memo ids of va and vb (or of the swapped)
+	run    perOpRun
+	wide   perOpWide
+	kernel perOpRowKernel // nil: the fastest this machine has
 }
 
 // valueSet assigns byte indices to distinct float32 bit patterns.
@@ -84,8 +95,21 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 || f == nil || f.Bits() > 8 || !w.setFormat(f) || !w.pack(tA, tB, m, n, k, a, lda, b, ldb) {
+	if k == 0 || f == nil {
 		perOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	if f.Bits() > 8 || !w.setFormat(f) {
+		// A wide accumulator: its 2-D sum table would not fit in cache.
+		if !w.pack(tA, tB, m, n, k, a, lda, b, ldb) {
+			w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+			return
+		}
+		w.wide.run(quant.ArithmeticOf(f), m, n, k, w.ai, w.bi, w.va, w.vb, c, ldc)
+		return
+	}
+	if !w.pack(tA, tB, m, n, k, a, lda, b, ldb) {
+		w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	// Sum the products in the orientation whose row operand has more
@@ -99,17 +123,23 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		rows, cols, ldr, ldcol = n, m, 1, ldc
 	}
 	// Product table, by the format's multiplication (for the default
-	// one, float32 products are exact in float64 and Round64 rounds once).
-	grow(&w.prod, 1<<16)
-	for i, x := range rowVals {
-		for j, y := range colVals {
-			va, vb := float64(x), float64(y)
-			if swapped { // a's element first, as in the reference kernel
-				va, vb = vb, va
+	// one, float32 products are exact in float64 and Round64 rounds once),
+	// remembered across calls (productIdx).
+	grow(&w.prod, perOpTable)
+	aVals, bVals := rowVals, colVals
+	if swapped {
+		aVals, bVals = colVals, rowVals
+	}
+	w.memo.ids(&w.ga, &w.gb, aVals, bVals)
+	for i := range rowVals {
+		for j := range colVals {
+			ia, ib := i, j
+			if swapped {
+				ia, ib = j, i
 			}
-			p, ok := w.idx(w.ar.Mul64(va, vb))
-			if !ok {
-				perOpGemm(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+			p, ok := w.productIdx(aVals[ia], bVals[ib], w.ga[ia], w.gb[ib])
+			if !ok { // an arithmetic that breaks its contract
+				w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 				return
 			}
 			w.prod[i<<8|j] = p
@@ -129,23 +159,163 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 			zero = z
 		}
 	}
-	// Interleave the columns in blocks of eight: block jb holds, for each
-	// l, the indices of columns 8jb..8jb+7 (0 past the last column).
-	nb := (cols + 7) / 8
-	grow(&w.cix, nb*k*8)
-	for j := 0; j < nb*8; j++ {
-		blk := w.cix[(j/8)*k*8:]
+	// Interleave the columns in groups of perOpLanes: group g holds, for
+	// each l, the indices of columns 64g..64g+63 (0 past the last column).
+	ng := (cols + perOpLanes - 1) / perOpLanes
+	grow(&w.cix, ng*k*perOpLanes)
+	for j := 0; j < ng*perOpLanes; j++ {
+		blk := w.cix[(j/perOpLanes)*k*perOpLanes+j%perOpLanes:]
 		if j >= cols {
 			for l := 0; l < k; l++ {
-				blk[l*8+j%8] = 0
+				blk[l*perOpLanes] = 0
 			}
 			continue
 		}
 		for l, v := range colIdx[j*k : (j+1)*k] {
-			blk[l*8+j%8] = v
+			blk[l*perOpLanes] = v
 		}
 	}
-	w.nz = perOpKernel(c, ldr, ldcol, rowIdx, w.cix, rows, cols, k, w.prod, w.sum, w.vals, zero, w.nz)
+	r := &w.run
+	r.c, r.ldr, r.ldc, r.ri, r.cix = c, ldr, ldcol, rowIdx, w.cix[:ng*k*perOpLanes]
+	r.rows, r.cols, r.k, r.zero = rows, cols, k, zero
+	r.tables = perOpTables{(*[perOpTable]uint8)(w.prod), (*[perOpTable]uint8)(w.sum)}
+	r.vals = w.vals
+	r.kernel = w.kernel
+	if r.kernel == nil {
+		r.kernel = perOpKernel
+	}
+	// Split the rows over the cores, each part with its own scratch.
+	r.parts = min(runtime.GOMAXPROCS(0), rows, len(r.nz))
+	ForEaches(r.parts, rows*cols*k, r)
+	w.run.c, w.run.ri, w.run.cix, w.run.vals = nil, nil, nil, nil
+}
+
+// A perOpKernelInfo names a row kernel and its instruction-set level.
+type perOpKernelInfo struct {
+	name  string
+	level kernelLevel
+	fn    perOpRowKernel
+}
+
+// perOpRun is one table-driven per-op GEMM, split into parts of rows.
+type perOpRun struct {
+	c          []float32
+	ldr, ldc   int
+	ri, cix    []uint8
+	rows, cols int
+	k          int
+	tables     perOpTables
+	vals       []float32
+	zero       int
+	kernel     perOpRowKernel
+	parts      int         // how many parts the rows are split into
+	nz         [16][]int32 // scratch of each part
+}
+
+// Each sums part i of the rows: the same products in the same order as
+// the serial loop, so the split changes no bit.
+func (r *perOpRun) Each(i int) {
+	lo, hi := i*r.rows/r.parts, (i+1)*r.rows/r.parts
+	nz := r.nz[i][:0]
+	k := r.k
+	var out [2 * perOpLanes]uint32
+	for row := lo; row < hi; row += 2 {
+		row1 := min(row+1, hi-1) // an odd last row is summed twice
+		ar0, ar1 := r.ri[row*k:(row+1)*k], r.ri[row1*k:(row1+1)*k]
+		// The terms after the first that are not skipped in both rows.
+		nz = nz[:0]
+		for l := 1; l < k; l++ {
+			if int(ar0[l]) != r.zero || int(ar1[l]) != r.zero {
+				nz = append(nz, int32(l))
+			}
+		}
+		for j := 0; j < r.cols; j += perOpLanes {
+			r.kernel(&out, r.cix[j*k:(j+perOpLanes)*k], ar0, ar1, nz, &r.tables)
+			n := min(perOpLanes, r.cols-j)
+			c := r.c[row*r.ldr+j*r.ldc:]
+			for t, o := range out[:n] {
+				c[t*r.ldc] = r.vals[o]
+			}
+			c = r.c[row1*r.ldr+j*r.ldc:]
+			for t, o := range out[perOpLanes : perOpLanes+n] {
+				c[t*r.ldc] = r.vals[o]
+			}
+		}
+	}
+	r.nz[i] = nz
+}
+
+// productIdx returns the index of R(x·y) (the format's Mul64, x an
+// element of a), from the memo if it holds it (ids gx and gy >= 0).
+func (w *PerOpWorkspace) productIdx(x, y float32, gx, gy int32) (uint8, bool) {
+	if gx >= 0 && gy >= 0 {
+		if e := w.memo.prod[int(gx)*memoIDs+int(gy)]; e != 0 {
+			return uint8(e - 1), true
+		}
+	}
+	p, ok := w.idx(w.ar.Mul64(float64(x), float64(y)))
+	if ok && gx >= 0 && gy >= 0 {
+		w.memo.prod[int(gx)*memoIDs+int(gy)] = uint16(p) + 1
+	}
+	return p, ok
+}
+
+// memoIDs is how many operand values a productMemo tells apart.
+const memoIDs = 512
+
+// A productMemo remembers the rounded products of operand values between
+// calls: their value sets change little from one call to the next, and
+// the format's Mul64 takes tens of nanoseconds. Values are told apart by
+// their top 16 bits (those of 8-bit formats have no others); when more
+// than memoIDs have been seen, it starts afresh.
+type productMemo struct {
+	id   []uint16 // [top 16 bits]: id+1 of the value, 0 if none
+	keys []uint16 // top 16 bits of each id's value
+	prod []uint16 // [ida·memoIDs + idb]: index+1 of R(a·b), 0 if not known
+}
+
+// reset forgets every product (the format changed).
+func (m *productMemo) reset() {
+	for _, k := range m.keys {
+		m.id[k] = 0
+	}
+	m.keys = m.keys[:0]
+	clear(m.prod)
+}
+
+// ids sets (*da)[i] and (*db)[i] to the ids of va[i] and vb[i], or to -1
+// for values without one. (The memo starts afresh, if it must, before
+// either is set, so that both hold ids of the same epoch.)
+func (m *productMemo) ids(da, db *[]int32, va, vb []float32) {
+	if m.id == nil {
+		m.id = make([]uint16, 1<<16)
+		m.prod = make([]uint16, memoIDs*memoIDs)
+	}
+	if len(m.keys)+len(va)+len(vb) > memoIDs {
+		m.reset()
+	}
+	m.assign(da, va)
+	m.assign(db, vb)
+}
+
+// assign sets (*dst)[i] to the id of vals[i], adding ids for new values;
+// the memo has room for all of them.
+func (m *productMemo) assign(dst *[]int32, vals []float32) {
+	grow(dst, len(vals))
+	for i, v := range vals {
+		b := math.Float32bits(v)
+		if b&0xffff != 0 {
+			(*dst)[i] = -1
+			continue
+		}
+		e := m.id[b>>16]
+		if e == 0 {
+			m.keys = append(m.keys, uint16(b>>16))
+			e = uint16(len(m.keys))
+			m.id[b>>16] = e
+		}
+		(*dst)[i] = int32(e) - 1
+	}
 }
 
 // zeroOf returns the index of +0 in vals.
@@ -176,6 +346,9 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 		return true
 	}
 	w.f, w.sum, w.ar = f, nil, quant.ArithmeticOf(f)
+	if w.memo.id != nil {
+		w.memo.reset()
+	}
 	w.vals = w.vals[:0]
 	w.index.reset()
 	w.nanIdx = -1
@@ -200,7 +373,7 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 		// the index a value anyway so that the tables are total.
 		w.nanIdx = 0
 	}
-	sum := make([]uint8, 1<<16) // w.sum is nil until the table is whole
+	sum := make([]uint8, perOpTable) // w.sum is nil until the table is whole
 	for i, x := range w.vals {
 		for j, y := range w.vals {
 			s, ok := w.idx(w.ar.Add64(float64(x), float64(y)))
@@ -217,6 +390,82 @@ func (w *PerOpWorkspace) setFormat(f quant.Format) bool {
 // pack converts op(a) (m×k, rows along l) and op(b)ᵀ (n×k) to byte
 // indices, or reports false if an operand has more than 256 values.
 func (w *PerOpWorkspace) pack(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) bool {
+	grow(&w.ai, m*k)
+	grow(&w.bi, n*k)
+	var okA, okB bool
+	w.va, w.za, okA = w.packDirect(w.ai, a, lda, tA, m, k, w.va[:0])
+	w.vb, w.zb, okB = w.packDirect(w.bi, b, ldb, !tB, n, k, w.vb[:0])
+	if okA && okB {
+		return true
+	}
+	return w.packHashed(tA, tB, m, n, k, a, lda, b, ldb)
+}
+
+// packDirect sets dst (rows×k) to the indices of the elements of src
+// (element (i, l) at src[i·ld + l], or at src[l·ld + i] if trans) in
+// vals, which it extends, and counts the zeros. It handles the values of
+// formats of at most 8 bits, whose float32 bits are 0 below the top 16:
+// those 16 bits index w.direct. ok is false if a value is not of that
+// kind or src holds more than 256 values; then dst is not whole.
+func (w *PerOpWorkspace) packDirect(dst []uint8, src []float32, ld int, trans bool, rows, k int, vals []float32) (_ []float32, zeros int, ok bool) {
+	if w.direct == nil {
+		w.direct = make([]uint16, 1<<16) // index+1 by top 16 bits; 0: none
+	}
+	direct := (*[1 << 16]uint16)(w.direct)
+	defer func() {
+		for _, v := range vals { // leave w.direct empty for the next call
+			direct[math.Float32bits(v)>>16] = 0
+		}
+	}()
+	id := func(x float32) (uint8, bool) {
+		b := math.Float32bits(x)
+		if b&0xffff != 0 {
+			return 0, false
+		}
+		e := direct[b>>16]
+		if e == 0 {
+			if len(vals) == 256 {
+				return 0, false
+			}
+			vals = append(vals, x)
+			e = uint16(len(vals))
+			direct[b>>16] = e
+		}
+		return uint8(e - 1), true
+	}
+	if !trans {
+		for i := 0; i < rows; i++ {
+			d := dst[i*k : (i+1)*k]
+			for l, x := range src[i*ld : i*ld+k] {
+				v, ok := id(x)
+				if !ok {
+					return vals, 0, false
+				}
+				if x == 0 {
+					zeros++
+				}
+				d[l] = v
+			}
+		}
+		return vals, zeros, true
+	}
+	for l := 0; l < k; l++ {
+		for i, x := range src[l*ld : l*ld+rows] {
+			v, ok := id(x)
+			if !ok {
+				return vals, 0, false
+			}
+			if x == 0 {
+				zeros++
+			}
+			dst[i*k+l] = v
+		}
+	}
+	return vals, zeros, true
+}
+
+// packHashed is pack for any float32 values, found in hash tables.
+func (w *PerOpWorkspace) packHashed(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) bool {
 	w.ha.reset()
 	w.hb.reset()
 	w.va, w.vb = w.va[:0], w.vb[:0]
