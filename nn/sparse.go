@@ -172,22 +172,26 @@ func (m *WeightMask) Achieved() (float64, bool) {
 // returns scratch for reuse. Exporters use it to store what training
 // used.
 func (m *WeightMask) Mask(keep []bool, w []float32, scratch []float64) []float64 {
-	return maskOf(m, keep, w, scratch)
+	scratch, _ = maskOf(m, keep, w, scratch)
+	return scratch
 }
 
 // maskOf sets keep to the weight mask of w: the frozen one, or one
-// computed now from w (and frozen if FixedAfter says so).
-func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float64) []float64 {
+// computed now from w (and frozen if FixedAfter says so). It reports
+// whether the mask is the one the last call gave for the same weights
+// (and so its sparsity is known).
+func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float64) (_ []float64, same bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.frozen != nil {
 		copy(keep, m.frozen)
-		return scratch
+		return scratch, false
 	}
 	c := &m.cache
 	bits := rawBytes(w)
 	if c.ok && c.seed == m.seed && c.step == m.step && bytes.Equal(c.bits, bits) {
 		copy(keep, c.keep)
+		same = true
 	} else {
 		if m.abs {
 			sparsity.MaskAbs(keep, w, m.rows, m.cols, m.spec.Weight, m.axis)
@@ -202,7 +206,7 @@ func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float6
 	if m.spec.FixedAfter > 0 && m.step >= uint64(m.spec.FixedAfter) {
 		m.frozen = slices.Clone(keep)
 	}
-	return scratch
+	return scratch, same
 }
 
 // rawBytes returns the bytes of w's values.
@@ -293,15 +297,26 @@ func (st *maskNode) forward(in []*tensor.Dense) (*tensor.Dense, error) {
 }
 
 func maskForward[T compute.Float](st *maskNode, w, y []T) {
-	st.scores = maskOf(st.m, st.keep, w, st.scores)
+	var same bool
+	st.scores, same = maskOf(st.m, st.keep, w, st.scores)
 	sparsity.Apply(y, w, st.keep)
-	zeros := 0
-	for _, v := range y {
-		if v == 0 {
-			zeros++
-		}
+	if !same { // the same weights and mask give the same zeros
+		st.m.record(countZeros(y), len(y))
 	}
-	st.m.record(zeros, len(y))
+}
+
+// countZeros returns how many values of y are ±0, without a branch per
+// value (half of a masked tensor is zero, in no order a predictor learns).
+func countZeros[T compute.Float](y []T) int {
+	n := 0
+	for _, v := range y {
+		z := 0
+		if v == 0 {
+			z = 1
+		}
+		n += z
+	}
+	return n
 }
 
 func (st *maskNode) backward(in []*tensor.Dense) (*tensor.Dense, error) {

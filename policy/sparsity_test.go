@@ -141,3 +141,26 @@ func TestSparsePresets(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSparseSettings: any sparsity setting or sparse preset name is
+// applied or refused, never a panic; the policy round-trips through
+// String and Read.
+func FuzzSparseSettings(f *testing.F) {
+	for _, s := range []string{"sparsity=2:4", "G/*:grad_sparsity=1:2", "score=random", "D/*:fixed_after=100",
+		"sparsity=16:16", "sparsity=0:4", "fixed_after=-1", "score=abs"} {
+		f.Add("posit8+@2:4", s)
+		f.Add("fp32", s)
+	}
+	f.Fuzz(func(t *testing.T, name, setting string) {
+		p, err := ParseName(name)
+		if err != nil {
+			p = &Policy{}
+		} else {
+			roundTrip(t, "ParseName("+name+")", p)
+		}
+		if err := p.Apply(setting); err != nil {
+			return
+		}
+		roundTrip(t, "Apply("+setting+")", p)
+	})
+}

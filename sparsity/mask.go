@@ -136,6 +136,10 @@ func Apply[T Float](dst, src []T, keep []bool) []T {
 	if len(dst) != len(src) || len(keep) != len(src) {
 		panic(errLength)
 	}
+	if d, ok := any(dst).([]float32); ok {
+		apply32(d, any(src).([]float32), keep)
+		return dst
+	}
 	for i, k := range keep {
 		if k {
 			dst[i] = src[i]
@@ -144,6 +148,74 @@ func Apply[T Float](dst, src []T, keep []bool) []T {
 		}
 	}
 	return dst
+}
+
+// apply32 is Apply for float32 without branches (a mask is as
+// unpredictable as the weights): the bits ANDed with all ones or zero.
+func apply32(dst, src []float32, keep []bool) {
+	src = src[:len(keep)]
+	dst = dst[:len(keep)]
+	for i, k := range keep {
+		var m uint32
+		if k {
+			m = ^uint32(0)
+		}
+		dst[i] = math.Float32frombits(math.Float32bits(src[i]) & m)
+	}
+}
+
+// absKey is the key of maskAbs32 of the value v at index a of its block.
+func absKey(v float32, a int) uint64 {
+	bits := math.Float32bits(v) &^ (1 << 31)
+	key := uint64(bits) + 1
+	if bits > 0x7f800000 { // NaN
+		key = 0
+	}
+	return key<<4 | uint64(MaxM-1-a)
+}
+
+// maskAbs32Row is maskAbs32 for blocks of 2, 4 or 8 along rows, with
+// fixed bounds (2 and 4 unrolled): the masks of training.
+func maskAbs32Row(keep []bool, w []float32, lines, length, lineStep, n, m int) {
+	nn := uint64(n)
+	for l := range lines {
+		row, krow := w[l*lineStep:l*lineStep+length], keep[l*lineStep:l*lineStep+length]
+		full := length - length%m
+		if m == 2 {
+			for b := 0; b < full; b += 2 {
+				k0, k1 := absKey(row[b], 0), absKey(row[b+1], 1)
+				krow[b] = (k0-k1)>>63 < nn
+				krow[b+1] = (k1-k0)>>63 < nn
+			}
+		} else if m == 8 {
+			for b := 0; b < full; b += 8 {
+				w8, k8 := row[b:b+8:b+8], krow[b:b+8:b+8]
+				var k [8]uint64
+				for a := range k {
+					k[a] = absKey(w8[a], a)
+				}
+				for a := range k {
+					ka, rank := k[a], uint64(0)
+					for c := range k {
+						rank += (ka - k[c]) >> 63
+					}
+					k8[a] = rank < nn
+				}
+			}
+		} else {
+			for b := 0; b < full; b += 4 {
+				w4, k4 := row[b:b+4:b+4], krow[b:b+4:b+4]
+				k0, k1, k2, k3 := absKey(w4[0], 0), absKey(w4[1], 1), absKey(w4[2], 2), absKey(w4[3], 3)
+				k4[0] = (k0-k1)>>63+(k0-k2)>>63+(k0-k3)>>63 < nn
+				k4[1] = (k1-k0)>>63+(k1-k2)>>63+(k1-k3)>>63 < nn
+				k4[2] = (k2-k0)>>63+(k2-k1)>>63+(k2-k3)>>63 < nn
+				k4[3] = (k3-k0)>>63+(k3-k1)>>63+(k3-k2)>>63 < nn
+			}
+		}
+		if full < length { // the partial block: the general loop
+			maskAbs32Any(krow[full:], row[full:], 1, length-full, 0, 1, n, m)
+		}
+	}
 }
 
 // Kept returns how many values keep keeps.
@@ -208,9 +280,61 @@ func MaskAbs[T Float](keep []bool, w []T, rows, cols int, p Pattern, axis Axis) 
 	if axis == AlongColumn {
 		lines, length, lineStep, step = cols, rows, 1, cols
 	}
+	if w32, ok := any(w).([]float32); ok {
+		maskAbs32(keep, w32, lines, length, lineStep, step, p.N, p.M)
+		return
+	}
 	for l := range lines {
 		for b := 0; b < length; b += p.M {
 			maskBlockAbs(keep, w, l*lineStep+b*step, step, min(p.M, length-b), p.N)
+		}
+	}
+}
+
+// maskAbs32 is MaskAbs for float32 on integer keys: a value's key is
+// |w|'s bits plus one (0 for NaN, so NaN ranks as −∞), shifted left by 4
+// with 15 − its index in the block below, so that keys are distinct,
+// their order is the mask's (score, then lower index) and a value's rank
+// is the number of larger keys, counted without branches: keys are below
+// 2^37, so ka − kc wraps to a number with its top bit set exactly when
+// kc > ka. (Comparisons of random weights are what a branch predictor
+// cannot learn; a branch per comparison costs five times the arithmetic.)
+func maskAbs32(keep []bool, w []float32, lines, length, lineStep, step, n, m int) {
+	if step == 1 && (m == 2 || m == 4 || m == 8) {
+		maskAbs32Row(keep, w, lines, length, lineStep, n, m)
+		return
+	}
+	maskAbs32Any(keep, w, lines, length, lineStep, step, n, m)
+}
+
+// maskAbs32Any is maskAbs32 for any block size and direction.
+func maskAbs32Any(keep []bool, w []float32, lines, length, lineStep, step, n, m int) {
+	var k [MaxM]uint64
+	for l := range lines {
+		for b := 0; b < length; b += m {
+			off, r := l*lineStep+b*step, min(m, length-b)
+			if n >= r {
+				for a := range r {
+					keep[off+a*step] = true
+				}
+				continue
+			}
+			for a := range r {
+				bits := math.Float32bits(w[off+a*step]) &^ (1 << 31)
+				key := uint64(bits) + 1
+				if bits > 0x7f800000 { // NaN
+					key = 0
+				}
+				k[a] = key<<4 | uint64(MaxM-1-a)
+			}
+			ks := k[:r]
+			for a, ka := range ks {
+				rank := uint64(0)
+				for _, kc := range ks {
+					rank += (ka - kc) >> 63
+				}
+				keep[off+a*step] = rank < uint64(n)
+			}
 		}
 	}
 }
