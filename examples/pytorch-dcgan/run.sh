@@ -49,6 +49,6 @@ if [ ! -f "$out/netG.pth" ]; then
 fi
 set -x
 "$pg" import --arch dcgan --weights "$out/netG.pth" --out "$out/netG.safetensors"
-"$pg" deploy-compare --checkpoint "$out/netG.safetensors" --out "$out/table"
+"$pg" deploy-compare --checkpoint "$out/netG.safetensors" --n 500 --search-n 100 --out "$out/table"
 "$pg" export --checkpoint "$out/netG.safetensors" --policy posit6-deploy --out "$out/netG6.pgmodel"
 "$pg" generate --model "$out/netG6.pgmodel" --n 64 --out "$out/netG6.png"
