@@ -50,10 +50,10 @@ func convForwardBands[T compute.Float](st *convState, bb *convBufs[T], xq, wq, b
 		for r0 := 0; r0 < g.OH; r0 += rows {
 			r1 := min(r0+rows, g.OH)
 			bh := (r1-1-r0)*g.SH + g.KH
-			gb, err := compute.ConvGeom(g.C, bh, wp, g.KH, g.KW, g.SH, 0)
-			if err != nil || gb.OH != r1-r0 || gb.OW != g.OW {
-				panic("nn: convolution band: bad geometry") // cannot happen: g is valid
-			}
+			// The band's rows of the padded image, without padding of its
+			// own: (bh - KH)/SH + 1 = r1 - r0 rows and, as wp = W + 2·PW,
+			// the OW columns of g.
+			gb := compute.Geom{C: g.C, H: bh, W: wp, KH: g.KH, KW: g.KW, SH: g.SH, SW: g.SW, OH: r1 - r0, OW: g.OW}
 			bb.yt = grow(bb.yt, g.C*bh*wp)
 			for c := range g.C {
 				for i := range bh {

@@ -24,24 +24,28 @@ func TestConvForwardBands(t *testing.T) {
 	for _, tc := range []struct {
 		name                           string
 		batch, c, h, w, out, k, s, pad int
+		kw, pw                         int // a rectangular kernel and padding (RectConv2d's); 0: k, pad
 		bias                           bool
 		f                              LayerFormats
 	}{
-		{"3x3 pad 1", 1, 5, 9, 7, 4, 3, 1, 1, true, LayerFormats{}},
-		{"7x7 pad 3, batch 2", 2, 3, 11, 10, 2, 7, 1, 3, true, LayerFormats{}},
-		{"4x4 stride 2", 1, 4, 12, 12, 3, 4, 2, 1, false, LayerFormats{}},
-		{"3x3 stride 2 odd, no pad", 2, 2, 13, 9, 3, 3, 2, 0, true, LayerFormats{}},
-		{"posit(6,1) operands", 2, 6, 10, 8, 5, 3, 1, 1, true, LayerFormats{Weight: p6, Act: p6, Out: p16}},
+		{"3x3 pad 1", 1, 5, 9, 7, 4, 3, 1, 1, 0, 0, true, LayerFormats{}},
+		{"7x7 pad 3, batch 2", 2, 3, 11, 10, 2, 7, 1, 3, 0, 0, true, LayerFormats{}},
+		{"4x4 stride 2", 1, 4, 12, 12, 3, 4, 2, 1, 0, 0, false, LayerFormats{}},
+		{"3x3 stride 2 odd, no pad", 2, 2, 13, 9, 3, 3, 2, 0, 0, 0, true, LayerFormats{}},
+		{"5x3 kernel, padding 2 and 1, stride 2", 1, 3, 11, 9, 2, 5, 2, 2, 3, 1, true, LayerFormats{}},
+		{"posit(6,1) operands", 2, 6, 10, 8, 5, 3, 1, 1, 0, 0, true, LayerFormats{Weight: p6, Act: p6, Out: p16}},
 	} {
 		g := gorgonia.NewGraph()
 		conv, err := NewConv2d(g, "c", tc.c, tc.out, tc.k, tc.s, tc.pad, tc.f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		geom, err := compute.ConvGeom(tc.c, tc.h, tc.w, tc.k, tc.k, tc.s, tc.pad)
-		if err != nil {
-			t.Fatal(err)
+		kw, pw := tc.k, tc.pad
+		if tc.kw > 0 {
+			kw, pw = tc.kw, tc.pw
 		}
+		geom := compute.Geom{C: tc.c, H: tc.h, W: tc.w, KH: tc.k, KW: kw, SH: tc.s, SW: tc.s, PH: tc.pad, PW: pw,
+			OH: (tc.h+2*tc.pad-tc.k)/tc.s + 1, OW: (tc.w+2*pw-kw)/tc.s + 1}
 		rnd := func(shape ...int) *tensor.Dense {
 			d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...))
 			for i := range d.Float32s() {
@@ -49,7 +53,7 @@ func TestConvForwardBands(t *testing.T) {
 			}
 			return d
 		}
-		in := []*tensor.Dense{rnd(tc.batch, tc.c, tc.h, tc.w), rnd(tc.out, tc.c, tc.k, tc.k)}
+		in := []*tensor.Dense{rnd(tc.batch, tc.c, tc.h, tc.w), rnd(tc.out, tc.c, tc.k, kw)}
 		if tc.bias {
 			in = append(in, rnd(tc.out))
 		}
