@@ -137,6 +137,11 @@ type convState struct {
 	b32           convBufs[float32]
 	b64           convBufs[float64]
 	y, dx, dw, db outBuf
+	// lend: a graph node (node) whose gradient symDiff has not built, so
+	// that no kernel reads the forward's working buffers after it: they
+	// are borrowed (conv_scratch.go). Kernels called directly never lend.
+	lend bool
+	band int // output rows per band when lending (0: bandRows chooses); set by tests
 }
 
 // Fwd returns the convolution of x (batch, InC, H, W), computed by one
@@ -176,6 +181,7 @@ func (c *ConvTranspose2d) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 }
 
 func (st *convState) node(x, w, b *gorgonia.Node, what string) (*gorgonia.Node, error) {
+	st.lend = true // until symDiff builds the gradient
 	if err := checkDtype(x, w.Dtype(), what); err != nil {
 		return nil, err
 	}
@@ -206,6 +212,9 @@ func (st *convState) node(x, w, b *gorgonia.Node, what string) (*gorgonia.Node, 
 
 func (st *convState) forward(in []*tensor.Dense) (*tensor.Dense, error) {
 	y := st.y.Get(in[0].Dtype(), st.yShape)
+	if st.lend {
+		defer st.giveBack(st.borrow())
+	}
 	var b *tensor.Dense
 	if len(in) == 3 {
 		b = in[2]
@@ -224,6 +233,7 @@ func (st *convState) forward(in []*tensor.Dense) (*tensor.Dense, error) {
 }
 
 func (st *convState) symDiff(op *diffOp, inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+	st.lend = false
 	mk := func(what string, shape tensor.Shape, do func(dy, out *tensor.Dense)) (*gorgonia.Node, error) {
 		var buf outBuf
 		bop := &funcOp{

@@ -21,10 +21,20 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 		compute.RoundSlice(r.act, bb.xq, xq)
 		xq = bb.xq
 	}
-	bb.col = grow(bb.col, rows*ld)
-	compute.Im2colBatch(bb.col, xq, n, g)
 	bb.wq = grow(bb.wq, w.Size())
 	compute.RoundSlice(r.w, bb.wq, data[T](w))
+	var bias []T
+	if b != nil {
+		bias = data[T](b)
+	}
+	if band := bandRows[T](st); band > 0 {
+		convForwardBands(st, bb, xq, bb.wq, bias, data[T](y), band)
+		compute.RoundSlice(r.out, data[T](y), data[T](y))
+		bb.gen++
+		return
+	}
+	bb.col = grow(bb.col, rows*ld)
+	compute.Im2colBatch(bb.col, xq, n, g)
 	// Block formats: both operands blocked along the reduction dimension
 	// (C·K·K): the packed columns in place (convBackW packs the unrounded
 	// input again), the weights into a copy.
@@ -34,10 +44,6 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	wf := blocked(r.wB, &bb.blk.w, bb.wq, st.outC, rows, quant.AlongRow)
 	bb.yt = grow(bb.yt, st.outC*ld)
 	mm(r, r.accOut, false, false, st.outC, ld, rows, wf, rows, bb.col, ld, bb.yt)
-	var bias []T
-	if b != nil {
-		bias = data[T](b)
-	}
 	compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
 	compute.RoundSlice(r.out, data[T](y), data[T](y))
 	bb.gen++

@@ -151,6 +151,7 @@ type normState struct {
 	sumDy, sumDyHat []float64         // per channel
 	ws              compute.Workspace // the kernels' state
 	y, dx, dg, db   outBuf
+	lend            bool // a graph node without a gradient: x̂ is borrowed (conv_scratch.go)
 }
 
 func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node, error) {
@@ -162,6 +163,7 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		return nil, err
 	}
 	st.n, st.c, st.inner, st.xShape = s[0], s[1], s.TotalSize()/(s[0]*s[1]), s.Clone()
+	st.lend = true // until op.Grad builds the gradient
 	op := &diffOp{
 		Func: funcOp{
 			Name: fmt.Sprintf("%s[%p](eps=%g)", st.name, st, st.eps),
@@ -180,6 +182,7 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		WRT: []bool{true, true, true},
 	}
 	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+		st.lend = false
 		mk := func(what string, shape tensor.Shape, buf *outBuf, do func(dy, gamma, dst *tensor.Dense)) (*gorgonia.Node, error) {
 			bop := &funcOp{
 				Name: op.Name + "." + what,
@@ -249,6 +252,9 @@ func normSums[T compute.Float](st *normState, dyt *tensor.Dense) (s, sx []float6
 
 func normForward[T compute.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x := data[T](xt)
+	if st.lend {
+		defer st.giveBackXhat(st.borrowXhat())
+	}
 	st.gen++
 	st.batchStats = st.bn == nil || st.bn.Training()
 	g := st.geom()
