@@ -417,3 +417,84 @@ stochdone:
 	VZEROUPPER
 	MOVQ R10, ret+48(FP)
 	RET
+
+// func roundPositStochAVX2(dst, src *float32, n int, kp *positKernel, u *uint32, idx *int32) int
+//
+// roundPositStochAVX512 on 8 lanes.
+TEXT ·roundPositStochAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ kp+24(FP), R8
+	MOVQ u+32(FP), R12
+	MOVQ idx+40(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+	VPBROADCASTD 0(R8), Y15  // sOff
+	VMOVD        4(R8), X14  // es
+	VPBROADCASTD 8(R8), Y13  // c1
+	VPBROADCASTD 12(R8), Y12 // c2
+	VPBROADCASTD 20(R8), Y10 // off
+	MOVL         $1, AX
+	MOVD         AX, X9
+	VPBROADCASTD X9, Y9      // 1
+	VPXOR        Y5, Y5, Y5  // 0
+	MOVL         $23, AX
+	MOVD         AX, X11
+	VPBROADCASTD X11, Y11    // largest drop
+	VMOVDQU      normBias<>(SB), Y7
+	VMOVDQU      normLimit<>(SB), Y8
+
+stoch2loop:
+	CMPQ     R11, CX
+	JAE      stoch2done
+	VMOVDQU  (SI)(R11*4), Y0
+	VPAND    absMask<>(SB), Y0, Y1 // a
+	VPSRLD   $23, Y1, Y2
+	VPADDD   Y15, Y2, Y2           // s
+	VPSRAD   X14, Y2, Y2           // k
+	VPADDD   Y13, Y2, Y3
+	VPSUBD   Y2, Y12, Y2
+	VPMAXSD  Y3, Y2, Y2            // drop
+	VPCMPGTD Y11, Y2, Y4           // skip: drop > 23
+	VPMAXSD  Y5, Y2, Y2
+	VPADDD   Y7, Y1, Y3
+	VPCMPGTD Y8, Y3, Y3            // skip: a not normal
+	VPOR     Y3, Y4, Y4
+	VPSLLVD  Y2, Y9, Y2
+	VPSUBD   Y9, Y2, Y2            // low
+	VPAND    (R12)(R11*4), Y2, Y3  // u&low
+	VPADDD   Y10, Y1, Y6
+	VPADDD   Y3, Y6, Y6
+	VPANDN   Y6, Y2, Y6
+	VPSUBD   Y10, Y6, Y6           // r
+	VPADDD   Y7, Y6, Y3
+	VPCMPGTD Y8, Y3, Y3            // skip: r not normal
+	VPOR     Y3, Y4, Y4
+	VPAND    signMask<>(SB), Y0, Y3
+	VPOR     Y3, Y6, Y6
+	VPBLENDVB Y4, Y0, Y6, Y6       // skipped lanes: x
+	VMOVDQU  Y6, (DI)(R11*4)
+	VMOVMSKPS Y4, AX
+	TESTL    AX, AX
+	JNZ      stoch2skip
+
+stoch2next:
+	ADDQ $8, R11
+	JMP  stoch2loop
+
+stoch2skip:
+	BSFL AX, DX
+	ADDL R11, DX
+	MOVL DX, (R9)(R10*4)
+	INCQ R10
+	LEAL -1(AX), DX
+	ANDL DX, AX
+	JNZ  stoch2skip
+	JMP  stoch2next
+
+stoch2done:
+	VZEROUPPER
+	MOVQ R10, ret+48(FP)
+	RET
