@@ -15,7 +15,7 @@ import (
 
 func versionCmd() *command {
 	return &command{name: "version", usage: "",
-		summary: "print the module version, the Go version, the matrix-multiply backend and the CPU features used",
+		summary: "print the module version, the Go version, the matrix-multiply backend, the CPU features and the kernel levels used",
 		setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 			return func(args []string, io stdio) error {
 				if len(args) > 0 {
