@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/positgan/positgan/compute"
+	"github.com/positgan/positgan/quant"
 )
 
 // BuildInfo describes the running build: the module version and VCS
@@ -51,5 +52,15 @@ func BuildInfo() string {
 		feats = []string{"none used"}
 	}
 	fmt.Fprintf(&b, "cpu features: %s\n", strings.Join(feats, " "))
+	levels, err := compute.Levels()
+	var ls []string
+	for _, l := range levels {
+		ls = append(ls, l.Kernels+" "+l.Level)
+	}
+	fmt.Fprintf(&b, "kernel levels: %s (this CPU: %s; %s caps them)\n",
+		strings.Join(ls, ", "), strings.Join(compute.AvailableLevels(), " "), quant.CPUEnv)
+	if err != nil {
+		fmt.Fprintf(&b, "warning: %v\n", err)
+	}
 	return b.String()
 }

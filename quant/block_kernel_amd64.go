@@ -2,12 +2,9 @@
 
 package quant
 
-import "golang.org/x/sys/cpu"
-
-// blockAVX2 says whether the 8-lane block kernels of block_kernel_amd64.s
+// blockAVX2 (level_amd64.go) says whether the 8-lane block kernels of block_kernel_amd64.s
 // may run. Each does what the Go kernel of the same name without the
 // suffix does (block_kernel.go), bit for bit (TestBlockKernelsAgree).
-var blockAVX2 = cpu.X86.HasAVX2
 
 // absMaxBlocksAVX2 is blockAbsMaxGo for nb whole blocks of k values, k a
 // multiple of 8.

@@ -2,11 +2,8 @@
 
 package quant
 
-import "golang.org/x/sys/cpu"
-
-// floatAVX2 says whether roundFloatAVX2 (float_kernel_amd64.s), the
-// 8-lane form of floatKernel.round, may run.
-var floatAVX2 = cpu.X86.HasAVX2
+// floatAVX2 (level_amd64.go) says whether roundFloatAVX2
+// (float_kernel_amd64.s), the 8-lane form of floatKernel.round, may run.
 
 // roundFloatAVX2 rounds n elements, n a multiple of 8, from src to dst.
 //

@@ -2,18 +2,11 @@
 
 package quant
 
-import (
-	"math/rand/v2"
-
-	"golang.org/x/sys/cpu"
-)
+import "math/rand/v2"
 
 // The vector kernels in posit_kernel_amd64.s do what roundPositGo does on
-// 8 (AVX2) or 16 (AVX-512) lanes at once. They are chosen once, by CPU.
-var (
-	positAVX2   = cpu.X86.HasAVX2
-	positAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasPOPCNT
-)
+// 8 (AVX2) or 16 (AVX-512) lanes at once. positAVX2 and positAVX512
+// (level_amd64.go) choose them, once, by CPU and CPUEnv.
 
 // roundPositAVX2 and roundPositAVX512 round the n elements at src (n a
 // multiple of 8 or 16) to dst. Where they cannot, they copy the input to
@@ -33,6 +26,12 @@ func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
 //
 //go:noescape
 func roundPositStochAVX512(dst, src *float32, n int, kp *positKernel, u *uint32, idx *int32) int
+
+// roundPositStochAVX2 is roundPositStochAVX512 on 8 lanes (n a multiple
+// of 8).
+//
+//go:noescape
+func roundPositStochAVX2(dst, src *float32, n int, kp *positKernel, u *uint32, idx *int32) int
 
 // positVecChunk is how many elements a vector kernel call handles: its
 // list of elements left for the slow path lives on the stack.
@@ -81,8 +80,8 @@ func roundPositVec(dst, src []float32, p Posit, avx512 bool) {
 	roundPositGo(dst[n:], src[n:], p)
 }
 
-// positKernels lists the RoundSlice kernels this machine can run, so that
-// tests and benchmarks can reach each of them.
+// positKernels lists the RoundSlice kernels this machine can run at the
+// level in use, so that tests and benchmarks can reach each of them.
 func positKernels() []positSliceKernel {
 	ks := []positSliceKernel{{"go", roundPositGo}}
 	if positAVX2 {
@@ -99,28 +98,41 @@ func positKernels() []positSliceKernel {
 }
 
 func roundPositStochSlice(dst, src []float32, p Posit, rng *rand.PCG) {
-	if positAVX512 {
-		roundPositStochVec(dst, src, p, rng)
-	} else {
+	switch {
+	case positAVX512:
+		roundPositStochVec(dst, src, p, rng, true)
+	case positAVX2:
+		roundPositStochVec(dst, src, p, rng, false)
+	default:
 		roundPositStochGo(dst, src, p, rng)
 	}
 }
 
-// roundPositStochVec is roundPositStochGo on 16 lanes. It draws the same
-// random words for the same elements, so the results are the same.
-func roundPositStochVec(dst, src []float32, p Posit, rng *rand.PCG) {
+// roundPositStochVec is roundPositStochGo on 16 lanes (AVX-512) or 8. It
+// draws the same random words for the same elements, so the results are
+// the same.
+func roundPositStochVec(dst, src []float32, p Posit, rng *rand.PCG, avx512 bool) {
 	kp := p.kernel()
 	dst = dst[:len(src)]
 	var u [positVecChunk]uint32
 	var idx [positVecChunk]int32
-	n := len(src) &^ 15
+	width := 8
+	if avx512 {
+		width = 16
+	}
+	n := len(src) &^ (width - 1)
 	for i := 0; i < n; i += positVecChunk {
 		m := min(positVecChunk, n-i)
 		for j := 0; j < m; j += 2 {
 			b := rng.Uint64()
 			u[j], u[j+1] = uint32(b), uint32(b>>32)
 		}
-		cnt := roundPositStochAVX512(&dst[i], &src[i], m, &kp, &u[0], &idx[0])
+		var cnt int
+		if avx512 {
+			cnt = roundPositStochAVX512(&dst[i], &src[i], m, &kp, &u[0], &idx[0])
+		} else {
+			cnt = roundPositStochAVX2(&dst[i], &src[i], m, &kp, &u[0], &idx[0])
+		}
 		d := dst[i : i+m]
 		for _, j := range idx[:cnt] {
 			d[j] = p.roundStochSlow(d[j], u[j])
@@ -130,11 +142,18 @@ func roundPositStochVec(dst, src []float32, p Posit, rng *rand.PCG) {
 }
 
 // positStochKernels lists the RoundSliceStochastic kernels this machine
-// can run.
+// can run at the level in use.
 func positStochKernels() []positStochKernel {
 	ks := []positStochKernel{{"go", roundPositStochGo}}
+	if positAVX2 {
+		ks = append(ks, positStochKernel{"avx2", func(dst, src []float32, p Posit, rng *rand.PCG) {
+			roundPositStochVec(dst, src, p, rng, false)
+		}})
+	}
 	if positAVX512 {
-		ks = append(ks, positStochKernel{"avx512", roundPositStochVec})
+		ks = append(ks, positStochKernel{"avx512", func(dst, src []float32, p Posit, rng *rand.PCG) {
+			roundPositStochVec(dst, src, p, rng, true)
+		}})
 	}
 	return ks
 }

@@ -84,8 +84,10 @@ GLOBL maxFinite<>(SB), RODATA|NOPTR, $32
 //
 // All the magnitudes compared are below 2^31, so signed compares serve.
 // The region constants are broadcast to the frame: loTie 0, hiTie 32,
-// minB 64, lowB 96, highB 128, maxB 160.
-TEXT ·roundPositAVX2(SB), NOSPLIT, $192-48
+// minB 64, lowB 96, highB 128, maxB 160, fastLo-1 192 and
+// fastLo+fastSpan 224 (both below 2^31, or -1 and 0 if there is no
+// fast span).
+TEXT ·roundPositAVX2(SB), NOSPLIT, $256-48
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -113,6 +115,16 @@ TEXT ·roundPositAVX2(SB), NOSPLIT, $192-48
 	VMOVDQU      Y0, 128(SP) // highB
 	VPBROADCASTD 52(R8), Y0
 	VMOVDQU      Y0, 160(SP) // maxB
+	MOVL         56(R8), AX
+	MOVL         60(R8), DX
+	ADDL         AX, DX
+	DECL         AX
+	MOVD         AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, 192(SP) // fastLo-1
+	MOVD         DX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, 224(SP) // fastLo+fastSpan
 	MOVL         $1, AX
 	MOVD         AX, X9
 	VPBROADCASTD X9, Y9      // 1
@@ -123,6 +135,14 @@ avx2loop:
 	JAE  avx2done
 	VMOVDQU (SI)(R11*4), Y0
 	VPAND   absMask<>(SB), Y0, Y1 // a
+
+	// AX = 0xff if all lanes lie where a and r are surely normal: then
+	// the regular rule and the sign are all there is to do.
+	VPCMPGTD  192(SP), Y1, Y2
+	VMOVDQU   224(SP), Y3
+	VPCMPGTD  Y1, Y3, Y3
+	VPAND     Y2, Y3, Y3
+	VMOVMSKPS Y3, AX
 
 	// The regular region: round a+off at bit drop.
 	VPSRLD  $23, Y1, Y2
@@ -143,7 +163,15 @@ avx2loop:
 	VPADDD  Y3, Y6, Y6
 	VPANDN  Y6, Y2, Y6
 	VPSUBD  Y10, Y6, Y6 // r
+	CMPL    AX, $0xff
+	JNE     avx2general
+	VPAND   signMask<>(SB), Y0, Y2
+	VPOR    Y2, Y6, Y6
+	VMOVDQU Y6, (DI)(R11*4)
+	ADDQ    $8, R11
+	JMP     avx2loop
 
+avx2general:
 	// Skip (Y4) if a or r is not a normal float32.
 	VPADDD   normBias<>(SB), Y1, Y3
 	VPCMPGTD normLimit<>(SB), Y3, Y4
@@ -414,6 +442,87 @@ stochskip:
 	JMP          stochnext
 
 stochdone:
+	VZEROUPPER
+	MOVQ R10, ret+48(FP)
+	RET
+
+// func roundPositStochAVX2(dst, src *float32, n int, kp *positKernel, u *uint32, idx *int32) int
+//
+// roundPositStochAVX512 on 8 lanes.
+TEXT ·roundPositStochAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ kp+24(FP), R8
+	MOVQ u+32(FP), R12
+	MOVQ idx+40(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+	VPBROADCASTD 0(R8), Y15  // sOff
+	VMOVD        4(R8), X14  // es
+	VPBROADCASTD 8(R8), Y13  // c1
+	VPBROADCASTD 12(R8), Y12 // c2
+	VPBROADCASTD 20(R8), Y10 // off
+	MOVL         $1, AX
+	MOVD         AX, X9
+	VPBROADCASTD X9, Y9      // 1
+	VPXOR        Y5, Y5, Y5  // 0
+	MOVL         $23, AX
+	MOVD         AX, X11
+	VPBROADCASTD X11, Y11    // largest drop
+	VMOVDQU      normBias<>(SB), Y7
+	VMOVDQU      normLimit<>(SB), Y8
+
+stoch2loop:
+	CMPQ     R11, CX
+	JAE      stoch2done
+	VMOVDQU  (SI)(R11*4), Y0
+	VPAND    absMask<>(SB), Y0, Y1 // a
+	VPSRLD   $23, Y1, Y2
+	VPADDD   Y15, Y2, Y2           // s
+	VPSRAD   X14, Y2, Y2           // k
+	VPADDD   Y13, Y2, Y3
+	VPSUBD   Y2, Y12, Y2
+	VPMAXSD  Y3, Y2, Y2            // drop
+	VPCMPGTD Y11, Y2, Y4           // skip: drop > 23
+	VPMAXSD  Y5, Y2, Y2
+	VPADDD   Y7, Y1, Y3
+	VPCMPGTD Y8, Y3, Y3            // skip: a not normal
+	VPOR     Y3, Y4, Y4
+	VPSLLVD  Y2, Y9, Y2
+	VPSUBD   Y9, Y2, Y2            // low
+	VPAND    (R12)(R11*4), Y2, Y3  // u&low
+	VPADDD   Y10, Y1, Y6
+	VPADDD   Y3, Y6, Y6
+	VPANDN   Y6, Y2, Y6
+	VPSUBD   Y10, Y6, Y6           // r
+	VPADDD   Y7, Y6, Y3
+	VPCMPGTD Y8, Y3, Y3            // skip: r not normal
+	VPOR     Y3, Y4, Y4
+	VPAND    signMask<>(SB), Y0, Y3
+	VPOR     Y3, Y6, Y6
+	VPBLENDVB Y4, Y0, Y6, Y6       // skipped lanes: x
+	VMOVDQU  Y6, (DI)(R11*4)
+	VMOVMSKPS Y4, AX
+	TESTL    AX, AX
+	JNZ      stoch2skip
+
+stoch2next:
+	ADDQ $8, R11
+	JMP  stoch2loop
+
+stoch2skip:
+	BSFL AX, DX
+	ADDL R11, DX
+	MOVL DX, (R9)(R10*4)
+	INCQ R10
+	LEAL -1(AX), DX
+	ANDL DX, AX
+	JNZ  stoch2skip
+	JMP  stoch2next
+
+stoch2done:
 	VZEROUPPER
 	MOVQ R10, ret+48(FP)
 	RET

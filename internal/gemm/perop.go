@@ -182,7 +182,7 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	r.vals = w.vals
 	r.kernel = w.kernel
 	if r.kernel == nil {
-		r.kernel = perOpKernel
+		r.kernel = perOpKernelAt(levelInUse)
 	}
 	// Split the rows over the cores, each part with its own scratch.
 	r.parts = min(runtime.GOMAXPROCS(0), rows, len(r.nz))
@@ -193,7 +193,7 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 // A perOpKernelInfo names a row kernel and its instruction-set level.
 type perOpKernelInfo struct {
 	name  string
-	level kernelLevel
+	level level
 	fn    perOpRowKernel
 }
 

@@ -260,15 +260,15 @@ func TestPerOpKernelLevel(t *testing.T) {
 		return "?"
 	}
 	ks := perOpKernels()
-	want := map[string]string{"generic": "go", "": ks[len(ks)-1].name, "AVX512": ks[len(ks)-1].name, "bogus": ks[len(ks)-1].name}
+	want := map[level]string{levelGeneric: "go", levelAVX512: ks[len(ks)-1].name}
 	for _, k := range ks {
 		if k.name == "avx2" {
-			want["avx2"] = "avx2"
+			want[levelAVX2] = "avx2"
 		}
 	}
-	for env, w := range want {
-		if got := name(pickPerOpKernel(env)); got != w {
-			t.Errorf("%s=%q: kernel %s, want %s", cpuEnv, env, got, w)
+	for l, w := range want {
+		if got := name(perOpKernelAt(l)); got != w {
+			t.Errorf("level %s: kernel %s, want %s", l, got, w)
 		}
 	}
 }

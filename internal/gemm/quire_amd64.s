@@ -176,3 +176,136 @@ reduceo:
 	VMOVQ X15, emax+32(FP)
 	VZEROUPPER
 	RET
+
+// TOPKEY8 is TOPKEY on the 8 float32s in Y0, with 0x7fffffff, 2^23 and 1
+// in Y10–Y12 and 0 in Y13, top in Y14 and key in Y15; it clobbers Y3–Y8.
+#define TOPKEY8 \
+	VPAND Y10, Y0, Y3; \
+	VPMAXUD Y3, Y14, Y14; \
+	VPOR Y11, Y3, Y4; \
+	VPSUBD Y4, Y13, Y5; \
+	VPAND Y5, Y4, Y5; \
+	VCVTDQ2PS Y5, Y5; \
+	VPSRLD $23, Y5, Y5; \
+	VPSRLD $23, Y3, Y6; \
+	VPADDD Y5, Y6, Y6; \
+	VPSUBD Y12, Y3, Y7; \
+	VPADDD Y11, Y3, Y8; \
+	VPOR Y7, Y8, Y7; \
+	VPSRLD $31, Y7, Y7; \
+	VPSLLD $10, Y7, Y7; \
+	VPADDD Y7, Y6, Y6; \
+	VPMINUD Y6, Y15, Y15
+
+// func convertRowAVX2(dst *float64, src *float32, n int) (top, key uint32)
+// convertRowAVX512 on 8 lanes, for n a positive multiple of 8.
+TEXT ·convertRowAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVL $0x7fffffff, AX
+	MOVD AX, X10
+	VPBROADCASTD X10, Y10
+	MOVL $0x800000, AX
+	MOVD AX, X11
+	VPBROADCASTD X11, Y11
+	MOVL $1, AX
+	MOVD AX, X12
+	VPBROADCASTD X12, Y12
+	VPXOR Y13, Y13, Y13
+	VPXOR Y14, Y14, Y14     // top
+	VPCMPEQD Y15, Y15, Y15  // key: all ones
+loopc2:
+	VMOVUPS (SI), Y0
+	VCVTPS2PD X0, Y1
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD X2, Y2
+	VMOVUPD Y1, (DI)
+	VMOVUPD Y2, 32(DI)
+	TOPKEY8
+	ADDQ $32, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JNZ loopc2
+	VEXTRACTI128 $1, Y14, X0
+	VPMAXUD X0, X14, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, top+24(FP)
+	VEXTRACTI128 $1, Y15, X0
+	VPMINUD X0, X15, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMINUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMINUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, key+28(FP) // with convertKeyBias in
+	VZEROUPPER
+	RET
+
+// func combineRowAVX2(dst *float32, src *float64, n int) (emin, emax uint64)
+// combineRowAVX512 on 4 lanes, for n a positive multiple of 4, except
+// that emin is 2048 where there is no nonzero value, and that values
+// outside float32's normal range may round otherwise (combineOne rounds
+// those rows from float64). The sticky bit is set in the float64 (bit
+// 29, float32's last) before the conversion, which is then exact.
+TEXT ·combineRowAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ $0x1fffffff, AX
+	MOVQ AX, X11
+	VPBROADCASTQ X11, Y11 // cut mask
+	MOVQ $0x20000000, AX
+	MOVQ AX, X10
+	VPBROADCASTQ X10, Y10 // float32's last bit
+	MOVQ $0x7fffffffffffffff, AX
+	MOVQ AX, X12
+	VPBROADCASTQ X12, Y12 // magnitude mask
+	MOVQ $0x800, AX
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y13 // a zero's exponent for emin
+	VMOVDQU Y13, Y14      // emin
+	VPXOR Y15, Y15, Y15   // emax
+	VPXOR Y9, Y9, Y9      // 0
+loopo2:
+	VMOVUPD (SI), Y0
+	VPAND Y11, Y0, Y2
+	VPADDQ Y11, Y2, Y2
+	VPAND Y10, Y2, Y2     // sticky, at bit 29
+	VPANDN Y0, Y11, Y1
+	VPOR Y2, Y1, Y1
+	VCVTPD2PSY Y1, X3
+	VMOVUPS X3, (DI)
+	VPAND Y12, Y0, Y4
+	VPCMPEQQ Y9, Y4, Y5   // zero
+	VPSRLQ $52, Y4, Y4
+	VPAND Y13, Y5, Y5
+	VPOR Y5, Y4, Y5       // exponent, 2048 for zeros
+	VPCMPGTQ Y5, Y14, Y6
+	VPBLENDVB Y6, Y5, Y14, Y14
+	VPCMPGTQ Y15, Y4, Y6
+	VPBLENDVB Y6, Y4, Y15, Y15
+	ADDQ $32, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JNZ loopo2
+	VEXTRACTI128 $1, Y14, X0
+	VPCMPGTQ X0, X14, X1
+	VPBLENDVB X1, X0, X14, X14
+	VPSHUFD $0x4e, X14, X0
+	VPCMPGTQ X0, X14, X1
+	VPBLENDVB X1, X0, X14, X14
+	VMOVQ X14, emin+24(FP)
+	VEXTRACTI128 $1, Y15, X0
+	VPCMPGTQ X15, X0, X1
+	VPBLENDVB X1, X0, X15, X15
+	VPSHUFD $0x4e, X15, X0
+	VPCMPGTQ X15, X0, X1
+	VPBLENDVB X1, X0, X15, X15
+	VMOVQ X15, emax+32(FP)
+	VZEROUPPER
+	RET

@@ -68,10 +68,17 @@ func convertRange(dst []float64, ldd int, s []float32, rows, cols, ld int) expRa
 	for i := 0; i < rows; i++ {
 		d, row := dst[i*ldd:i*ldd+cols], s[i*ld:i*ld+cols]
 		var top, key uint32
-		if hasQuireAVX512 {
+		switch {
+		case hasQuireAVX512:
 			top, key = convertRowAVX512(&d[0], &row[0], cols)
 			key -= convertKeyBias
-		} else {
+		case hasQuireAVX2 && cols >= 8:
+			n := cols &^ 7
+			top, key = convertRowAVX2(&d[0], &row[0], n)
+			key -= convertKeyBias
+			t, k := convertRow(d[n:], row[n:])
+			top, key = max(top, t), min(key, k)
+		default:
 			top, key = convertRow(d, row)
 		}
 		r.top, r.key = max(r.top, top), min(r.key, key)
@@ -210,9 +217,12 @@ func combineOne(f quant.Format, c []float32, ldc int, parts []float64, m, n int)
 		row := c[i*ldc : i*ldc+n]
 		src := parts[i*n : (i+1)*n]
 		var emin, emax uint64
-		if hasQuireAVX512 && n > 0 {
+		switch {
+		case hasQuireAVX512 && n > 0:
 			emin, emax = combineRowAVX512(&row[0], &src[0], n)
-		} else {
+		case hasQuireAVX2 && n >= 4:
+			emin, emax = combineRowAVX2Go(row, src)
+		default:
 			emin, emax = toOddRow(row, src)
 		}
 		if emin < lo || emax > hi {
@@ -247,6 +257,17 @@ func toOddRow(dst []float32, src []float64) (emin, emax uint64) {
 		emin, emax = min(emin, e|(nz-1)), max(emax, e)
 	}
 	return emin, emax
+}
+
+// combineRowAVX2Go is toOddRow by combineRowAVX2, for len(src) >= 4.
+func combineRowAVX2Go(dst []float32, src []float64) (emin, emax uint64) {
+	n := len(src) &^ 3
+	emin, emax = combineRowAVX2(&dst[0], &src[0], n)
+	if emin == 2048 {
+		emin = 1<<64 - 1 // no nonzero value
+	}
+	e0, e1 := toOddRow(dst[n:len(src)], src[n:])
+	return min(emin, e0), max(emax, e1)
 }
 
 // toOdd32 rounds x to float32 to odd (NaN and Inf pass through).

@@ -312,6 +312,25 @@ func TestQuireRows(t *testing.T) {
 			if top != wantTop || (key < keyNone) != (wantKey < keyNone) || (key < keyNone && key != wantKey) {
 				t.Fatalf("convertRow(%v) = %#x, %d; want %#x, %d", s, top, key, wantTop, wantKey)
 			}
+			if hasQuireAVX2 && n >= 8 {
+				m := n &^ 7
+				d2 := make([]float64, n+1)
+				top2, key2 := convertRowAVX2(&d2[0], &s[0], m)
+				key2 -= convertKeyBias
+				t3, k3 := convertRow(d2[m:n], s[m:])
+				top2, key2 = max(top2, t3), min(key2, k3)
+				if top2 != top || key2 != key && (key2 < keyNone || key < keyNone) {
+					t.Fatalf("convertRowAVX2(%v) = %#x, %d; Go %#x, %d", s, top2, key2, top, key)
+				}
+				for j := range d {
+					if math.Float64bits(d2[j]) != math.Float64bits(d[j]) {
+						t.Fatalf("convertRowAVX2: d[%d] = %g, want %g", j, d2[j], d[j])
+					}
+				}
+				if d2[n] != 0 {
+					t.Fatalf("convertRowAVX2 wrote past n = %d", n)
+				}
+			}
 			if hasQuireAVX512 {
 				d2 := make([]float64, n+1)
 				top2, key2 := convertRowAVX512(&d2[0], &s[0], n)
@@ -346,6 +365,21 @@ func TestQuireRows(t *testing.T) {
 			}
 			if emin != wantMin || emax != wantMax {
 				t.Fatalf("toOddRow: exponents %d, %d; want %d, %d", emin, emax, wantMin, wantMax)
+			}
+			if hasQuireAVX2 && n >= 4 {
+				r2 := make([]float32, n+1)
+				emin2, emax2 := combineRowAVX2Go(r2[:n], x)
+				if emin2 != emin || emax2 != emax {
+					t.Fatalf("combineRowAVX2: exponents %d, %d; Go %d, %d", emin2, emax2, emin, emax)
+				}
+				for j, v := range x {
+					if a := math.Abs(v); a >= 0x1p-126 && a < 0x1p127 && math.Float32bits(r2[j]) != math.Float32bits(r[j]) {
+						t.Fatalf("combineRowAVX2: %g gives %g, Go %g", v, r2[j], r[j])
+					}
+				}
+				if r2[n] != 0 {
+					t.Fatalf("combineRowAVX2 wrote past n = %d", n)
+				}
 			}
 			if hasQuireAVX512 {
 				r2 := make([]float32, n+1)

@@ -2,8 +2,6 @@
 
 package gemm
 
-import "golang.org/x/sys/cpu"
-
 //go:generate go run sgemm_gen.go
 
 // The assembly kernels' tiles (sgemm_gen.go).
@@ -43,28 +41,16 @@ func transpose4d(dst *float64, ldd int, src *float64, lds int, n int)
 //go:noescape
 func transpose8d(dst *float64, ldd int, src *float64, lds int, n int)
 
-func init() {
-	s, d := kernels[float32](), kernels[float64]()
-	sgemmDriver.kernelInfo, dgemmDriver.kernelInfo = s[len(s)-1], d[len(d)-1]
-	if cpu.X86.HasAVX {
-		sgemmDriver.transpose, sgemmDriver.tw = transpose8, 8
-		dgemmDriver.transpose, dgemmDriver.tw = transpose4d, 4
-	}
-	if cpu.X86.HasAVX512F {
-		dgemmDriver.transpose, dgemmDriver.tw = transpose8d, 8
-	}
-}
-
-// kernels lists the micro-kernels of T this machine can run, the driver's
-// (the widest) last; the tests run each.
+// kernels lists the micro-kernels of T this machine can run at the level
+// in use, the driver's (the widest) last; the tests run each.
 func kernels[T Float]() []kernelInfo[T] {
 	s := []kernelInfo[float32]{{"go", kernelGo[float32], mrGo, nrGo}}
 	d := []kernelInfo[float64]{{"go", kernelGo[float64], mrGo, nrGo}}
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+	if levelInUse >= levelAVX2 {
 		s = append(s, kernelInfo[float32]{"avx2", sgemmKernelAVX2, mrAVX2, nrAVX2})
 		d = append(d, kernelInfo[float64]{"avx2", dgemmKernelAVX2, mrAVX2d, nrAVX2d})
 	}
-	if cpu.X86.HasAVX512F {
+	if levelInUse >= levelAVX512 {
 		s = append(s, kernelInfo[float32]{"avx512", sgemmKernelAVX512, mrAVX512, nrAVX512})
 		d = append(d, kernelInfo[float64]{"avx512", dgemmKernelAVX512, mrAVX512d, nrAVX512d})
 	}

@@ -2,8 +2,6 @@
 
 package vec
 
-import "golang.org/x/sys/cpu"
-
 // The kernels in vec_amd64.s; each slice has the length of the first.
 // AVX-512 pays where the divider and square root bind, in adam and apply
 // (on Zen 5, 1.4 times AVX2's speed on a million values, 1.8 in L1), and
@@ -46,14 +44,19 @@ func tanhAVX2(dst, x []float32)
 //go:noescape
 func tanhAVX512(dst, x []float32)
 
-// The instruction sets the kernels may use, read once.
-var (
-	hasAVX2   = cpu.X86.HasAVX2
-	hasAVX512 = cpu.X86.HasAVX512F
-	// hasFMA is also math's condition for the FMA path of Exp, which
-	// tanhAVX2 reproduces.
-	hasFMA = cpu.X86.HasAVX && cpu.X86.HasFMA
-)
+// maxLevel is the highest level the package has kernels for.
+const maxLevel = levelAVX512
+
+// The instruction sets the kernels may use, set by useLevel from the
+// level in use. (The avx2 level has FMA, which is also math's condition
+// for the FMA path of Exp, which tanhAVX2 reproduces.)
+var hasAVX2, hasAVX512, hasFMA bool
+
+// useLevel makes the dispatchers run the kernels of level l and below.
+func useLevel(l level) {
+	levelInUse = l
+	hasAVX2, hasAVX512, hasFMA = l >= levelAVX2, l >= levelAVX512, l >= levelAVX2
+}
 
 func adam(p, g, m, v []float32, inv, b1, c1, b2, c2, lr, sc2, eps float32) {
 	switch {

@@ -27,13 +27,15 @@ var (
 )
 
 // The references: the scalar loops the kernels replace, as gan, nn and
-// scaling had them.
+// scaling had them on amd64. The conversions float32(x*y) round each
+// product before its add, as amd64 does: arm64 would otherwise fuse them
+// (seen under qemu-aarch64, issue 30), and the bits would not be amd64's.
 
 func refAdam(p, g, m, v []float32, inv, b1, b2, lr, sc2, eps float32) {
 	for j := range p {
 		gj := g[j] * inv
-		m[j] = b1*m[j] + (1-b1)*gj
-		v[j] = b2*v[j] + (1-b2)*gj*gj
+		m[j] = float32(b1*m[j]) + float32((1-b1)*gj)
+		v[j] = float32(b2*v[j]) + float32((1-b2)*gj*gj)
 		p[j] -= lr * m[j] / (float32(math.Sqrt(float64(v[j])))/sc2 + eps)
 	}
 }
@@ -46,8 +48,8 @@ func refScale(dst, g []float32, inv float32) {
 
 func refMoments(m, v, g []float32, b1, b2 float32) {
 	for j, gj := range g {
-		m[j] = b1*m[j] + (1-b1)*gj
-		v[j] = b2*v[j] + (1-b2)*gj*gj
+		m[j] = float32(b1*m[j]) + float32((1-b1)*gj)
+		v[j] = float32(b2*v[j]) + float32((1-b2)*gj*gj)
 	}
 }
 
