@@ -14,32 +14,36 @@ import (
 // the lower levels on a machine that has the higher ones.
 const CPUEnv = "POSITGAN_CPU"
 
-// level is an instruction-set level of the kernels, lowest first.
-type level uint8
+// A Level is an instruction-set level of the vector kernels, lowest
+// first. The kernels of internal/gemm and internal/vec run at quant's
+// level (CurrentLevel), so that CPUEnv caps every kernel at once.
+type Level uint8
 
 const (
-	levelGeneric level = iota
-	levelAVX2          // AVX2 and FMA
-	levelAVX512        // AVX-512 F, with AVX2 and FMA
+	LevelGeneric Level = iota
+	LevelAVX2          // AVX2 and FMA
+	LevelAVX512        // AVX-512 F, with AVX2 and FMA
 )
 
 var levelNames = [...]string{"generic", "avx2", "avx512"}
 
-func (l level) String() string { return levelNames[l] }
+// String names the level as CPUEnv takes it: "generic", "avx2" or
+// "avx512".
+func (l Level) String() string { return levelNames[l] }
 
 // parseLevel reads the value of CPUEnv: the cap it sets, and an error
 // if it names no level (then there is no cap).
-func parseLevel(s string) (level, error) {
+func parseLevel(s string) (Level, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" {
-		return levelAVX512, nil
+		return LevelAVX512, nil
 	}
 	for l, name := range levelNames {
 		if s == name {
-			return level(l), nil
+			return Level(l), nil
 		}
 	}
-	return levelAVX512, fmt.Errorf("quant: %s=%q names no kernel level (want avx512, avx2 or generic); ignored", CPUEnv, s)
+	return LevelAVX512, fmt.Errorf("quant: %s=%q names no kernel level (want avx512, avx2 or generic); ignored", CPUEnv, s)
 }
 
 // The level in use, set once by init (level_amd64.go, level_other.go)
@@ -56,11 +60,15 @@ func init() { useLevel(levelInUse) }
 // if CPUEnv is set to no level.
 func KernelLevel() (string, error) { return levelInUse.String(), levelErr }
 
+// CurrentLevel is the level the vector kernels run at: the CPU's best,
+// capped by CPUEnv.
+func CurrentLevel() Level { return levelInUse }
+
 // KernelLevels lists the levels this CPU can run, lowest first, whatever
 // CPUEnv says.
 func KernelLevels() []string {
 	var ls []string
-	for l := levelGeneric; l <= cpuLevel(); l++ {
+	for l := LevelGeneric; l <= cpuLevel(); l++ {
 		ls = append(ls, l.String())
 	}
 	return ls

@@ -4,15 +4,15 @@ package quant
 
 import "golang.org/x/sys/cpu"
 
-func cpuLevel() level {
+func cpuLevel() Level {
 	x := cpu.X86
 	switch {
 	case x.HasAVX2 && x.HasFMA && x.HasAVX512F && x.HasPOPCNT:
-		return levelAVX512
+		return LevelAVX512
 	case x.HasAVX2 && x.HasFMA:
-		return levelAVX2
+		return LevelAVX2
 	}
-	return levelGeneric
+	return LevelGeneric
 }
 
 // The vector kernels each dispatcher may call, set by useLevel.
@@ -23,8 +23,8 @@ var (
 
 // useLevel makes the dispatchers run the kernels of level l and below;
 // l is at most cpuLevel().
-func useLevel(l level) {
+func useLevel(l Level) {
 	levelInUse = l
-	positAVX2, positAVX512 = l >= levelAVX2, l >= levelAVX512
-	floatAVX2, blockAVX2 = l >= levelAVX2, l >= levelAVX2
+	positAVX2, positAVX512 = l >= LevelAVX2, l >= LevelAVX512
+	floatAVX2, blockAVX2 = l >= LevelAVX2, l >= LevelAVX2
 }

@@ -2,6 +2,6 @@
 
 package quant
 
-func cpuLevel() level { return levelGeneric }
+func cpuLevel() Level { return LevelGeneric }
 
-func useLevel(level) {}
+func useLevel(Level) {}

@@ -9,15 +9,15 @@ import (
 func TestParseLevel(t *testing.T) {
 	for _, c := range []struct {
 		s    string
-		want level
+		want Level
 		bad  bool
 	}{
-		{"", levelAVX512, false},
-		{"avx512", levelAVX512, false},
-		{" AVX2 ", levelAVX2, false},
-		{"generic", levelGeneric, false},
-		{"sse", levelAVX512, true},
-		{"avx", levelAVX512, true},
+		{"", LevelAVX512, false},
+		{"avx512", LevelAVX512, false},
+		{" AVX2 ", LevelAVX2, false},
+		{"generic", LevelGeneric, false},
+		{"sse", LevelAVX512, true},
+		{"avx", LevelAVX512, true},
 	} {
 		l, err := parseLevel(c.s)
 		if l != c.want || (err != nil) != c.bad {
@@ -54,9 +54,9 @@ func levelProbes(rng *rand.Rand, n int) []float32 {
 }
 
 // levels lists the levels this machine runs under CPUEnv, lowest first.
-func levels() []level {
-	var ls []level
-	for l := levelGeneric; l <= min(cpuLevel(), levelCap); l++ {
+func levels() []Level {
+	var ls []Level
+	for l := LevelGeneric; l <= min(cpuLevel(), levelCap); l++ {
 		ls = append(ls, l)
 	}
 	return ls
@@ -102,7 +102,7 @@ func TestLevelsAgree(t *testing.T) {
 
 func checkLevels(t *testing.T, name string, r Rounding, xs []float32, round func(dst, src []float32, rng *rand.PCG)) {
 	t.Helper()
-	useLevel(levelGeneric)
+	useLevel(LevelGeneric)
 	want := make([]float32, len(xs))
 	round(want, xs, rand.NewPCG(5, 6))
 	got := make([]float32, len(xs))
