@@ -41,21 +41,12 @@ func Mask(keep []bool, score []float64, rows, cols int, p Pattern, axis Axis) {
 	if rows < 0 || cols < 0 || len(keep) != rows*cols || len(score) != rows*cols {
 		panic(errLength)
 	}
-	if err := p.Validate(); err != nil {
-		panic(err)
-	}
-	if p.IsDense() {
-		for i := range keep {
-			keep[i] = true
-		}
+	if keepAll(keep, p) {
 		return
 	}
 	// A line is one row (AlongRow) or one column (AlongColumn); step is
 	// the distance between neighbours along it.
-	lines, length, lineStep, step := rows, cols, cols, 1
-	if axis == AlongColumn {
-		lines, length, lineStep, step = cols, rows, 1, cols
-	}
+	lines, length, lineStep, step := geometry(rows, cols, axis)
 	for l := range lines {
 		for b := 0; b < length; b += p.M {
 			maskBlock(keep, score, l*lineStep+b*step, step, min(p.M, length-b), p.N)
@@ -240,10 +231,7 @@ func Conforms[T Float](w []T, rows, cols int, p Pattern, axis Axis) bool {
 	if p.IsDense() {
 		return true
 	}
-	lines, length, lineStep, step := rows, cols, cols, 1
-	if axis == AlongColumn {
-		lines, length, lineStep, step = cols, rows, 1, cols
-	}
+	lines, length, lineStep, step := geometry(rows, cols, axis)
 	for l := range lines {
 		for b := 0; b < length; b += p.M {
 			nz := 0
@@ -267,19 +255,10 @@ func MaskAbs[T Float](keep []bool, w []T, rows, cols int, p Pattern, axis Axis) 
 	if rows < 0 || cols < 0 || len(keep) != rows*cols || len(w) != rows*cols {
 		panic(errLength)
 	}
-	if err := p.Validate(); err != nil {
-		panic(err)
-	}
-	if p.IsDense() {
-		for i := range keep {
-			keep[i] = true
-		}
+	if keepAll(keep, p) {
 		return
 	}
-	lines, length, lineStep, step := rows, cols, cols, 1
-	if axis == AlongColumn {
-		lines, length, lineStep, step = cols, rows, 1, cols
-	}
+	lines, length, lineStep, step := geometry(rows, cols, axis)
 	if w32, ok := any(w).([]float32); ok {
 		maskAbs32(keep, w32, lines, length, lineStep, step, p.N, p.M)
 		return
@@ -367,4 +346,30 @@ func maskBlockAbs[T Float](keep []bool, w []T, off, step, r, n int) {
 		}
 		keep[off+a*step] = rank < n
 	}
+}
+
+// geometry returns how a rows × cols matrix is walked along axis: the
+// number of lines (rows along AlongRow, columns along AlongColumn), their
+// length, the distance between the starts of neighbouring lines and the
+// distance between neighbours along a line.
+func geometry(rows, cols int, axis Axis) (lines, length, lineStep, step int) {
+	if axis == AlongColumn {
+		return cols, rows, 1, cols
+	}
+	return rows, cols, cols, 1
+}
+
+// keepAll panics if p is not valid and, for a dense p, keeps every value
+// and reports true: what every mask does before its blocks.
+func keepAll(keep []bool, p Pattern) bool {
+	if err := p.Validate(); err != nil {
+		panic(err)
+	}
+	if !p.IsDense() {
+		return false
+	}
+	for i := range keep {
+		keep[i] = true
+	}
+	return true
 }
