@@ -61,7 +61,7 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 		return err
 	}
 	sh := spec.Image
-	w, err := writeNPY(npy, imgs, len(imgs)/sh.Size(), sh.C, sh.H, sh.W)
+	w, err := experiment.WriteOutputsNPY(npy, imgs, len(imgs)/sh.Size(), sh.C, sh.H, sh.W)
 	if err != nil {
 		return err
 	}

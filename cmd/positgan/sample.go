@@ -97,7 +97,7 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 		}
 		wrote = append(wrote, fmt.Sprintf("%s: %s (%dx%d grid)", out, count(sm.Len(), "images"), sm.Rows, sm.Cols))
 	}
-	if w, err := writeNPY(no.npy, sm.Images, sm.Len(), sm.Shape.C, sm.Shape.H, sm.Shape.W); err != nil {
+	if w, err := experiment.WriteOutputsNPY(no.npy, sm.Images, sm.Len(), sm.Shape.C, sm.Shape.H, sm.Shape.W); err != nil {
 		return err
 	} else if w != "" {
 		wrote = append(wrote, w)

@@ -122,7 +122,7 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err := experiment.WriteImages(o.out, got, sh, names); err != nil {
 		return fmt.Errorf("translate: %w", err)
 	}
-	if w, err := writeNPY(o.npy, got, len(names), sh.C, sh.H, sh.W); err != nil {
+	if w, err := experiment.WriteOutputsNPY(o.npy, got, len(names), sh.C, sh.H, sh.W); err != nil {
 		return err
 	} else if w != "" {
 		fmt.Fprintf(io.out, "wrote %s\n", w)
