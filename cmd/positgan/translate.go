@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -112,15 +111,9 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
-	got, err := models.Translate(c, pol, group, src, o.batch)
+	got, err := experiment.TranslateFiles(c, pol, group, src, names, o.batch, o.out)
 	if err != nil {
 		return err
-	}
-	if err := experiment.WriteImages(o.out, got, sh, names); err != nil {
-		return fmt.Errorf("translate: %w", err)
 	}
 	if w, err := experiment.WriteOutputsNPY(o.npy, got, len(names), sh.C, sh.H, sh.W); err != nil {
 		return err
