@@ -37,12 +37,14 @@
 // The other commands of positgan have their library here too, so that a
 // notebook does what the command does: TrainRuns, TrainRun.Start and
 // ParsePolicies lay out and start positgan train's runs in several
-// policies, and WriteRunConfig and ApplyRunConfig write and read their
-// run.toml; Sample draws a checkpoint's grid (positgan sample); SetStats
-// and SetFeatures read the image sets positgan eval measures (statistics
-// files, checkpoints, data sets); TranslationSource and WriteImages are
-// positgan translate's files, Upscale and WriteCropComparison positgan
-// upscale's.
+// policies, Progress shows their steps, and WriteRunConfig and
+// ApplyRunConfig write and read their run.toml; Sample draws a
+// checkpoint's grid and Samples.Write writes it (positgan sample);
+// SetStats and SetFeatures read the image sets positgan eval measures
+// (statistics files, checkpoints, data sets); TranslationSource and
+// TranslateFiles are positgan translate's files, UpscaleFiles (Upscale
+// and WriteCropComparison for one image) positgan upscale's; NPYStack
+// and WriteOutputsNPY write the float32 outputs of --npy.
 //
 // GeneratorStats is the FID pipeline of a generator checkpoint, shared
 // with positgan eval. Every call into packages gan and models is in

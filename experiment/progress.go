@@ -3,8 +3,12 @@ package experiment
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 )
 
 // LogProgress returns a per-step callback (gan.RunOptions.OnStep, a
@@ -46,4 +50,45 @@ func AllRunsETA(done, left, later int, el time.Duration, prefix string) string {
 	}
 	eta := time.Duration(float64(el) / float64(done) * float64(left+later))
 	return prefix + eta.Round(time.Second).String()
+}
+
+// Progress returns the per-step callback of a run as positgan train and
+// compare show it: on a terminal (IsTerminal(w)) a progress bar written
+// to w, its description the run's name, the step's losses and the ETA of
+// all runs, cleared when the run ends; elsewhere a line every logEvery
+// steps (LogProgress, whose arguments these are).
+func Progress(w io.Writer, name string, cols []string, start, steps, logEvery, later int) func(StepStats, time.Duration) {
+	if !IsTerminal(w) {
+		return LogProgress(w, name, cols, start, steps, logEvery, later)
+	}
+	desc := name
+	if start > 0 {
+		// The count is this invocation's: say where it started.
+		desc = fmt.Sprintf("%s steps %d-%d", name, start+1, steps)
+	}
+	bar := progressbar.NewOptions(steps-start,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	return func(st StepStats, el time.Duration) {
+		var b strings.Builder
+		b.WriteString(desc) // the step is the bar's count
+		for i, l := range st.Losses {
+			fmt.Fprintf(&b, "  %s %.3f", cols[i], l)
+		}
+		b.WriteString(AllRunsETA(st.Step-start, steps-st.Step, later, el, "  all runs eta "))
+		bar.Describe(b.String())
+		bar.Add(1)
+	}
+}
+
+// IsTerminal reports whether w is a terminal, where Progress draws a bar.
+func IsTerminal(w io.Writer) bool {
+	fd, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(fd.Fd()))
 }

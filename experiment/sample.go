@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
@@ -123,4 +125,39 @@ func (s *Samples) WriteFiles(dir string) error {
 		}
 	}
 	return nil
+}
+
+// Write writes the outputs that are asked for, in this order: each image
+// to the folder dir (WriteFiles), the grid to the PNG file grid
+// (gan.WriteGrid) and the float32 images to the .npy file npy
+// (WriteOutputsNPY); an empty name writes nothing. It returns a
+// description of each output written, e.g. "64 image files in out" and
+// "grid.png: 64 images (8x8 grid)", for a closing message.
+func (s *Samples) Write(dir, grid, npy string) (wrote []string, err error) {
+	if dir != "" {
+		if err := s.WriteFiles(dir); err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, fmt.Sprintf("%d image files in %s", s.Len(), dir))
+	}
+	if grid != "" {
+		if err := gan.WriteGrid(grid, s.Images, s.Shape, s.Rows, s.Cols); err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, fmt.Sprintf("%s: %s (%dx%d grid)", grid, countOf(s.Len(), "images"), s.Rows, s.Cols))
+	}
+	w, err := WriteOutputsNPY(npy, s.Images, s.Len(), s.Shape.C, s.Shape.H, s.Shape.W)
+	if w != "" {
+		wrote = append(wrote, w)
+	}
+	return wrote, err
+}
+
+// countOf returns n and the plural noun, made singular for n = 1: "1
+// image", "2 images".
+func countOf(n int, plural string) string {
+	if n == 1 {
+		plural = strings.TrimSuffix(plural, "s")
+	}
+	return strconv.Itoa(n) + " " + plural
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -55,6 +56,26 @@ func WriteImages(dir string, images []float32, sh datasets.Shape, names []string
 		}
 	}
 	return nil
+}
+
+// TranslateFiles translates src, whose file names are names
+// (TranslationSource), by the generator group of checkpoint c run in pol
+// (nil: the checkpoint's policy), batch images at a time, and writes each
+// translation to the folder dir, made if missing, under its name
+// (WriteImages). It returns the translations, (N, C, H, W) in [-1, 1],
+// as the generator made them: for CompareToFP32 or a .npy file.
+func TranslateFiles(c *ckpt.Checkpoint, pol *policy.Policy, group string, src datasets.Dataset, names []string, batch int, dir string) ([]float32, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	got, err := models.Translate(c, pol, group, src, batch)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteImages(dir, got, src.Shape(), names); err != nil {
+		return nil, fmt.Errorf("translate: %w", err)
+	}
+	return got, nil
 }
 
 // CompareToFP32 translates src by the generator group of checkpoint c in

@@ -158,7 +158,7 @@ func runCompare(f *compareFlags, io stdio) error {
 	s := f.sweep(io)
 	runs, _ := s.Runs() // an error is Compare's to report
 	s.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return progressReporter(io, r.String(), cols, start, s.Steps, f.logEvery, experiment.LaterSteps(runs, r, s.Steps, experiment.Shard{}))
+		return experiment.Progress(io.err, r.String(), cols, start, s.Steps, f.logEvery, experiment.LaterSteps(runs, r, s.Steps, experiment.Shard{}))
 	}
 	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
@@ -235,7 +235,7 @@ func runPlan(f *compareFlags, io stdio) error {
 	p.Sweep.Metrics, p.Sweep.Baseline, p.Sweep.Alpha = splitList(f.metrics), f.baseline, f.alpha
 	runs, _ := p.Runs() // an error is RunPlan's to report
 	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return progressReporter(io, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
+		return experiment.Progress(io.err, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
 	}
 	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/internal/atomicfile"
 )
 
 func deployCompareCmd() *command {
@@ -105,32 +103,18 @@ func runDeployCompare(io stdio, path, out, bits string, o experiment.DeployOptio
 	if err != nil {
 		return err
 	}
-	// The folder is checked writable before the long search; one this run
-	// made is removed again if the search fails, not left empty.
-	_, statErr := os.Stat(out)
-	if err := atomicfile.MkdirWritable(out); err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	t0 := time.Now()
-	cmp, err := experiment.DeployCompare(ctx, c, o)
-	if err != nil {
-		if statErr != nil {
-			os.Remove(out) // only if still empty
+	cmp, paths, err := experiment.DeployCompareInto(ctx, c, o, out)
+	var oe *experiment.DeployOptionError
+	if errors.As(err, &oe) {
+		// --in, --hr and --map are checked against the checkpoint's
+		// model and the images: a usage error, after loading.
+		if flag := map[string]string{"In": "--in", "HR": "--hr", "Map": "--map"}[oe.Option]; flag != "" {
+			return usagef("%s: %v", flag, oe.Err)
 		}
-		var oe *experiment.DeployOptionError
-		if errors.As(err, &oe) {
-			// --in, --hr and --map are checked against the checkpoint's
-			// model and the images: a usage error, after loading.
-			flag := map[string]string{"In": "--in", "HR": "--hr", "Map": "--map"}[oe.Option]
-			if flag != "" {
-				return usagef("%s: %v", flag, oe.Err)
-			}
-		}
-		return err
 	}
-	paths, err := cmp.WriteFiles(out)
 	if err != nil {
 		return err
 	}

@@ -169,11 +169,11 @@ func runEvalFID(args []string, o featureFlags, io stdio) error {
 	if err != nil {
 		return err
 	}
-	a, err := evalLoadStats(args[0], ext, o, io.err)
+	a, err := evalLoad(experiment.SetStats, args[0], ext, o, io.err)
 	if err != nil {
 		return err
 	}
-	b, err := evalLoadStats(args[1], ext, o, io.err)
+	b, err := evalLoad(experiment.SetStats, args[1], ext, o, io.err)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func runEvalStats(args []string, out string, saveFeatures bool, o featureFlags, 
 		return err
 	}
 	if saveFeatures {
-		rows, err := evalLoadFeatures(args[0], ext, o, io.err)
+		rows, err := evalLoad(experiment.SetFeatures, args[0], ext, o, io.err)
 		if err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ func runEvalStats(args []string, out string, saveFeatures bool, o featureFlags, 
 		_, err = fmt.Fprintf(io.out, "%s: %d features of %d images (%s)\n", out, d, n, ext.Name())
 		return err
 	}
-	st, err := evalLoadStats(args[0], ext, o, io.err)
+	st, err := evalLoad(experiment.SetStats, args[0], ext, o, io.err)
 	if err != nil {
 		return err
 	}
@@ -293,17 +293,18 @@ func (o featureFlags) setOptions(path string) (experiment.SetOptions, error) {
 	return so, nil
 }
 
-// evalLoadStats returns the feature statistics of path
-// (experiment.SetStats). Notes on how the images are brought to ext's
-// input go to log.
-func evalLoadStats(path string, ext featnet.Extractor, o featureFlags, log io.Writer) (eval.Stats, error) {
+// evalLoad reads path with load (experiment.SetStats, SetFeatures or
+// SetFeatureSet), its images drawn as the flags say. A note on how the
+// images were brought to ext's input goes to log.
+func evalLoad[T any](load func(string, featnet.Extractor, experiment.SetOptions) (T, string, error), path string, ext featnet.Extractor, o featureFlags, log io.Writer) (T, error) {
 	so, err := o.setOptions(path)
 	if err != nil {
-		return eval.Stats{}, err
+		var zero T
+		return zero, err
 	}
-	st, note, err := experiment.SetStats(path, ext, so)
+	v, note, err := load(path, ext, so)
 	if err == nil && note != "" {
 		fmt.Fprintln(log, note)
 	}
-	return st, err
+	return v, err
 }

@@ -2,13 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"io"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/positgan/positgan/eval"
-	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
 )
 
@@ -50,11 +45,11 @@ func runEvalKID(args []string, o featureFlags, opt eval.KIDOptions, io stdio) er
 	if err != nil {
 		return err
 	}
-	fa, err := evalLoadFeatures(args[0], ext, o, io.err)
+	fa, err := evalLoad(experiment.SetFeatures, args[0], ext, o, io.err)
 	if err != nil {
 		return err
 	}
-	fb, err := evalLoadFeatures(args[1], ext, o, io.err)
+	fb, err := evalLoad(experiment.SetFeatures, args[1], ext, o, io.err)
 	if err != nil {
 		return err
 	}
@@ -63,20 +58,4 @@ func runEvalKID(args []string, o featureFlags, opt eval.KIDOptions, io stdio) er
 		return err
 	}
 	return evalPrintFigures(io, figs, kid.Label(ext.Name()))
-}
-
-// evalLoadFeatures returns the features of the images of path
-// (experiment.SetFeatures: an image set, or a checkpoint's generated
-// images), one row per image. Notes on how the images are brought to
-// ext's input go to log.
-func evalLoadFeatures(path string, ext featnet.Extractor, o featureFlags, log io.Writer) (*mat.Dense, error) {
-	so, err := o.setOptions(path)
-	if err != nil {
-		return nil, err
-	}
-	f, note, err := experiment.SetFeatures(path, ext, so)
-	if err == nil && note != "" {
-		fmt.Fprintln(log, note)
-	}
-	return f, err
 }

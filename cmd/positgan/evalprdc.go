@@ -71,16 +71,9 @@ func runEvalPRDC(args []string, o featureFlags, k int, io stdio) error {
 // as eval kid computes them), and warns when a file's features are of
 // another network than ext.
 func evalLoadFeatureSet(path string, o featureFlags, ext featnet.Extractor, io stdio) (eval.Features, error) {
-	so, err := o.setOptions(path)
-	if err != nil {
-		return eval.Features{}, err
-	}
-	f, note, err := experiment.SetFeatureSet(path, ext, so) // ext is nil only when every input is a .npz file
+	f, err := evalLoad(experiment.SetFeatureSet, path, ext, o, io.err) // ext is nil only when every input is a .npz file
 	if err != nil {
 		return f, err
-	}
-	if note != "" {
-		fmt.Fprintln(io.err, note)
 	}
 	if name := f.Stats.Features; ext != nil && name != "" && name != ext.Name() {
 		fmt.Fprintf(io.err, "warning: %s holds features of %s, not %s: figures of different feature networks or modes are not comparable\n",

@@ -8,7 +8,6 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/deploy"
-	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/policy"
 )
@@ -100,13 +99,7 @@ func runExport(io stdio, path, policySpec, out, hex string, seed uint64, class i
 	if hex == "" {
 		return nil
 	}
-	spec := m.Spec()
-	z, _ := gan.FixedNoise(spec, seed, 1, 1)
-	label := -1
-	if spec.Classes > 0 {
-		label = class
-	}
-	if err := m.WriteHex(hex, z, label); err != nil {
+	if err := m.WriteGoldenHex(hex, seed, class); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.out, "wrote memory files and golden vectors to %s (manifest.json lists them)\n", hex)

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"flag"
-	"io"
 	"strings"
 
 	"github.com/positgan/positgan/formatinfo"
@@ -35,7 +34,7 @@ func formatCmd() *command {
 						if *k != 0 {
 							return usagef("%v chooses a scale per block and takes no --scale-exp", b)
 						}
-						return formatQuantizeBlocks(io.out, io.in, b)
+						return inputError(formatinfo.QuantizeBlockLines(io.out, io.in, b))
 					}
 					f, err := oneFormatArg(args)
 					if err != nil {
@@ -49,7 +48,7 @@ func formatCmd() *command {
 							return usageError{err}
 						}
 					}
-					return formatQuantize(io.out, io.in, f)
+					return inputError(formatinfo.QuantizeLines(io.out, io.in, f))
 				}
 			}},
 		{name: "info", usage: "FORMAT [--plot hist.png]",
@@ -112,37 +111,6 @@ func blockFormatArg(args []string) (quant.BlockFormat, bool) {
 	}
 	b, err := quant.ParseBlock(args[0])
 	return b, err == nil
-}
-
-// formatQuantizeBlocks is formatQuantize for a block format: consecutive
-// runs of b.Block() inputs are blocks.
-func formatQuantizeBlocks(w io.Writer, r io.Reader, b quant.BlockFormat) error {
-	xs, bad := readFloat32s(r) // the rows before a bad line are written, then bad returned
-	if len(xs) == 0 && bad != nil {
-		return bad // no header without rows
-	}
-	return cmp.Or(formatinfo.WriteQuantizedBlocks(w, xs, b), bad)
-}
-
-// formatQuantize writes a row for each number up to the first bad line,
-// then returns the error naming that line. Blank lines are skipped.
-func formatQuantize(w io.Writer, r io.Reader, f quant.Format) error {
-	xs, bad := readFloat32s(r)
-	if len(xs) == 0 && bad != nil {
-		return bad // no header without rows
-	}
-	return cmp.Or(formatinfo.WriteQuantized(w, xs, f), bad)
-}
-
-// readFloat32s is readNumbers at 32 bits, as float32s (exact: each was
-// rounded to float32 already).
-func readFloat32s(r io.Reader) ([]float32, error) {
-	xs64, bad := readNumbers(r, 32)
-	xs := make([]float32, len(xs64))
-	for i, x := range xs64 {
-		xs[i] = float32(x)
-	}
-	return xs, bad
 }
 
 // formatInfo describes f for info: the library's description, with the

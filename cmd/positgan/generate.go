@@ -52,8 +52,7 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 	if err := checkClass(class, spec); err != nil {
 		return err
 	}
-	z, labels, rows, cols := gan.GridNoise(spec, n, seed, class)
-	imgs, err := m.Generate(z, labels)
+	imgs, rows, cols, err := m.GenerateGrid(n, seed, class)
 	if err != nil {
 		return err
 	}
@@ -61,7 +60,7 @@ func runGenerate(io stdio, path string, n int, out string, seed uint64, class in
 		return err
 	}
 	sh := spec.Image
-	w, err := writeNPY(npy, imgs, len(imgs)/sh.Size(), sh.C, sh.H, sh.W)
+	w, err := experiment.WriteOutputsNPY(npy, imgs, len(imgs)/sh.Size(), sh.C, sh.H, sh.W)
 	if err != nil {
 		return err
 	}

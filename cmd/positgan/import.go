@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
@@ -48,7 +46,7 @@ func importCmd() *command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(io.out, "imported %s (%s) -> %s\n", *weights, describeImport(cfg), *out)
+				fmt.Fprintf(io.out, "imported %s (%s) -> %s\n", *weights, cfg.Describe(), *out)
 				return nil
 			}
 		}}
@@ -62,19 +60,4 @@ func torchArchList() string {
 		parts = append(parts, n+" ("+a.Summary+")")
 	}
 	return strings.Join(parts, "; ")
-}
-
-// describeImport names an imported model and its sizes: "pytorch-dcgan:
-// z 100, 3 channels, 64x64, width 64".
-func describeImport(c models.Config) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: ", c.Arch)
-	if c.ZDim > 0 {
-		fmt.Fprintf(&b, "z %d, ", c.ZDim)
-	}
-	fmt.Fprintf(&b, "%d channels, %dx%d, width %d", c.Channels, c.Height, c.Width, c.Features)
-	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
-		fmt.Fprintf(&b, ", %s %s", k, c.Options[k])
-	}
-	return b.String()
 }

@@ -84,23 +84,9 @@ func runSample(io stdio, path string, n int, out, outDir string, seed uint64, po
 	} else if err != nil {
 		return classError(err)
 	}
-	var wrote []string
-	if outDir != "" {
-		if err := sm.WriteFiles(outDir); err != nil {
-			return err
-		}
-		wrote = append(wrote, fmt.Sprintf("%d image files in %s", sm.Len(), outDir))
-	}
-	if out != "" {
-		if err := gan.WriteGrid(out, sm.Images, sm.Shape, sm.Rows, sm.Cols); err != nil {
-			return err
-		}
-		wrote = append(wrote, fmt.Sprintf("%s: %s (%dx%d grid)", out, count(sm.Len(), "images"), sm.Rows, sm.Cols))
-	}
-	if w, err := writeNPY(no.npy, sm.Images, sm.Len(), sm.Shape.C, sm.Shape.H, sm.Shape.W); err != nil {
+	wrote, err := sm.Write(outDir, out, no.npy)
+	if err != nil {
 		return err
-	} else if w != "" {
-		wrote = append(wrote, w)
 	}
 	name := "the checkpoint's policy"
 	if sm.Policy != nil {

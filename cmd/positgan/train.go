@@ -6,15 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/experiment"
@@ -218,7 +212,7 @@ func runTrain(f *trainFlags, io stdio) error {
 	for _, r := range runs {
 		sum, err := trainOne(ctx, f, r, ds, steps, io)
 		if errors.Is(err, gan.ErrInterrupted) {
-			if isTerminal(io.err) {
+			if experiment.IsTerminal(io.err) {
 				fmt.Fprintln(io.err) // end the progress bar's line
 			}
 			fmt.Fprintf(io.out, "%s: interrupted at step %d; wrote %s and %s\n", r.Label, sum.LastStep, sum.Checkpoint, sum.Samples)
@@ -323,7 +317,7 @@ func trainOne(ctx context.Context, f *trainFlags, r *experiment.TrainRun, ds *da
 	fmt.Fprintf(io.out, "%s %s on %s (%d images %v) in %s: steps %d, batch %d, seed %d -> %s\n",
 		verb, f.Model, f.Dataset, ds.Len(), ds.Shape(), r.Label, steps, o.Batch, o.Seed, r.Dir)
 
-	onStep := progressReporter(io, r.Label, t.LogColumns(), start, steps, f.logEvery, r.Later)
+	onStep := experiment.Progress(io.err, r.Label, t.LogColumns(), start, steps, f.logEvery, r.Later)
 	sum, err := t.Run(ctx, gan.RunOptions{
 		Dir: r.Dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
 		KeepCheckpoints: f.keep, Meta: map[string]string{gan.MetaDataset: f.Dataset},
@@ -334,48 +328,6 @@ func trainOne(ctx context.Context, f *trainFlags, r *experiment.TrainRun, ds *da
 		return sum, err
 	}
 	return sum, r.WriteSummary(io.out, sum)
-}
-
-// progressReporter returns the per-step callback: a progress bar on a
-// terminal, a plain line every logEvery steps otherwise
-// (experiment.LogProgress). cols names the
-// step's figures (gan.Trainer.LogColumns). later is the number of steps
-// the runs after this one train in this invocation: both also show the
-// ETA of all of them (experiment.AllRunsETA).
-func progressReporter(io stdio, name string, cols []string, start, steps, logEvery, later int) func(gan.StepStats, time.Duration) {
-	if isTerminal(io.err) {
-		desc := name
-		if start > 0 {
-			// The count is this invocation's: say where it started.
-			desc = fmt.Sprintf("%s steps %d-%d", name, start+1, steps)
-		}
-		bar := progressbar.NewOptions(steps-start,
-			progressbar.OptionSetWriter(io.err),
-			progressbar.OptionSetDescription(desc),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-		return func(st gan.StepStats, el time.Duration) {
-			var b strings.Builder
-			b.WriteString(desc) // the step is the bar's count
-			for i, l := range st.Losses {
-				fmt.Fprintf(&b, "  %s %.3f", cols[i], l)
-			}
-			b.WriteString(experiment.AllRunsETA(st.Step-start, steps-st.Step, later, el, "  all runs eta "))
-			bar.Describe(b.String())
-			bar.Add(1)
-		}
-	}
-	return experiment.LogProgress(io.err, name, cols, start, steps, logEvery, later)
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	fd, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(fd.Fd()))
 }
 
 // modelList returns one line per registered model: its name and summary.

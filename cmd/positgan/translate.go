@@ -4,14 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 )
@@ -112,17 +110,11 @@ func runTranslate(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
-	got, err := models.Translate(c, pol, group, src, o.batch)
+	got, err := experiment.TranslateFiles(c, pol, group, src, names, o.batch, o.out)
 	if err != nil {
 		return err
 	}
-	if err := experiment.WriteImages(o.out, got, sh, names); err != nil {
-		return fmt.Errorf("translate: %w", err)
-	}
-	if w, err := writeNPY(o.npy, got, len(names), sh.C, sh.H, sh.W); err != nil {
+	if w, err := experiment.WriteOutputsNPY(o.npy, got, len(names), sh.C, sh.H, sh.W); err != nil {
 		return err
 	} else if w != "" {
 		fmt.Fprintf(io.out, "wrote %s\n", w)
@@ -196,24 +188,16 @@ func runTranslateFID(o translateOptions, io stdio) error {
 	if err != nil {
 		return err
 	}
-	dataset := o.dataset
-	if dataset == "" {
-		if dataset = c.Meta[gan.MetaDataset]; dataset == "" {
-			return usagef("--checkpoint %s does not say what it was trained on: give --dataset", o.checkpoint)
-		}
-	}
-	if o.features == "" {
-		if _, err := models.TranslationFeatures(dataset, dirs[0]); err != nil {
-			return usagef("--dataset %s: no default feature network; give --features (%s)", dataset, featnet.Specs)
-		}
-	}
-	for _, d := range dirs {
-		fid, metric, err := models.TranslationFID{Dataset: dataset, Direction: d, Features: o.features,
-			N: o.n, Seed: o.seed, Batch: o.batch, Policy: pol}.Measure(c)
-		if err != nil {
-			return err
-		}
+	err = experiment.TranslationFIDs(c, models.TranslationFID{Dataset: o.dataset, Features: o.features,
+		N: o.n, Seed: o.seed, Batch: o.batch, Policy: pol}, dirs, func(d string, fid float64, metric string) {
 		fmt.Fprintf(io.out, "%s\t%s\t%s\n", d, evalFormat(fid), metric)
+	})
+	var fe *experiment.NoFeaturesError
+	switch {
+	case errors.Is(err, experiment.ErrNoTrainingSet):
+		return usagef("--checkpoint %s does not say what it was trained on: give --dataset", o.checkpoint)
+	case errors.As(err, &fe):
+		return usagef("--dataset %s: no default feature network; give --features (%s)", fe.Dataset, featnet.Specs)
 	}
-	return nil
+	return err
 }

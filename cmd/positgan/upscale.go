@@ -1,17 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
-	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/experiment"
-	"github.com/positgan/positgan/imageio"
 	"github.com/positgan/positgan/models"
 	"github.com/positgan/positgan/policy"
 )
@@ -75,35 +71,7 @@ func newUpscaler(checkpoint, policySpec string) (*models.Upscaler, error) {
 			return nil, usageError{fmt.Errorf("--policy: %w", err)}
 		}
 	}
-	c, err := ckpt.Load(checkpoint)
-	if err != nil {
-		return nil, err
-	}
-	u, err := models.NewUpscaler(c, pol)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", checkpoint, err)
-	}
-	return u, nil
-}
-
-func upscaleInputs(in string) ([]string, error) {
-	if in == datasets.SRPhotos {
-		var fs []string
-		for _, f := range datasets.SRTestFiles {
-			if _, err := os.Stat(f); err == nil {
-				fs = append(fs, f)
-			}
-		}
-		if len(fs) == 0 {
-			return nil, fmt.Errorf("%s: its held-out images are not installed (apt-get install opencv-doc)", in)
-		}
-		return fs, nil
-	}
-	fs, isDir, err := eval.ImageFiles(in)
-	if err == nil && isDir && len(fs) == 0 {
-		return nil, fmt.Errorf("no images in %s", in)
-	}
-	return fs, err
+	return experiment.LoadUpscaler(checkpoint, pol)
 }
 
 func runUpscale(o upscaleOptions, io stdio) error {
@@ -128,8 +96,8 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	if err := checkNPY("npy", o.npy); err != nil {
 		return err
 	}
-	stack := npyStack{path: o.npy}
-	files, err := upscaleInputs(o.in)
+	stack := &experiment.NPYStack{Path: o.npy}
+	files, err := experiment.UpscaleInputs(o.in)
 	if err != nil {
 		return err
 	}
@@ -151,48 +119,22 @@ func runUpscale(o upscaleOptions, io stdio) error {
 	if o.policySpec != "" {
 		label += " " + o.policySpec
 	}
-	for _, f := range files {
-		img, err := datasets.OpenImage(f)
-		if err != nil {
-			return err
-		}
-		base := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+	err = experiment.UpscaleFiles(u, files, o.out, experiment.UpscaleOptions{Tiling: o.tiling, LR: o.lr, NPY: stack}, func(r *experiment.Upscaled) {
 		if o.lr {
-			y, err := u.EnlargeTiled(img, o.tiling)
-			if err != nil {
-				return err
-			}
-			b := img.Bounds()
-			if err := stack.add(y, 3, b.Dy()*k, b.Dx()*k); err != nil {
-				return err
-			}
-			sr := u.Image(y, b.Dy(), b.Dx())
-			if err := imageio.Save(filepath.Join(o.out, base+"_sr.png"), sr); err != nil {
-				return err
-			}
-			continue
-		}
-		r, err := experiment.UpscaleTiled(u, o.tiling, base, img)
-		if err != nil {
-			return err
-		}
-		if err := r.WriteFiles(o.out); err != nil {
-			return err
-		}
-		sb := r.SR.Bounds()
-		if err := stack.add(r.Out, 3, sb.Dy(), sb.Dx()); err != nil {
-			return err
-		}
-		if err := r.Score(); err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+			return
 		}
 		for i, s := range []models.SRScores{r.Bicubic, r.Model} {
-			fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", base, []string{"bicubic", "esrgan"}[i], s.YPSNR, s.PSNR, s.SSIM)
+			fmt.Fprintf(io.out, "%-20s %-8s %8.2f %8.2f %8.4f\n", r.Name, []string{"bicubic", "esrgan"}[i], s.YPSNR, s.PSNR, s.SSIM)
 			scores[i] = append(scores[i], s)
 		}
 		rows = append(rows, r.CropRow(label))
+	})
+	if ne := (*experiment.NPYShapeError)(nil); errors.As(err, &ne) {
+		return usageError{fmt.Errorf("--npy %w", err)}
+	} else if err != nil {
+		return err
 	}
-	if w, err := stack.write(); err != nil {
+	if w, err := stack.Write(); err != nil {
 		return err
 	} else if w != "" {
 		fmt.Fprintf(io.out, "wrote %s\n", w)

@@ -12,9 +12,10 @@ import (
 // maxCmdLines bounds the non-test, non-generated lines of cmd/positgan
 // (comments and blank lines count too, as wc -l counts them). The command
 // holds flags, library calls and printing; what a notebook needs lives in
-// the library. Issue 27's target is 3,500 lines: lower the bound as code
-// moves out, never raise it to make room for logic that belongs below.
-const maxCmdLines = 3916
+// the library. 3,500 lines is the bar (issue 27); the bound is the count
+// reached so far: lower it as code moves out, never raise it to make room
+// for logic that belongs below.
+const maxCmdLines = 3669
 
 // generated is the marker of a generated Go file (go help generate).
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
