@@ -2,14 +2,15 @@ package gan
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
-
 	"slices"
 
 	"gorgonia.org/gorgonia"
 
 	"github.com/positgan/positgan/internal/graphexec"
 	"github.com/positgan/positgan/nn"
+	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
 
@@ -21,6 +22,9 @@ type TensorHist struct {
 	// before loss scaling).
 	Role string
 	Hist scaling.Histogram
+	// Promoted is, for Role "sum", the format the residual sum was
+	// promoted to (see nn.Promotions): the policy names none for it.
+	Promoted quant.Format
 }
 
 // Roles returns the tensor roles in the order Histograms returns them.
@@ -101,6 +105,14 @@ func Histograms(nets *Nets, n int, seed uint64) (hs []TensorHist, err error) {
 			}
 			hs = append(hs, TensorHist{Layer: t.Layer, Role: role, Hist: h})
 		}
+	}
+	// The residual sums rounded to their inputs' promoted format, role
+	// "sum", by name.
+	sums := nn.PromotedNodes(u.g)
+	for _, name := range slices.Sorted(maps.Keys(sums)) {
+		n := sums[name]
+		f, _ := nn.FormatOf(n)
+		hs = append(hs, TensorHist{Layer: name, Role: "sum", Hist: scaling.Log2Histogram(vals(n)), Promoted: f})
 	}
 	return hs, nil
 }

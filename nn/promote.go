@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"gorgonia.org/gorgonia"
 
@@ -17,13 +18,18 @@ import (
 
 // promoter chooses among the operands and the built-in candidates only:
 // with the registered formats a program happens to have built so far, a
-// resumed run could round differently from the run it resumes.
+// resumed run could round differently from the run it resumes. A policy
+// adds its own formats and prefer list through LayerFormats.Promoter.
 var promoter = quant.Promoter{BuiltinOnly: true}
 
-// formatOf returns the element format every value of n is known to lie
-// in: the forward format of a quantizer node, or the promotion of the
-// formats of a concatenation's inputs (whose values are all in it, so
-// the concatenation needs no rounding). ok is false when nothing is known.
+// FormatOf returns the element format every value of n is known to lie
+// in: the forward format of a quantizer node (nn's, or nn/qgraph's), or
+// the promotion of the formats of a concatenation's inputs (whose values
+// are all in it, so the concatenation needs no rounding). ok is false
+// when nothing is known.
+func FormatOf(n *gorgonia.Node) (f quant.Format, ok bool) { return formatOf(n) }
+
+// formatOf is FormatOf.
 func formatOf(n *gorgonia.Node) (f quant.Format, ok bool) {
 	switch op := n.Op().(type) {
 	case *QuantizeOp:
@@ -57,11 +63,19 @@ func promoteKnown(a, b quant.Format) (quant.Format, bool) {
 }
 
 // promotion rounds a residual sum whose Other format the policy leaves
-// unnamed.
+// unnamed, and records the format it chose.
 type promotion struct {
 	name string // the Other role's name, "<scope>/add"
 	s    *Stream
+	p    *quant.Promoter // the policy's (LayerFormats.Promoter), or nil
+
+	mu sync.Mutex
+	f  quant.Format // the format the sum was last rounded to, or nil
 }
+
+// promotedLabel labels the rounding of a promoted sum, so that
+// PromotedNodes finds it (an Other role's rounding is labelled name).
+func promotedLabel(name string) string { return name + " (promoted)" }
 
 // round returns sum = x + y rounded, both ways, to the promotion of x's
 // and y's formats when both are known and differ. When they are equal,
@@ -69,20 +83,111 @@ type promotion struct {
 // unrounded, which keeps the results of every policy that names its
 // formats bit for bit. When no format holds both (quant.NeedsFloat64) the
 // sum stays float32, the widest tensor the graph has; several least upper
-// bounds are an error that asks the policy to name one.
+// bounds are an error that asks the policy to name one or prefer one.
 func (pr *promotion) round(sum, x, y *gorgonia.Node) (*gorgonia.Node, error) {
-	fx, okX := formatOf(x)
-	fy, okY := formatOf(y)
-	if !okX || !okY || fx == fy {
-		return sum, nil
-	}
-	f, err := promoter.Promote(fx, fy)
-	var f64 *quant.NeedsFloat64
-	switch {
-	case errors.As(err, &f64):
-		return sum, nil
-	case err != nil:
+	f, err := Promotion(pr.p, x, y)
+	if err != nil {
 		return nil, fmt.Errorf("nn: %s: %w; name its Other format in the policy", pr.name, err)
 	}
-	return roundNode(sum, pr.name, Quantizer{Format: f}, pr.s)
+	if f == nil {
+		return sum, nil
+	}
+	pr.mu.Lock()
+	pr.f = f
+	pr.mu.Unlock()
+	return roundNode(sum, promotedLabel(pr.name), Quantizer{Format: f}, pr.s)
+}
+
+// Promotion returns the promotion of the formats of the nodes ns by p
+// (nil: among the operands and the built-in formats) when every one is
+// known (FormatOf) and they are not all equal, and nil when nothing is to
+// be rounded: a format unknown, all equal, or no format but float64
+// holding them all (quant.NeedsFloat64), where a float32 graph keeps
+// float32. Several least upper bounds are a *quant.AmbiguousError.
+func Promotion(p *quant.Promoter, ns ...*gorgonia.Node) (quant.Format, error) {
+	if p == nil {
+		p = &promoter
+	}
+	var fs []quant.Format
+	for _, n := range ns {
+		f, ok := formatOf(n)
+		if !ok {
+			return nil, nil
+		}
+		fs = append(fs, f)
+	}
+	if len(fs) < 2 {
+		return nil, nil
+	}
+	f, differ := fs[0], false
+	for _, g := range fs[1:] {
+		if g == f {
+			continue
+		}
+		differ = true
+		var err error
+		if f, err = p.Promote(f, g); err != nil {
+			var f64 *quant.NeedsFloat64
+			if errors.As(err, &f64) {
+				return nil, nil
+			}
+			return nil, err
+		}
+	}
+	if !differ {
+		return nil, nil
+	}
+	return f, nil
+}
+
+// Promotions returns the formats the residual sums of m whose Other
+// format the policy leaves unnamed were rounded to by promotion, by the
+// name of their Other role ("G_AB/res1/add"): what training with m's
+// graphs built so far gave them. It is empty before m is applied.
+func Promotions(m Module) map[string]quant.Format {
+	out := map[string]quant.Format{}
+	Walk(m, func(c Module) {
+		if r, ok := c.(residual); ok && r.promote != nil {
+			r.promote.mu.Lock()
+			if r.promote.f != nil {
+				out[r.promote.name] = r.promote.f
+			}
+			r.promote.mu.Unlock()
+		}
+	})
+	return out
+}
+
+// PromotedNodes returns the nodes of g that round a residual sum to its
+// promoted format (the forward ones, whose values are the sums), by the
+// name of the sum's Other role.
+func PromotedNodes(g *gorgonia.ExprGraph) map[string]*gorgonia.Node {
+	out := map[string]*gorgonia.Node{}
+	for _, n := range g.AllNodes() {
+		op, ok := n.Op().(*QuantizeOp)
+		if !ok || op.dir != 0 {
+			continue
+		}
+		if name, ok := strings.CutSuffix(op.label, " (promoted)"); ok {
+			out[name] = n
+		}
+	}
+	return out
+}
+
+// promoteLoss rounds loss, a loss of the inputs ins, and the gradient
+// coming back to it to the promotion of the inputs' formats when each is
+// known and they differ, as a residual sum (promotion.round): the loss
+// is computed where its inputs meet. A loss whose inputs the policy
+// rounds to one format (gan's "loss" Other role) is left alone, so that a
+// format the policy names wins.
+func promoteLoss(name string, loss *gorgonia.Node, ins ...*gorgonia.Node) (*gorgonia.Node, error) {
+	f, err := Promotion(nil, ins...)
+	if err != nil {
+		return nil, fmt.Errorf("nn: %s: its inputs' formats: %w", name, err)
+	}
+	if f == nil {
+		return loss, nil
+	}
+	return roundNode(loss, promotedLabel(name), Quantizer{Format: f}, nil)
 }

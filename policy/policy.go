@@ -45,6 +45,7 @@ type Policy struct {
 	// reported when the model is built; Set checks only the method name.
 	Tanh      string
 	overrides []override
+	promoteState
 }
 
 // LossScale is the loss scaling a policy asks for: the loss is multiplied
@@ -134,6 +135,7 @@ func (p *Policy) For(layer string) nn.LayerFormats {
 			}
 		}
 	}
+	lf.Promoter = p.promoter
 	return lf
 }
 
@@ -214,6 +216,9 @@ func setField(dst *nn.LayerFormats, k int, src *nn.LayerFormats) {
 	case isRoundingKey(k):
 		roleField(dst, k).Rounding = roleField(src, k).Rounding
 	default:
+		if k == keyOther {
+			dst.OtherNone = src.OtherNone
+		}
 		*formatField(dst, k) = *formatField(src, k)
 		if b := blockField(dst, k); b != nil {
 			*b = *blockField(src, k)
@@ -277,6 +282,9 @@ func parseField(lf *nn.LayerFormats, k int, value string, files bool) error {
 		}
 	}
 	*formatField(lf, k) = f
+	if k == keyOther {
+		lf.OtherNone = f == nil // named none, not left unnamed
+	}
 	if bf := blockField(lf, k); bf != nil {
 		*bf = b
 	}
@@ -311,9 +319,13 @@ func (p *Policy) Set(glob, key, value string) error { return p.set(glob, key, va
 
 // set is Set; with files false it refuses formats that name a file.
 func (p *Policy) set(glob, key, value string, files bool) error {
-	if key == "tanh" {
+	switch key {
+	case "tanh":
 		return p.setTanh(glob, value)
+	case "prefer":
+		return p.setPrefer(glob, value)
 	}
+	defer p.updatePromoter() // the policy's formats are known to promotion
 	ks, err := lookupKey(key)
 	if err != nil {
 		return err
@@ -712,6 +724,9 @@ type tomlPolicy struct {
 	LossScale *tomlLossScale `toml:"loss_scale,omitempty"`
 	Default   *tomlLayer     `toml:"default,omitempty"`
 	Layer     []tomlLayer    `toml:"layer,omitempty"`
+
+	Prefer   []string          `toml:"prefer,omitempty"`
+	Promoted map[string]string `toml:"promoted,omitempty"`
 }
 
 type tomlLossScale struct {
@@ -796,6 +811,9 @@ func Read(r io.Reader) (*Policy, error) {
 			return nil, err
 		}
 	}
+	if err := p.readPromote(&t); err != nil {
+		return nil, err
+	}
 	if t.LossScale != nil {
 		s := t.LossScale.Scale
 		if s < 0 || math.IsInf(s, 0) || math.IsNaN(s) || (s == 0 && t.LossScale.Dynamic) {
@@ -834,8 +852,9 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 	if p.LossScale != (LossScale{}) {
 		t.LossScale = &tomlLossScale{Scale: p.LossScale.Scale, Dynamic: p.LossScale.Dynamic}
 	}
+	p.writePromote(&t)
 	for k := range numKeys {
-		if k >= firstStepKey && *roleField(&p.Default, k) == (nn.Quantizer{}) {
+		if k >= firstStepKey && *roleField(&p.Default, k) == (nn.Quantizer{}) && (k != keyOther || !p.Default.OtherNone) {
 			continue // float32, nearest: as a file without the key says
 		}
 		t.Default.setKey(k, fieldString(&p.Default, k))

@@ -22,7 +22,9 @@ func scaleCmd() *command {
 				"generator loss at the layer's output, before loss scaling) of one generator step on --n\n" +
 				"latent vectors. Prints the bulk of each tensor (binades holding the middle 90% of its nonzero\n" +
 				"values) and the exponent bias scaling.ChooseBias picks for the checkpoint's format of that\n" +
-				"role; with --out, writes one PNG plot per role (weight.png, act.png, out.png, err.png).",
+				"role; with --out, writes one PNG plot per role (weight.png, act.png, out.png, err.png).\n" +
+				"Residual sums whose format the policy leaves unnamed follow as role sum, with the format\n" +
+				"they were promoted to (the least upper bound of their inputs' formats; docs/formats.md).",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				path := fs.String("checkpoint", "", "checkpoint written by positgan train (required)")
 				out := fs.String("out", "", "folder for the PNG plots (none: print only)")
