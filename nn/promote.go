@@ -27,10 +27,28 @@ var promoter = quant.Promoter{BuiltinOnly: true}
 // the promotion of the formats of a concatenation's inputs (whose values
 // are all in it, so the concatenation needs no rounding). ok is false
 // when nothing is known.
-func FormatOf(n *gorgonia.Node) (f quant.Format, ok bool) { return formatOf(n) }
+func FormatOf(n *gorgonia.Node) (f quant.Format, ok bool) { return formatOf(nil, n) }
 
-// formatOf is FormatOf.
-func formatOf(n *gorgonia.Node) (f quant.Format, ok bool) {
+// know records that the values of n are in q's element format: n is the
+// output of a quantized layer whose kernel rounds it to its Out role,
+// which no node of the graph shows.
+func (p *Pass) know(n *gorgonia.Node, q Quantizer) {
+	if p == nil || q.Format == nil || !q.Block.IsZero() {
+		return
+	}
+	if p.known == nil {
+		p.known = map[*gorgonia.Node]Quantizer{}
+	}
+	p.known[n] = q
+}
+
+// formatOf is FormatOf, which also knows the formats p recorded (know).
+func formatOf(p *Pass, n *gorgonia.Node) (f quant.Format, ok bool) {
+	if p != nil {
+		if q, ok := p.known[n]; ok {
+			return q.Format, true
+		}
+	}
 	switch op := n.Op().(type) {
 	case *QuantizeOp:
 		return op.fwd.Format, op.fwd.Format != nil && op.fwd.Block.IsZero()
@@ -41,7 +59,7 @@ func formatOf(n *gorgonia.Node) (f quant.Format, ok bool) {
 		// The inputs, in any order (promotion is commutative), once each.
 		it := n.Graph().From(n.ID())
 		for it.Next() {
-			g, ok := formatOf(it.Node().(*gorgonia.Node))
+			g, ok := formatOf(p, it.Node().(*gorgonia.Node))
 			if !ok {
 				return nil, false
 			}
@@ -78,14 +96,15 @@ type promotion struct {
 func promotedLabel(name string) string { return name + " (promoted)" }
 
 // round returns sum = x + y rounded, both ways, to the promotion of x's
-// and y's formats when both are known and differ. When they are equal,
+// and y's formats when both are known (in the graph or to the pass p)
+// and differ. When they are equal,
 // or one is unknown, the sum is left as it was before promotion existed:
 // unrounded, which keeps the results of every policy that names its
 // formats bit for bit. When no format holds both (quant.NeedsFloat64) the
 // sum stays float32, the widest tensor the graph has; several least upper
 // bounds are an error that asks the policy to name one or prefer one.
-func (pr *promotion) round(sum, x, y *gorgonia.Node) (*gorgonia.Node, error) {
-	f, err := Promotion(pr.p, x, y)
+func (pr *promotion) round(p *Pass, sum, x, y *gorgonia.Node) (*gorgonia.Node, error) {
+	f, err := promoteIn(p, pr.p, x, y)
 	if err != nil {
 		return nil, fmt.Errorf("nn: %s: %w; name its Other format in the policy", pr.name, err)
 	}
@@ -105,12 +124,17 @@ func (pr *promotion) round(sum, x, y *gorgonia.Node) (*gorgonia.Node, error) {
 // holding them all (quant.NeedsFloat64), where a float32 graph keeps
 // float32. Several least upper bounds are a *quant.AmbiguousError.
 func Promotion(p *quant.Promoter, ns ...*gorgonia.Node) (quant.Format, error) {
+	return promoteIn(nil, p, ns...)
+}
+
+// promoteIn is Promotion with the formats pass knows.
+func promoteIn(pass *Pass, p *quant.Promoter, ns ...*gorgonia.Node) (quant.Format, error) {
 	if p == nil {
 		p = &promoter
 	}
 	var fs []quant.Format
 	for _, n := range ns {
-		f, ok := formatOf(n)
+		f, ok := formatOf(pass, n)
 		if !ok {
 			return nil, nil
 		}
@@ -190,4 +214,17 @@ func promoteLoss(name string, loss *gorgonia.Node, ins ...*gorgonia.Node) (*gorg
 		return loss, nil
 	}
 	return roundNode(loss, promotedLabel(name), Quantizer{Format: f}, nil)
+}
+
+// PromotableSums returns the names of the Other roles of m's residual
+// sums whose format the policy leaves unnamed: those promotion rounds
+// when their inputs' formats differ (see Promotions for what it did).
+func PromotableSums(m Module) []string {
+	var names []string
+	Walk(m, func(c Module) {
+		if r, ok := c.(residual); ok && r.promote != nil {
+			names = append(names, r.promote.name)
+		}
+	})
+	return names
 }

@@ -187,7 +187,23 @@ func (q *quantLayer) Forward(p *Pass, x *gorgonia.Node) (*gorgonia.Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	return p.tap(q.name, x, y)
+	out := q.roles().f.Out
+	p.know(y, out)
+	if y, err = p.tap(q.name, x, y); err != nil {
+		return nil, err
+	}
+	p.know(y, out) // a watching node passes y on unchanged
+	return y, nil
+}
+
+func (q *quantLayer) roles() *roles {
+	switch {
+	case q.lin != nil:
+		return q.lin.roles
+	case q.conv != nil:
+		return q.conv.roles
+	}
+	return q.tconv.roles
 }
 
 func (q *quantLayer) Share(g *gorgonia.ExprGraph) Module {
