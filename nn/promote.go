@@ -3,6 +3,7 @@ package nn
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -57,9 +58,15 @@ func formatOf(p *Pass, n *gorgonia.Node) (f quant.Format, ok bool) {
 			return nil, false
 		}
 		// The inputs, in any order (promotion is commutative), once each.
+		labels := false
 		it := n.Graph().From(n.ID())
 		for it.Next() {
-			g, ok := formatOf(p, it.Node().(*gorgonia.Node))
+			in := it.Node().(*gorgonia.Node)
+			if p != nil && in == p.Cond {
+				labels = true // one-hot: see below
+				continue
+			}
+			g, ok := formatOf(p, in)
 			if !ok {
 				return nil, false
 			}
@@ -69,9 +76,21 @@ func formatOf(p *Pass, n *gorgonia.Node) (f quant.Format, ok bool) {
 				return nil, false
 			}
 		}
+		// A conditional layer's labels (Pass.Cond, see Conditional) are
+		// one-hot, 0 and 1 alone: they join any format holding both.
+		if labels && f != nil && !holdsOneHot(f) {
+			return nil, false
+		}
 		return f, f != nil
 	}
 	return nil, false
+}
+
+// holdsOneHot reports whether +0 and 1, the values of one-hot labels, are
+// values of f.
+func holdsOneHot(f quant.Format) bool {
+	z := f.Round(0)
+	return z == 0 && !math.Signbit(float64(z)) && f.Round(1) == 1
 }
 
 // promoteKnown is quant.Promote with any error as "not known".
