@@ -15,7 +15,8 @@ import (
 // Where two tensors of different formats meet and the policy names no
 // format for the result, the result takes their promoted format,
 // quant.Promote (docs/formats.md, "Type promotion"). A tensor's format is
-// read off the graph (formatOf), not recorded anywhere.
+// read off the graph (formatOf) or, for the outputs of quantized layers,
+// whose kernels round them, off the pass that applied them (Pass.know).
 
 // promoter chooses among the operands and the built-in candidates only:
 // with the registered formats a program happens to have built so far, a
@@ -24,10 +25,11 @@ import (
 var promoter = quant.Promoter{BuiltinOnly: true}
 
 // FormatOf returns the element format every value of n is known to lie
-// in: the forward format of a quantizer node (nn's, or nn/qgraph's), or
-// the promotion of the formats of a concatenation's inputs (whose values
-// are all in it, so the concatenation needs no rounding). ok is false
-// when nothing is known.
+// in from the graph alone: the forward format of a quantizer node (nn's,
+// or nn/qgraph's), or the promotion of the formats of a concatenation's
+// inputs (whose values are all in it, so the concatenation needs no
+// rounding). ok is false when nothing is known. (Modules also know the
+// output formats of the quantized layers a pass applied.)
 func FormatOf(n *gorgonia.Node) (f quant.Format, ok bool) { return formatOf(nil, n) }
 
 // know records that the values of n are in q's element format: n is the
@@ -116,8 +118,8 @@ func promotedLabel(name string) string { return name + " (promoted)" }
 
 // round returns sum = x + y rounded, both ways, to the promotion of x's
 // and y's formats when both are known (in the graph or to the pass p)
-// and differ. When they are equal,
-// or one is unknown, the sum is left as it was before promotion existed:
+// and differ. When they are equal, or one is unknown, the sum is left as
+// it was before promotion existed:
 // unrounded, which keeps the results of every policy that names its
 // formats bit for bit. When no format holds both (quant.NeedsFloat64) the
 // sum stays float32, the widest tensor the graph has; several least upper
