@@ -309,11 +309,12 @@ func lookupKey(key string) ([]int, error) {
 // rounding of the five formats above), the whole-step roles other,
 // master, grad, moment1, moment2 (formats, see LayerFormats) with their
 // roundings other_rounding, master_rounding, grad_rounding,
-// moment1_rounding, moment2_rounding, and the shorthands all (the five
-// dot-product formats), dot (weight and act), moments (moment1 and
-// moment2) and moments_rounding. Setting the
-// same glob again changes its existing override, keeping its place in the
-// order. A format may name a file (table:FILE): Set is for settings a
+// moment1_rounding, moment2_rounding (other=none names float32, which a
+// residual add then keeps; left unnamed, it promotes), the shorthands
+// all (the five dot-product formats), dot (weight and act), moments
+// (moment1 and moment2) and moments_rounding, and prefer (a list of
+// formats, the whole policy's: see Prefer). Setting the same glob again
+// changes its existing override, keeping its place in the order. A format may name a file (table:FILE): Set is for settings a
 // user typed; Read, for files, never opens one.
 func (p *Policy) Set(glob, key, value string) error { return p.set(glob, key, value, true) }
 
@@ -701,6 +702,7 @@ func parse(s string, files bool) (*Policy, error) {
 //	name = "my-policy"    # optional label
 //	preset = "posit8+"    # optional: start from a preset
 //	tanh = "pwl:3"        # optional: the generator's output tanh (see Policy.Tanh)
+//	prefer = ["bf16"]     # optional: settles promotions (see Policy.Prefer)
 //
 //	[loss_scale]          # optional; replaces the preset's
 //	scale = 1024.0
@@ -713,7 +715,9 @@ func parse(s string, files bool) (*Policy, error) {
 //	match = "G/out*"
 //	out = "posit(16,1)"
 //
-// Layer keys: weight act out err wgrad accum accum_format rounding, the
+// A checkpoint's policy ends with a [promoted] table of layer names and
+// formats (see Policy.Record). Layer keys: weight act out err wgrad accum
+// accum_format rounding, the
 // whole-step roles other master grad moment1 moment2 and their
 // <role>_rounding, and the shorthands all, dot, moments and
 // moments_rounding, which apply first.
