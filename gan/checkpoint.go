@@ -3,6 +3,7 @@ package gan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/nn"
 	"github.com/positgan/positgan/policy"
+	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/scaling"
 )
 
@@ -181,7 +183,13 @@ func (t *Trainer) Checkpoint() (c *ckpt.Checkpoint, err error) {
 	c.Meta[MetaState] = string(js)
 	c.Meta[MetaModel] = t.model.Config()
 	if t.opt.Policy != nil {
-		c.Meta[MetaPolicy] = t.opt.Policy.String()
+		// With the formats the residual sums it leaves unnamed were
+		// promoted to (policy.Policy.WriteRecord).
+		promoted := map[string]quant.Format{}
+		for _, g := range t.nets.Groups {
+			maps.Copy(promoted, nn.Promotions(g.Net))
+		}
+		c.Meta[MetaPolicy] = t.opt.Policy.WithPromoted(promoted).Record()
 	}
 	return c, nil
 }

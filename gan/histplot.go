@@ -27,6 +27,11 @@ func (h TensorHist) Format(pol *policy.Policy) quant.Format {
 		return lf.Out.Format
 	case "err":
 		return lf.Err.Format
+	case "sum":
+		if h.Promoted != nil {
+			return h.Promoted
+		}
+		return pol.Promoted()[h.Layer]
 	}
 	return nil
 }

@@ -19,7 +19,9 @@ import (
 // layer, not only the first, and D adds the projection term ⟨embed(y), h⟩
 // of its last hidden layer h (Miyato and Koyama, ICLR 2018; the embedding
 // is a quantized layer "D/embed"): both make the networks learn the
-// classes early instead of after several epochs.
+// classes early instead of after several epochs. The labels are 0 and 1,
+// values of every format that holds both, so where they join a tensor the
+// concatenation keeps that tensor's format (see nn.FormatOf).
 const CGAN = "cgan"
 
 func init() {

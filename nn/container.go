@@ -57,7 +57,7 @@ func (r residual) Forward(p *Pass, x *gorgonia.Node) (*gorgonia.Node, error) {
 	if err != nil || r.promote == nil {
 		return sum, err
 	}
-	return r.promote.round(sum, x, y)
+	return r.promote.round(p, sum, x, y)
 }
 
 func (r residual) Params() []Param                    { return r.body.Params() }

@@ -52,6 +52,16 @@ type LayerFormats struct {
 	// Moment1 and Moment2 are the formats Adam's first and second moments
 	// are rounded to after each update.
 	Moment1, Moment2 Quantizer
+
+	// OtherNone records that the policy names float32 ("none") as Other,
+	// where a zero Other alone means that it names no format: a residual
+	// sum whose Other is unnamed takes the promotion of its inputs'
+	// formats (see Scope.Residual), one named none stays float32.
+	OtherNone bool
+	// Promoter, if not nil, is how formats promote where two meet in this
+	// layer (the policy's prefer list and formats; see quant.Promoter);
+	// nil: among the operands and the built-in formats.
+	Promoter *quant.Promoter
 }
 
 // A Policy gives the formats of each layer by its name ("G/fc1"); package

@@ -12,7 +12,9 @@ import (
 // reduction), summed in float64. Each takes gradScale for loss scaling:
 // the gradient it passes back is multiplied by *gradScale, read at every
 // run; nil means 1. The gradient is computed in float64 and rounded once
-// to the element type.
+// to the element type. Where the inputs of a loss are in different known
+// formats (see FormatOf), the loss and its gradient are rounded to their
+// promotion (quant.Promote), as a residual sum's.
 
 // L1Loss returns mean |x - y| over the elements of x and y (same shape),
 // as PyTorch's nn.L1Loss. The gradient is sign(x - y)/n for x and its
@@ -116,7 +118,11 @@ func pairLoss(kind lossKind, x, y *gorgonia.Node, c float64, gradScale *float64)
 		}
 		return res, nil
 	}
-	return apply(newLossOp(op), ins...)
+	loss, err := apply(newLossOp(op), ins...)
+	if err != nil {
+		return nil, err
+	}
+	return promoteLoss(kind.String(), loss, ins...)
 }
 
 // SoftplusMean returns the scalar mean over all elements of
@@ -192,7 +198,11 @@ func SoftplusLoss(gradScale *float64, xs []*gorgonia.Node, signs []float64) (*go
 		}
 		return res, nil
 	}
-	return apply(newLossOp(op), xs...)
+	loss, err := apply(newLossOp(op), xs...)
+	if err != nil {
+		return nil, err
+	}
+	return promoteLoss("SoftplusLoss", loss, xs...)
 }
 
 // newLossOp makes op a loss: its value is a Gorgonia scalar

@@ -121,6 +121,8 @@ type Pass struct {
 	FreezeStats bool
 	// Taps receives one entry per quantized layer applied in this pass.
 	Taps []Tap
+
+	known map[*gorgonia.Node]Quantizer // the Out roles of quantized layers' outputs (promote.go)
 }
 
 // Tap records one application of a quantized layer: its input and output

@@ -187,7 +187,23 @@ func (q *quantLayer) Forward(p *Pass, x *gorgonia.Node) (*gorgonia.Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	return p.tap(q.name, x, y)
+	out := q.roles().f.Out
+	p.know(y, out)
+	if y, err = p.tap(q.name, x, y); err != nil {
+		return nil, err
+	}
+	p.know(y, out) // a watching node passes y on unchanged
+	return y, nil
+}
+
+func (q *quantLayer) roles() *roles {
+	switch {
+	case q.lin != nil:
+		return q.lin.roles
+	case q.conv != nil:
+		return q.conv.roles
+	}
+	return q.tconv.roles
 }
 
 func (q *quantLayer) Share(g *gorgonia.ExprGraph) Module {
@@ -262,17 +278,18 @@ func (s *Scope) Tanh() Module { return s.Other("tanh", Func("Tanh", Tanh)) }
 func (s *Scope) Sigmoid() Module { return s.Other("sigmoid", Func("Sigmoid", Sigmoid)) }
 
 // Residual returns x + body(x) (see Residual) with the sum rounded to the
-// Other format of "<scope>/add"; when the policy names none and x and
-// body(x) are in different formats, to their promoted format (see
-// quant.Promote and promotion.round).
+// Other format of "<scope>/add"; when the policy leaves it unnamed (not
+// even "none") and x and body(x) are in different formats, to their
+// promoted format (see quant.Promote and promotion.round).
 func (s *Scope) Residual(body Module) Module {
 	m := s.Other("add", Residual(body))
 	r, ok := m.(residual)
-	if !ok {
+	lf := s.Formats("add")
+	if !ok || lf.OtherNone {
 		return m // rounded to the format the policy names
 	}
 	full := s.Name("add")
-	r.promote = &promotion{name: full, s: otherStream(LayerSeed(s.st.seed, fmt.Sprintf("%s#%d", full, s.st.uses[full]-1)))}
+	r.promote = &promotion{name: full, p: lf.Promoter, s: otherStream(LayerSeed(s.st.seed, fmt.Sprintf("%s#%d", full, s.st.uses[full]-1)))}
 	return r
 }
 

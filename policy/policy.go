@@ -45,6 +45,7 @@ type Policy struct {
 	// reported when the model is built; Set checks only the method name.
 	Tanh      string
 	overrides []override
+	promoteState
 }
 
 // LossScale is the loss scaling a policy asks for: the loss is multiplied
@@ -136,6 +137,7 @@ func (p *Policy) For(layer string) nn.LayerFormats {
 		}
 		o.sp.apply(&lf.Sparsity)
 	}
+	lf.Promoter = p.promoter
 	return lf
 }
 
@@ -216,6 +218,9 @@ func setField(dst *nn.LayerFormats, k int, src *nn.LayerFormats) {
 	case isRoundingKey(k):
 		roleField(dst, k).Rounding = roleField(src, k).Rounding
 	default:
+		if k == keyOther {
+			dst.OtherNone = src.OtherNone
+		}
 		*formatField(dst, k) = *formatField(src, k)
 		if b := blockField(dst, k); b != nil {
 			*b = *blockField(src, k)
@@ -279,6 +284,9 @@ func parseField(lf *nn.LayerFormats, k int, value string, files bool) error {
 		}
 	}
 	*formatField(lf, k) = f
+	if k == keyOther {
+		lf.OtherNone = f == nil // named none, not left unnamed
+	}
 	if bf := blockField(lf, k); bf != nil {
 		*bf = b
 	}
@@ -303,24 +311,30 @@ func lookupKey(key string) ([]int, error) {
 // rounding of the five formats above), the whole-step roles other,
 // master, grad, moment1, moment2 (formats, see LayerFormats) with their
 // roundings other_rounding, master_rounding, grad_rounding,
-// moment1_rounding, moment2_rounding, and the shorthands all (the five
-// dot-product formats), dot (weight and act), moments (moment1 and
-// moment2) and moments_rounding, and the sparsity keys sparsity and
-// grad_sparsity (N:M or dense), score (a scorer name) and fixed_after (a
-// step; see nn.Sparsity). Setting the
-// same glob again changes its existing override, keeping its place in the
-// order. A format may name a file (table:FILE): Set is for settings a
+// moment1_rounding, moment2_rounding (other=none names float32, which a
+// residual add then keeps; left unnamed, it promotes), the shorthands
+// all (the five dot-product formats), dot (weight and act), moments
+// (moment1 and moment2) and moments_rounding, prefer (a list of
+// formats, the whole policy's: see Prefer), and the sparsity keys
+// sparsity and grad_sparsity (N:M or dense), score (a scorer name) and
+// fixed_after (a step; see nn.Sparsity). Setting the same glob again
+// changes its existing override, keeping its place in the order. A
+// format may name a file (table:FILE): Set is for settings a
 // user typed; Read, for files, never opens one.
 func (p *Policy) Set(glob, key, value string) error { return p.set(glob, key, value, true) }
 
 // set is Set; with files false it refuses formats that name a file.
 func (p *Policy) set(glob, key, value string, files bool) error {
-	if key == "tanh" {
+	switch key {
+	case "tanh":
 		return p.setTanh(glob, value)
+	case "prefer":
+		return p.setPrefer(glob, value)
 	}
 	if k, ok := sparseKey(key); ok {
 		return p.setSparse(glob, k, value)
 	}
+	defer p.updatePromoter() // the policy's formats are known to promotion
 	ks, err := lookupKey(key)
 	if err != nil {
 		return err
@@ -710,6 +724,7 @@ func parse(s string, files bool) (*Policy, error) {
 //	name = "my-policy"    # optional label
 //	preset = "posit8+"    # optional: start from a preset
 //	tanh = "pwl:3"        # optional: the generator's output tanh (see Policy.Tanh)
+//	prefer = ["bf16"]     # optional: settles promotions (see Policy.Prefer)
 //
 //	[loss_scale]          # optional; replaces the preset's
 //	scale = 1024.0
@@ -722,7 +737,9 @@ func parse(s string, files bool) (*Policy, error) {
 //	match = "G/out*"
 //	out = "posit(16,1)"
 //
-// Layer keys: weight act out err wgrad accum accum_format rounding, the
+// A checkpoint's policy ends with a [promoted] table of layer names and
+// formats (see Policy.Record). Layer keys: weight act out err wgrad accum
+// accum_format rounding, the
 // whole-step roles other master grad moment1 moment2 and their
 // <role>_rounding, and the shorthands all, dot, moments and
 // moments_rounding, which apply first.
@@ -733,6 +750,9 @@ type tomlPolicy struct {
 	LossScale *tomlLossScale `toml:"loss_scale,omitempty"`
 	Default   *tomlLayer     `toml:"default,omitempty"`
 	Layer     []tomlLayer    `toml:"layer,omitempty"`
+
+	Prefer   []string          `toml:"prefer,omitempty"`
+	Promoted map[string]string `toml:"promoted,omitempty"`
 }
 
 type tomlLossScale struct {
@@ -819,6 +839,9 @@ func Read(r io.Reader) (*Policy, error) {
 			return nil, err
 		}
 	}
+	if err := p.readPromote(&t); err != nil {
+		return nil, err
+	}
 	if t.LossScale != nil {
 		s := t.LossScale.Scale
 		if s < 0 || math.IsInf(s, 0) || math.IsNaN(s) || (s == 0 && t.LossScale.Dynamic) {
@@ -857,8 +880,9 @@ func (p *Policy) WriteTOML(w io.Writer) error {
 	if p.LossScale != (LossScale{}) {
 		t.LossScale = &tomlLossScale{Scale: p.LossScale.Scale, Dynamic: p.LossScale.Dynamic}
 	}
+	p.writePromote(&t)
 	for k := range numKeys {
-		if k >= firstStepKey && *roleField(&p.Default, k) == (nn.Quantizer{}) {
+		if k >= firstStepKey && *roleField(&p.Default, k) == (nn.Quantizer{}) && (k != keyOther || !p.Default.OtherNone) {
 			continue // float32, nearest: as a file without the key says
 		}
 		t.Default.setKey(k, fieldString(&p.Default, k))

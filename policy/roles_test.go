@@ -134,17 +134,18 @@ func TestPaperPresetRoles(t *testing.T) {
 		roles   [5]string // other, master, grad, moment1, moment2
 		scale   policy.LossScale
 		twinDot string // the preset with the same dot-product roles and loss scaling
+		none    bool   // other is named none (OtherNone), not left unnamed
 	}{
 		{"p8-paper", [6]string{"posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)"}, "G/fc1",
-			[5]string{"posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)"}, policy.LossScale{}, "posit8"},
+			[5]string{"posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)", "posit(8,2)"}, policy.LossScale{}, "posit8", false},
 		{"p8+-paper", [6]string{"posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(8,1,scale=1)", "posit(8,1)", "posit(8,1)"}, "D/bn2",
-			[5]string{"posit(16,1)"}, dyn(1024), "posit8+"},
+			[5]string{"posit(16,1)"}, dyn(1024), "posit8+", false},
 		{"fp8-ibm-paper", [6]string{"fp8-ibm-fwd", "fp8-ibm-fwd", "float(6,9)", "fp8-ibm-bwd", "fp8-ibm-bwd", "float(6,9)"}, "G/relu",
-			[5]string{"float(6,9)"}, dyn(1024), "fp8-ibm"},
+			[5]string{"float(6,9)"}, dyn(1024), "fp8-ibm", false},
 		{"fp16-apex", [6]string{"fp16", "fp16", "fp16", "fp16", "fp16"}, "G/bn1",
-			[5]string{"fp16"}, dyn(65536), "fp16"},
+			[5]string{"fp16"}, dyn(65536), "fp16", false},
 		{"fp16-apex", [6]string{"fp16", "fp16", "fp16", "fp16", "fp16"}, "loss",
-			[5]string{}, dyn(65536), "fp16"},
+			[5]string{}, dyn(65536), "fp16", true}, // loss:other=none
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"@"+tt.layer, func(t *testing.T) {
@@ -156,6 +157,7 @@ func TestPaperPresetRoles(t *testing.T) {
 			want := lf(tt.f[0], tt.f[1], tt.f[2], tt.f[3], tt.f[4], quant.AccumFP32, tt.f[5], N)
 			want.Other, want.Master, want.Grad, want.Moment1, want.Moment2 =
 				rf(t, tt.roles[0], N), rf(t, tt.roles[1], N), rf(t, tt.roles[2], N), rf(t, tt.roles[3], N), rf(t, tt.roles[4], N)
+			want.OtherNone = tt.none
 			if got != want {
 				t.Errorf("For(%s) =\n%+v\nwant\n%+v", tt.layer, got, want)
 			}
@@ -168,6 +170,7 @@ func TestPaperPresetRoles(t *testing.T) {
 			}
 			tw := twin.For(tt.layer)
 			got.Other, got.Master, got.Grad, got.Moment1, got.Moment2 = nn.Quantizer{}, nn.Quantizer{}, nn.Quantizer{}, nn.Quantizer{}, nn.Quantizer{}
+			got.OtherNone = false
 			if got != tw || p.LossScale != twin.LossScale {
 				t.Errorf("dot-product roles or loss scaling differ from %s's:\n%+v\n%+v", tt.twinDot, got, tw)
 			}

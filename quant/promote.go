@@ -105,6 +105,9 @@ func (e *AmbiguousError) Error() string {
 // Prefer that is one of them wins. The zero Promoter is Promote.
 type Promoter struct {
 	Prefer []Format
+	// Known adds formats to the candidates without settling choices: the
+	// formats a policy names, say.
+	Known []Format
 	// BuiltinOnly leaves the registered formats out of the candidates, so
 	// that the result does not depend on which of them a program has
 	// built so far.
@@ -115,7 +118,7 @@ type Promoter struct {
 // known ones, whose value set holds both a's and b's and is contained in
 // every other such format's. The known formats are a and b, the built-in
 // candidates (PromoteCandidates), the registered formats built so far
-// (see FromCodec) and Prefer. Among formats with equal value sets, an
+// (see FromCodec), Prefer and Known. Among formats with equal value sets, an
 // operand wins, then the earlier in Prefer, then the earlier in
 // PromoteCandidates, then the smaller name; so Promote(a, a) is a and
 // Promote is commutative.
@@ -195,7 +198,7 @@ func (p Promoter) Promote(a, b Format) (Format, error) {
 
 // Candidates returns the formats p.Promote(a, b) chooses among, in the
 // order that breaks ties between equal value sets: the operands (ordered
-// by name, so that the order does not depend on theirs), Prefer, the
+// by name, so that the order does not depend on theirs), Prefer, Known, the
 // built-in candidates, then registered formats by name (unless
 // BuiltinOnly). Formats wider
 // than 16 bits whose value set is not known are left out.
@@ -220,6 +223,9 @@ func (p Promoter) Candidates(a, b Format) []Format {
 		add(f)
 	}
 	for _, f := range p.Prefer {
+		add(f)
+	}
+	for _, f := range p.Known {
 		add(f)
 	}
 	for _, n := range promoteCandidates {

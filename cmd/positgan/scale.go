@@ -24,7 +24,9 @@ func scaleCmd() *command {
 				"latent vectors. Prints the bulk of each tensor (binades holding the middle 90% of its nonzero\n" +
 				"values) and the exponent bias scaling.ChooseBias picks for the checkpoint's format of that\n" +
 				"role; with --out, writes one PNG plot per role (weight.png, act.png, out.png, err.png).\n" +
-				"A layer whose policy masks its weights N:M counts only the weights its mask keeps.",
+				"A layer whose policy masks its weights N:M counts only the weights its mask keeps.\n" +
+				"Residual sums whose format the policy leaves unnamed follow as role sum, with the format\n" +
+				"they were promoted to (the least upper bound of their inputs' formats; docs/formats.md).",
 			setup: func(fs *flag.FlagSet) func([]string, stdio) error {
 				path := fs.String("checkpoint", "", "checkpoint written by positgan train (required)")
 				out := fs.String("out", "", "folder for the PNG plots (none: print only)")

@@ -20,6 +20,11 @@
 //	weight operand:      forward lf.Weight, backward lf.WGrad (weight gradient)
 //	result:              forward lf.Out,    backward lf.Err   (error arriving)
 //
+// Where two tensors meet outside a dot product, Add, Sub and Concat round
+// the result to the layer's Other format, or to the promotion of the
+// inputs' formats when the policy leaves it unnamed (quant.Promote; see
+// promote.go).
+//
 // Rewrite does the same to a graph already built with plain Gorgonia ops:
 // it copies the graph, inserting the quantizers around every dot-product
 // node and putting a layer's output quantizer after its bias (see Rewrite
