@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/positgan/positgan/quant"
@@ -165,13 +166,16 @@ func TestPerOpHashedOperands(t *testing.T) {
 // sum rounded once, to nearest, by the format's Round64 of the exact
 // float64 value (the test checks that the data keep them exact).
 func TestPerOpWideAccumulator(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // split the rows into parts
 	rng := rand.New(rand.NewPCG(33, 34))
 	p8, p16 := quant.MustParse("posit(8,1)"), quant.MustParse("posit(16,1)")
 	for _, f := range []quant.Format{p16, quant.MustParse("fp16")} {
 		for _, operands := range []quant.Format{p8, p16} {
-			for _, tr := range [][2]bool{{false, false}, {true, true}, {true, false}} {
-				tA, tB := tr[0], tr[1]
-				const m, n, k = 7, 20, 50
+			// The 300-row shapes have more rows than k: a transposed A's
+			// later row parts start past lo·lda (a bug once sliced there).
+			for _, tr := range [][5]int{{0, 0, 7, 20, 50}, {1, 1, 7, 20, 50}, {1, 0, 7, 20, 50}, {1, 0, 300, 4, 3}, {0, 1, 300, 4, 3}} {
+				tA, tB := tr[0] == 1, tr[1] == 1
+				m, n, k := tr[2], tr[3], tr[4]
 				a := formatData(operands, m*k, rng, 1, false, true)
 				b := formatData(operands, k*n, rng, 0.1, false, false)
 				a[7] = float32(math.NaN()) // a row sums to NaN

@@ -67,9 +67,12 @@ func (w *perOpWide) Each(i int) {
 		return
 	}
 	if w.splitRefer {
-		a := w.a[lo*w.lda:]
+		// Row lo of op(A): a row of A, or (transposed) a column of it.
+		var a []float32
 		if w.tA {
 			a = w.a[lo:]
+		} else {
+			a = w.a[lo*w.lda:]
 		}
 		perOpGemm(w.f, w.tA, w.tB, hi-lo, w.n, w.k, a, w.lda, w.b, w.ldb, w.c[lo*w.ldc:], w.ldc)
 		return
