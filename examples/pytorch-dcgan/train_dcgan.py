@@ -28,10 +28,16 @@ differences, so that it runs anywhere without downloads or torchvision:
 Usage (Debian's python3-torch is for /usr/bin/python3):
 
   /usr/bin/python3 train_dcgan.py --mnist DIR --out netG.pth [--steps 1000] [--batch 16]
-      [--ngf 8] [--ndf 8] [--seed 1]
+      [--ngf 8] [--ndf 8] [--seed 1] [--grid G.png] [--every N]
 
 DIR holds train-images-idx3-ubyte.gz (or without .gz). Writes
-torch.save(netG.state_dict(), OUT), the example's file format.
+torch.save(netG.state_dict(), OUT), the example's file format. --grid also
+writes an 8x8 grid of the generator's images as PyTorch draws them (evaluation
+mode, the running batch-norm statistics positgan imports; fixed noise, seed 0),
+to look at before importing. --every N also writes OUT-stepK.pth (and
+G-stepK.png) every N steps: drawing them uses its own random generator, so
+OUT-stepK.pth holds the same weights as --steps K writes, and a run can be
+watched and cut short.
 """
 
 import argparse
@@ -122,6 +128,22 @@ def weights_init(m):
         nn.init.zeros_(m.bias)
 
 
+def write_grid(netG, nz, path):
+    """Writes an 8x8 grid of netG's images in evaluation mode (running batch
+    norm statistics, as positgan runs the imported generator), with PIL since
+    torchvision's save_image may be absent."""
+    from PIL import Image
+
+    netG.eval()
+    with torch.no_grad():
+        x = netG(torch.randn(64, nz, 1, 1, generator=torch.Generator().manual_seed(0)))
+    netG.train()
+    x = ((x.clamp(-1, 1) + 1) * 127.5).round().to(torch.uint8)  # (64, 1, H, W)
+    n, _, h, w = x.shape
+    grid = x.reshape(8, 8, h, w).permute(0, 2, 1, 3).reshape(8 * h, 8 * w)
+    Image.fromarray(grid.numpy(), mode="L").save(path)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--mnist", required=True, help="folder of MNIST's IDX files (train-images-idx3-ubyte[.gz])")
@@ -133,6 +155,10 @@ def main():
     p.add_argument("--ndf", type=int, default=8)
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--grid", help="also write an 8x8 PNG grid of the trained generator's images (evaluation mode)")
+    p.add_argument("--every", type=int, default=0,
+                   help="every N steps also write OUT-stepN.pth and, with --grid, GRID-stepN.png "
+                        "(the same weights as a run of that many --steps)")
     a = p.parse_args()
 
     torch.set_num_threads(1)
@@ -175,9 +201,17 @@ def main():
         errG = criterion(netD(fake), torch.full((b,), 1.0))
         errG.backward()
         optG.step()
+        if a.every > 0 and (step + 1) % a.every == 0 and step + 1 < a.steps:
+            stem, ext = os.path.splitext(a.out)
+            torch.save(netG.state_dict(), f"{stem}-step{step + 1}{ext}")
+            if a.grid:
+                stem, ext = os.path.splitext(a.grid)
+                write_grid(netG, a.nz, f"{stem}-step{step + 1}{ext}")
         if step % 100 == 0 or step == a.steps - 1:
             print(f"[{step}/{a.steps}] Loss_D {(errD_real + errD_fake).item():.4f} Loss_G {errG.item():.4f} "
                   f"({time.time() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU)", flush=True)
+    if a.grid:
+        write_grid(netG, a.nz, a.grid)
     tmp = a.out + ".tmp"
     torch.save(netG.state_dict(), tmp)
     os.replace(tmp, a.out)
