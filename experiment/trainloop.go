@@ -107,3 +107,58 @@ func (r *TrainRun) train(ctx context.Context, ds *datasets.Set, l TrainLoop, out
 	}
 	return sum, r.WriteSummary(out, sum)
 }
+
+// A TrainSettingError says which setting of a training is wrong, by the
+// name TrainSettings.Given uses (positgan train's flag names: "steps",
+// "batch", "bias-every", ...), with its value and why.
+type TrainSettingError struct {
+	Setting string
+	Value   any // an int, or the float64 of "lr"
+	Reason  string
+}
+
+func (e *TrainSettingError) Error() string {
+	return fmt.Sprintf("experiment: %s %v: %s", e.Setting, e.Value, e.Reason)
+}
+
+// Check checks the settings of a training in the loop l (or for epochs
+// epochs of the data instead of l.Steps, if not 0) before anything is
+// loaded: the steps, batch and learning rate positive; the epochs, the
+// intervals, image size and features not negative; 1 or 3 channels (0:
+// the data's); image size and features within models.MaxSide and
+// models.MaxFeatures. The first wrong one, in that order, is a
+// *TrainSettingError.
+func (s *TrainSettings) Check(l TrainLoop, epochs int) error {
+	bad := func(setting string, v any, reason string) error {
+		return &TrainSettingError{Setting: setting, Value: v, Reason: reason}
+	}
+	ints := []struct {
+		name string
+		v    int
+		min  int
+	}{{"steps", l.Steps, 1}, {"epochs", epochs, 0}, {"batch", s.Batch, 1}, {"sample-every", l.SampleEvery, 0},
+		{"checkpoint-every", l.CheckpointEvery, 0}, {"log-every", l.LogEvery, 0}, {"bias-every", s.BiasEvery, 0}}
+	for _, c := range ints {
+		switch {
+		case c.v < c.min && c.min == 1:
+			return bad(c.name, c.v, "must be positive")
+		case c.v < c.min:
+			return bad(c.name, c.v, "must not be negative")
+		}
+	}
+	switch {
+	case !(s.LR > 0):
+		return bad("lr", s.LR, "must be positive")
+	case s.ImageSize < 0:
+		return bad("image-size", s.ImageSize, "must not be negative")
+	case s.Features < 0:
+		return bad("features", s.Features, "must not be negative")
+	case s.Channels != 0 && s.Channels != 1 && s.Channels != 3:
+		return bad("channels", s.Channels, "want 1 or 3")
+	case s.ImageSize > models.MaxSide:
+		return bad("image-size", s.ImageSize, fmt.Sprintf("the limit is %d", models.MaxSide))
+	case s.Features > models.MaxFeatures:
+		return bad("features", s.Features, fmt.Sprintf("the limit is %d", models.MaxFeatures))
+	}
+	return nil
+}

@@ -70,3 +70,33 @@ func TestTrainAll(t *testing.T) {
 		t.Errorf("ended context: %v\n%s", err, stdout.String())
 	}
 }
+
+// Check names the first wrong setting, with its value.
+func TestTrainSettingsCheck(t *testing.T) {
+	ok := func() (experiment.TrainSettings, experiment.TrainLoop) {
+		return experiment.TrainSettings{Batch: 64, LR: 2e-4, Channels: 3}, experiment.TrainLoop{Steps: 10}
+	}
+	for _, c := range []struct {
+		change  func(*experiment.TrainSettings, *experiment.TrainLoop)
+		epochs  int
+		setting string
+		value   any
+	}{
+		{func(*experiment.TrainSettings, *experiment.TrainLoop) {}, 0, "", nil},
+		{func(s *experiment.TrainSettings, l *experiment.TrainLoop) { l.Steps, s.Batch = 0, 0 }, 0, "steps", 0},
+		{func(*experiment.TrainSettings, *experiment.TrainLoop) {}, -1, "epochs", -1},
+		{func(s *experiment.TrainSettings, l *experiment.TrainLoop) { l.LogEvery, s.BiasEvery = -2, -1 }, 0, "log-every", -2},
+		{func(s *experiment.TrainSettings, _ *experiment.TrainLoop) { s.LR = 0 }, 0, "lr", 0.0},
+		{func(s *experiment.TrainSettings, _ *experiment.TrainLoop) { s.Channels = 2 }, 0, "channels", 2},
+		{func(s *experiment.TrainSettings, _ *experiment.TrainLoop) { s.Features = 1025 }, 0, "features", 1025},
+		{func(s *experiment.TrainSettings, _ *experiment.TrainLoop) { s.ImageSize, s.Features = 1025, -1 }, 0, "features", -1},
+	} {
+		s, l := ok()
+		c.change(&s, &l)
+		err := s.Check(l, c.epochs)
+		var se *experiment.TrainSettingError
+		if c.setting == "" && err != nil || c.setting != "" && (!errors.As(err, &se) || se.Setting != c.setting || se.Value != c.value) {
+			t.Errorf("%+v %+v epochs %d: %v, want setting %q value %v", s, l, c.epochs, err, c.setting, c.value)
+		}
+	}
+}

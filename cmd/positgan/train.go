@@ -79,32 +79,13 @@ func trainCmd() *command {
 	}
 }
 
-// everyFlags are the intervals of train, none of which may be negative.
-func (f *trainFlags) everyFlags() []intFlag {
-	return []intFlag{{"sample-every", f.sampleEvery}, {"checkpoint-every", f.ckptEvery}, {"log-every", f.logEvery}, {"bias-every", f.BiasEvery}}
-}
-
 func runTrain(f *trainFlags, io stdio) error {
-	switch {
-	case f.steps <= 0:
-		return usagef("--steps %d: must be positive", f.steps)
-	case f.epochs < 0:
-		return usagef("--epochs %d: must not be negative", f.epochs)
-	case f.Batch <= 0:
-		return usagef("--batch %d: must be positive", f.Batch)
-	case checkInts(0, f.everyFlags()...) != nil:
-		return checkInts(0, f.everyFlags()...)
-	case !(f.LR > 0):
-		return usagef("--lr %v: must be positive", f.LR)
-	case checkInts(0, intFlag{"image-size", f.ImageSize}, intFlag{"features", f.Features}) != nil:
-		return checkInts(0, intFlag{"image-size", f.ImageSize}, intFlag{"features", f.Features})
-	case f.Channels != 0 && f.Channels != 1 && f.Channels != 3:
-		return usagef("--channels %d: want 1 or 3", f.Channels)
-	case f.ImageSize > models.MaxSide:
-		return usagef("--image-size %d: the limit is %d", f.ImageSize, models.MaxSide)
-	case f.Features > models.MaxFeatures:
-		return usagef("--features %d: the limit is %d", f.Features, models.MaxFeatures)
-	case f.resume && f.overwrite:
+	l := experiment.TrainLoop{Model: f.Model, Steps: f.steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
+		KeepCheckpoints: f.keep, LogEvery: f.logEvery}
+	var se *experiment.TrainSettingError
+	if err := f.Check(l, f.epochs); errors.As(err, &se) {
+		return usagef("--%s %v: %s", se.Setting, se.Value, se.Reason)
+	} else if f.resume && f.overwrite {
 		return usagef("--resume and --overwrite exclude each other")
 	}
 	if _, err := models.Lookup(f.Model); err != nil {
@@ -149,9 +130,9 @@ func runTrain(f *trainFlags, io stdio) error {
 	// One data set per domain of the model, as the model loads them.
 	sets, err := models.TrainData(f.Model, models.DataSettings{Dataset: f.Dataset, Size: f.ImageSize,
 		Channels: f.Channels, Seed: f.Seed, Batch: f.Batch})
-	var se *models.DataSettingError
-	if errors.As(err, &se) {
-		return usagef("--%s %d: %s", se.Setting, se.Value, se.Reason)
+	var de *models.DataSettingError
+	if errors.As(err, &de) {
+		return usagef("--%s %d: %s", de.Setting, de.Value, de.Reason)
 	} else if err != nil {
 		return err
 	}
@@ -194,8 +175,8 @@ func runTrain(f *trainFlags, io stdio) error {
 
 	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
-	err = experiment.TrainAll(ctx, runs, ds, experiment.TrainLoop{Model: f.Model, Dataset: f.Dataset, Steps: steps,
-		SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery, KeepCheckpoints: f.keep, LogEvery: f.logEvery}, io.out, io.err)
+	l.Dataset, l.Steps = f.Dataset, steps
+	err = experiment.TrainAll(ctx, runs, ds, l, io.out, io.err)
 	if errors.Is(err, gan.ErrInterrupted) {
 		return fmt.Errorf("interrupted: continue with the same command and --resume")
 	}
