@@ -40,7 +40,9 @@ func TestReportParse(t *testing.T) {
 		}
 	}
 	rng := func(s string) func() error { return func() error { _, _, err := tanhapprox.ParseRange(s); return err } }
-	grid := func(s string) func() error { return func() error { _, _, _, err := tanhapprox.ParseGrid(s); return err } }
+	grid := func(s string) func() error {
+		return func() error { _, _, _, err := tanhapprox.ParseGrid(s); return err }
+	}
 	parse(rng("2:1"), "2:1", "LO:HI with LO <= HI")
 	parse(rng("x"), "x", "LO:HI with LO <= HI")
 	parse(grid("-8"), "-8", "LO:HI:N")
