@@ -83,11 +83,10 @@ func (s *Sweep) SetTable(t TableSettings) {
 	s.Metrics, s.Baseline, s.Alpha = t.Metrics, t.Baseline, t.Alpha
 }
 
-// MergeFolders is Merge of the output roots into out (roots[0] if out is
-// ""), by the plan in the file plan if it is not "". With table set, the
-// table has those settings rather than the plan's; the plan is then the
-// PlanFile of roots[0] if plan is "" (Merge finds it there anyway, but
-// must not have the table settings replaced after).
+// MergeFolders is Merge of the output roots into out, by the plan in the
+// file plan, or if plan is "" by the plan Merge finds in the roots. With
+// table set, the table has those settings rather than the plan's (the
+// plan is then read here, from roots[0] if plan is "").
 func MergeFolders(plan string, roots []string, out string, table *TableSettings) (*Table, error) {
 	var p *Plan
 	var err error
@@ -102,9 +101,6 @@ func MergeFolders(plan string, roots []string, out string, table *TableSettings)
 	}
 	if p != nil && table != nil {
 		p.Sweep.SetTable(*table)
-	}
-	if out == "" && len(roots) > 0 {
-		out = roots[0]
 	}
 	return Merge(p, roots, out)
 }

@@ -332,7 +332,7 @@ func runMerge(f *compareFlags, dirs []string, io stdio) error {
 	if t := f.table(); f.plan != "" || f.set["metrics"] || f.set["baseline"] || f.set["alpha"] {
 		table = &t
 	}
-	out := ""
+	out := dirs[0]
 	if f.set["out"] {
 		out = f.out
 	}
