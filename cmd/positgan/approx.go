@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/positgan/positgan/internal/numfmt"
@@ -71,18 +70,14 @@ func parseFuncs(s string) ([]tanhapprox.Func, error) {
 	return fns, nil
 }
 
-// parsePieces parses "pwl:K" (or "pwlK") and returns K.
-func parsePieces(method string) (int, bool, error) {
-	s, ok := strings.CutPrefix(method, "pwl")
-	if !ok {
-		return 0, false, nil
+// parseError words a *tanhapprox.ParseError of the flag (or argument)
+// name as a usage error.
+func parseError(name string, err error) error {
+	var pe *tanhapprox.ParseError
+	if errors.As(err, &pe) {
+		return usagef("%s %q: want %s", name, pe.Text, pe.Want)
 	}
-	s = strings.TrimPrefix(s, ":")
-	k, err := strconv.Atoi(s)
-	if err != nil || k < 2 || k > tanhapprox.MaxPieces {
-		return 0, true, usagef("method %q: want pwl:K with K an integer in [2,%d]", method, tanhapprox.MaxPieces)
-	}
-	return k, true, nil
+	return err
 }
 
 // ---- approx eval ----
@@ -114,9 +109,9 @@ func setupApproxEval(fs *flag.FlagSet) func([]string, stdio) error {
 func evalMethod(fn tanhapprox.Func, method string, af approxFlags, formatSet, rounded bool) (tanhapprox.Approx, error) {
 	s := tanhapprox.Spec{Method: method, Theta: *af.theta, Delta: *af.delta, Rounded: rounded}
 	var err error
-	if k, ok, err := parsePieces(method); ok {
+	if k, ok, err := tanhapprox.ParsePWLMethod(method); ok {
 		if err != nil {
-			return nil, err
+			return nil, parseError("method", err)
 		}
 		s.Method, s.Pieces = "pwl", k
 		if formatSet {
@@ -187,14 +182,14 @@ func setupApproxTable(fs *flag.FlagSet) func([]string, stdio) error {
 		}
 		if *codes == "all" {
 			r.AllCodes, r.CodeLo, r.CodeHi = true, math.Inf(-1), math.Inf(1)
-		} else if r.CodeLo, r.CodeHi, err = parseRange("--codes", *codes); err != nil {
-			return err
+		} else if r.CodeLo, r.CodeHi, err = tanhapprox.ParseRange(*codes); err != nil {
+			return parseError("--codes", err)
 		}
-		if r.GridLo, r.GridHi, r.GridN, err = parseGrid(*grid); err != nil {
-			return err
+		if r.GridLo, r.GridHi, r.GridN, err = tanhapprox.ParseGrid(*grid); err != nil {
+			return parseError("--grid", err)
 		}
-		if m.Pieces, err = parsePieceList(*pieces); err != nil {
-			return err
+		if m.Pieces, err = tanhapprox.ParsePieces(*pieces); err != nil {
+			return parseError("--pwl", err)
 		}
 		if *pwlOut != "" {
 			if m.PWLOut, err = quant.Parse(*pwlOut); err != nil {
@@ -222,44 +217,4 @@ func setupApproxTable(fs *flag.FlagSet) func([]string, stdio) error {
 		}
 		return t.WriteText(io.out)
 	}
-}
-
-func parseRange(name, s string) (lo, hi float64, err error) {
-	a, b, ok := strings.Cut(s, ":")
-	lo, err1 := strconv.ParseFloat(a, 64)
-	hi, err2 := strconv.ParseFloat(b, 64)
-	if !ok || err1 != nil || err2 != nil || !(lo <= hi) {
-		return 0, 0, usagef("%s %q: want LO:HI with LO <= HI", name, s)
-	}
-	return lo, hi, nil
-}
-
-func parseGrid(s string) (lo, hi float64, n int, err error) {
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return 0, 0, 0, usagef("--grid %q: want LO:HI:N", s)
-	}
-	if lo, hi, err = parseRange("--grid", s[:i]); err != nil {
-		return 0, 0, 0, usagef("--grid %q: want LO:HI:N with LO <= HI", s) // the whole flag, not its LO:HI
-	}
-	n, err = strconv.Atoi(s[i+1:])
-	if err != nil || n < 2 || n > 1e8 || lo == hi || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		return 0, 0, 0, usagef("--grid %q: want LO:HI:N with finite LO < HI and 2 <= N <= 1e8", s)
-	}
-	return lo, hi, n, nil
-}
-
-func parsePieceList(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var ks []int
-	for _, f := range strings.Split(s, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || k < 2 || k > tanhapprox.MaxPieces {
-			return nil, usagef("--pwl %q: want piece counts in [2,%d]", f, tanhapprox.MaxPieces)
-		}
-		ks = append(ks, k)
-	}
-	return ks, nil
 }

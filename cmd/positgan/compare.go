@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/positgan/positgan/eval/featnet"
 	"github.com/positgan/positgan/experiment"
@@ -140,6 +139,11 @@ func (f *compareFlags) sweep(io stdio) experiment.Sweep {
 	}
 }
 
+// table returns the table settings the flags give.
+func (f *compareFlags) table() experiment.TableSettings {
+	return experiment.TableSettings{Metrics: splitList(f.metrics), Baseline: f.baseline, Alpha: f.alpha}
+}
+
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {
 	var out []string
@@ -157,9 +161,7 @@ func runCompare(f *compareFlags, io stdio) error {
 	}
 	s := f.sweep(io)
 	runs, _ := s.Runs() // an error is Compare's to report
-	s.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return experiment.Progress(io.err, r.String(), cols, start, s.Steps, f.logEvery, experiment.LaterSteps(runs, r, s.Steps, experiment.Shard{}))
-	}
+	s.Progress = experiment.ProgressOf(io.err, runs, s.Steps, f.logEvery, experiment.Shard{})
 	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	t, err := experiment.Compare(ctx, s)
@@ -175,7 +177,12 @@ func compareError(err error) error {
 	var re *experiment.RunError
 	var pe *experiment.PlanError
 	var se *experiment.ShardError
+	var sce *experiment.ShardCountError
 	switch {
+	case errors.As(err, &sce) && sce.Shard != "":
+		return usagef("--shard %s and --shards %d disagree", sce.Shard, sce.Count)
+	case errors.As(err, &sce):
+		return usagef("--shards %d: %v", sce.Count, sce.Err)
 	case errors.As(err, &pe), errors.As(err, &se):
 		return usageError{err}
 	case errors.As(err, &ce):
@@ -232,11 +239,9 @@ func runPlan(f *compareFlags, io stdio) error {
 	}
 	p.Sweep.Log = io.err
 	// The table's settings, not the plan's: they change no run.
-	p.Sweep.Metrics, p.Sweep.Baseline, p.Sweep.Alpha = splitList(f.metrics), f.baseline, f.alpha
+	p.Sweep.SetTable(f.table())
 	runs, _ := p.Runs() // an error is RunPlan's to report
-	p.Sweep.Progress = func(r experiment.Run, start int, cols []string) func(experiment.StepStats, time.Duration) {
-		return experiment.Progress(io.err, r.String(), cols, start, p.Sweep.Steps, f.logEvery, experiment.LaterSteps(runs, r, p.Sweep.Steps, sh))
-	}
+	p.Sweep.Progress = experiment.ProgressOf(io.err, runs, p.Sweep.Steps, f.logEvery, sh)
 	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
 	t, err := experiment.RunPlan(ctx, p, sh)
@@ -252,30 +257,11 @@ func runPlan(f *compareFlags, io stdio) error {
 }
 
 // shardOf returns the shard that --shard, or the batch system's
-// environment (with --shards), names; the zero Shard if none does.
+// environment (with --shards), names (experiment.SelectShard); the zero
+// Shard if none does.
 func (f *compareFlags) shardOf(getenv func(string) string) (experiment.Shard, error) {
-	if f.shards < 0 {
-		return experiment.Shard{}, usagef("--shards %d: must be positive", f.shards)
-	}
-	if f.shard != "" {
-		sh, err := experiment.ParseShard(f.shard)
-		if err != nil {
-			return sh, usageError{err}
-		}
-		if f.shards > 0 && f.shards != sh.Count {
-			return sh, usagef("--shard %s and --shards %d disagree", f.shard, f.shards)
-		}
-		return sh, nil
-	}
-	sh, ok, err := experiment.ShardFromEnv(getenv, f.shards)
-	if err != nil {
-		return sh, usageError{err}
-	}
-	if !ok && f.shards > 0 {
-		return sh, usagef("--shards %d: the shard index comes from --shard i/n, %s or %s, and none is set",
-			f.shards, experiment.EnvKubernetesIndex, experiment.EnvSlurmIndex)
-	}
-	return sh, nil
+	sh, err := experiment.SelectShard(f.shard, f.shards, getenv)
+	return sh, compareError(err)
 }
 
 // writePlan writes the plan of the sweep flags to --plan, unless the file
@@ -342,28 +328,15 @@ func runMerge(f *compareFlags, dirs []string, io stdio) error {
 	if len(dirs) == 0 {
 		return usagef("--merge: give the output folders of the shards")
 	}
-	var p *experiment.Plan
-	if f.plan != "" {
-		var err error
-		if p, err = experiment.ReadPlan(f.plan); err != nil {
-			return compareError(err)
-		}
-	}
-	if p == nil && (f.set["metrics"] || f.set["baseline"] || f.set["alpha"]) {
-		// The table's settings go with the plan Merge would read.
-		var err error
-		if p, err = experiment.ReadPlan(filepath.Join(dirs[0], experiment.PlanFile)); err != nil {
-			return compareError(err)
-		}
-	}
-	if p != nil { // the table's settings, not the plan's
-		p.Sweep.Metrics, p.Sweep.Baseline, p.Sweep.Alpha = splitList(f.metrics), f.baseline, f.alpha
+	var table *experiment.TableSettings // nil: the plan's; with --plan, the flags' always
+	if t := f.table(); f.plan != "" || f.set["metrics"] || f.set["baseline"] || f.set["alpha"] {
+		table = &t
 	}
 	out := dirs[0]
 	if f.set["out"] {
 		out = f.out
 	}
-	t, err := experiment.Merge(p, dirs, out)
+	t, err := experiment.MergeFolders(f.plan, dirs, out, table)
 	if t != nil {
 		if werr := t.WriteMarkdown(io.out); werr != nil && err == nil {
 			err = werr

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"cmp"
+	"errors"
 	"flag"
 	"io"
 	"strings"
@@ -28,14 +28,7 @@ func promoteCmd() *command {
 						return err
 					}
 				}
-				if bs, ok := blockFormats(args); ok {
-					return formatPromoteBlocks(io.out, p, bs)
-				}
-				ops, err := parseFormats(args)
-				if err != nil {
-					return err
-				}
-				return formatPromote(io.out, p, ops)
+				return nameError(formatinfo.WritePromote(io.out, p, args))
 			}
 		}}
 }
@@ -78,46 +71,19 @@ func latticeCmd() *command {
 		}}
 }
 
-// parseFormats parses format names; an error is a usage error.
+// parseFormats parses format names (formatinfo.ParseFormats); an error
+// is a usage error.
 func parseFormats(names []string) ([]quant.Format, error) {
-	fs := make([]quant.Format, len(names))
-	for i, n := range names {
-		f, err := quant.Parse(strings.TrimSpace(n))
-		if err != nil {
-			return nil, usageError{err}
-		}
-		fs[i] = f
-	}
-	return fs, nil
+	fs, err := formatinfo.ParseFormats(names)
+	return fs, nameError(err)
 }
 
-// blockFormats parses args as block formats, if they all are.
-func blockFormats(args []string) ([]quant.BlockFormat, bool) {
-	bs := make([]quant.BlockFormat, len(args))
-	for i, a := range args {
-		b, err := quant.ParseBlock(a)
-		if err != nil {
-			return nil, false
-		}
-		bs[i] = b
+// nameError words a format name that does not parse
+// (*formatinfo.NameError) as a usage error.
+func nameError(err error) error {
+	var ne *formatinfo.NameError
+	if errors.As(err, &ne) {
+		return usageError{ne.Err}
 	}
-	return bs, true
-}
-
-// formatPromoteBlocks prints the promotion of block formats
-// (quant.Promoter.PromoteBlocks).
-func formatPromoteBlocks(w io.Writer, p quant.Promoter, bs []quant.BlockFormat) error {
-	r, err := p.PromoteBlocks(bs...)
-	if err != nil {
-		return err
-	}
-	return formatinfo.WriteBlockPromotion(w, bs, r)
-}
-
-// formatPromote prints the promotion of the operands and a line per
-// candidate (quant.Promoter.Explain). The candidates are printed before
-// an error, so that an ambiguous promotion shows its bounds.
-func formatPromote(w io.Writer, p quant.Promoter, ops []quant.Format) error {
-	pr, err := p.Explain(ops...)
-	return cmp.Or(formatinfo.WritePromotion(w, pr), err)
+	return err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"github.com/positgan/positgan/datasets"
 	"github.com/positgan/positgan/experiment"
 	"github.com/positgan/positgan/gan"
-	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/models"
 )
 
@@ -81,32 +79,13 @@ func trainCmd() *command {
 	}
 }
 
-// everyFlags are the intervals of train, none of which may be negative.
-func (f *trainFlags) everyFlags() []intFlag {
-	return []intFlag{{"sample-every", f.sampleEvery}, {"checkpoint-every", f.ckptEvery}, {"log-every", f.logEvery}, {"bias-every", f.BiasEvery}}
-}
-
 func runTrain(f *trainFlags, io stdio) error {
-	switch {
-	case f.steps <= 0:
-		return usagef("--steps %d: must be positive", f.steps)
-	case f.epochs < 0:
-		return usagef("--epochs %d: must not be negative", f.epochs)
-	case f.Batch <= 0:
-		return usagef("--batch %d: must be positive", f.Batch)
-	case checkInts(0, f.everyFlags()...) != nil:
-		return checkInts(0, f.everyFlags()...)
-	case !(f.LR > 0):
-		return usagef("--lr %v: must be positive", f.LR)
-	case checkInts(0, intFlag{"image-size", f.ImageSize}, intFlag{"features", f.Features}) != nil:
-		return checkInts(0, intFlag{"image-size", f.ImageSize}, intFlag{"features", f.Features})
-	case f.Channels != 0 && f.Channels != 1 && f.Channels != 3:
-		return usagef("--channels %d: want 1 or 3", f.Channels)
-	case f.ImageSize > models.MaxSide:
-		return usagef("--image-size %d: the limit is %d", f.ImageSize, models.MaxSide)
-	case f.Features > models.MaxFeatures:
-		return usagef("--features %d: the limit is %d", f.Features, models.MaxFeatures)
-	case f.resume && f.overwrite:
+	l := experiment.TrainLoop{Model: f.Model, Steps: f.steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
+		KeepCheckpoints: f.keep, LogEvery: f.logEvery}
+	var se *experiment.TrainSettingError
+	if err := f.Check(l, f.epochs); errors.As(err, &se) {
+		return usagef("--%s %v: %s", se.Setting, se.Value, se.Reason)
+	} else if f.resume && f.overwrite {
 		return usagef("--resume and --overwrite exclude each other")
 	}
 	if _, err := models.Lookup(f.Model); err != nil {
@@ -151,9 +130,9 @@ func runTrain(f *trainFlags, io stdio) error {
 	// One data set per domain of the model, as the model loads them.
 	sets, err := models.TrainData(f.Model, models.DataSettings{Dataset: f.Dataset, Size: f.ImageSize,
 		Channels: f.Channels, Seed: f.Seed, Batch: f.Batch})
-	var se *models.DataSettingError
-	if errors.As(err, &se) {
-		return usagef("--%s %d: %s", se.Setting, se.Value, se.Reason)
+	var de *models.DataSettingError
+	if errors.As(err, &de) {
+		return usagef("--%s %d: %s", de.Setting, de.Value, de.Reason)
 	} else if err != nil {
 		return err
 	}
@@ -176,21 +155,9 @@ func runTrain(f *trainFlags, io stdio) error {
 		steps = f.epochs * (ds.Len() / f.Batch)
 	}
 
-	for _, r := range runs {
-		if err := r.Start(cfg, data, gan.Options{Batch: f.Batch, Seed: f.Seed, LR: f.LR, BiasEvery: f.BiasEvery, Steps: steps}); err != nil {
-			return err
-		}
-		names := r.Trainer.Nets().Names()
-		if globs := r.Policy.Unmatched(names); len(globs) > 0 {
-			fmt.Fprintf(io.err, "warning: policy %s: layer glob %s matches no layer of this model (its layers: %s)\n",
-				r.Label, strings.Join(globs, ", "), strings.Join(names, " "))
-		}
-	}
-	// Output folders: made and probed only now that everything is ready.
-	for _, r := range runs {
-		if err := atomicfile.MkdirWritable(r.Dir); err != nil {
-			return err
-		}
+	o := gan.Options{Batch: f.Batch, Seed: f.Seed, LR: f.LR, BiasEvery: f.BiasEvery, Steps: steps}
+	if err := experiment.StartRuns(runs, cfg, data, o, io.err); err != nil {
+		return err
 	}
 	release, err := claimRunFolders(dirs, !f.resume, f.overwrite, io.err)
 	if err != nil {
@@ -208,25 +175,12 @@ func runTrain(f *trainFlags, io stdio) error {
 
 	ctx, stop := experiment.Interruptible(io.err)
 	defer stop()
-	var sums []gan.Summary
-	for _, r := range runs {
-		sum, err := trainOne(ctx, f, r, ds, steps, io)
-		if errors.Is(err, gan.ErrInterrupted) {
-			if experiment.IsTerminal(io.err) {
-				fmt.Fprintln(io.err) // end the progress bar's line
-			}
-			fmt.Fprintf(io.out, "%s: interrupted at step %d; wrote %s and %s\n", r.Label, sum.LastStep, sum.Checkpoint, sum.Samples)
-			return fmt.Errorf("interrupted: continue with the same command and --resume")
-		}
-		if err != nil {
-			return err
-		}
-		sums = append(sums, sum)
+	l.Dataset, l.Steps = f.Dataset, steps
+	err = experiment.TrainAll(ctx, runs, ds, l, io.out, io.err)
+	if errors.Is(err, gan.ErrInterrupted) {
+		return fmt.Errorf("interrupted: continue with the same command and --resume")
 	}
-	if len(runs) > 1 {
-		return experiment.WriteTrainTable(io.out, runs, sums)
-	}
-	return nil
+	return err
 }
 
 // modelDefaults gives --dataset and --batch, when not given, the model's
@@ -299,35 +253,6 @@ func trainConfig(f *trainFlags, ds *datasets.Set) (models.Config, error) {
 		return cfg, usageError{fmt.Errorf("%w (data: %v images; set --image-size)", err, ds.Shape())}
 	}
 	return cfg, nil
-}
-
-// trainOne trains one policy's run to steps and prints its summary.
-func trainOne(ctx context.Context, f *trainFlags, r *experiment.TrainRun, ds *datasets.Set, steps int, io stdio) (gan.Summary, error) {
-	t := r.Trainer
-	o := t.Options()
-	start := t.Step()
-	if start >= steps {
-		fmt.Fprintf(io.out, "%s: already at step %d of %d; nothing to do\n", r.Label, start, steps)
-		return r.Finished(), nil
-	}
-	verb := "training"
-	if start > 0 {
-		verb = fmt.Sprintf("resuming at step %d:", start)
-	}
-	fmt.Fprintf(io.out, "%s %s on %s (%d images %v) in %s: steps %d, batch %d, seed %d -> %s\n",
-		verb, f.Model, f.Dataset, ds.Len(), ds.Shape(), r.Label, steps, o.Batch, o.Seed, r.Dir)
-
-	onStep := experiment.Progress(io.err, r.Label, t.LogColumns(), start, steps, f.logEvery, r.Later)
-	sum, err := t.Run(ctx, gan.RunOptions{
-		Dir: r.Dir, Steps: steps, SampleEvery: f.sampleEvery, CheckpointEvery: f.ckptEvery,
-		KeepCheckpoints: f.keep, Meta: map[string]string{gan.MetaDataset: f.Dataset},
-		OnStep: onStep,
-		Warn:   func(msg string) { fmt.Fprintf(io.err, "\nWARNING: %s: %s\n", r.Label, msg) },
-	})
-	if err != nil {
-		return sum, err
-	}
-	return sum, r.WriteSummary(io.out, sum)
 }
 
 // modelList returns one line per registered model: its name and summary.

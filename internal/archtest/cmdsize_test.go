@@ -15,7 +15,7 @@ import (
 // the library. 3,500 lines is the bar (issue 27); the bound is the count
 // reached so far: lower it as code moves out, never raise it to make room
 // for logic that belongs below.
-const maxCmdLines = 3671
+const maxCmdLines = 3490
 
 // generated is the marker of a generated Go file (go help generate).
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
