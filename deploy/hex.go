@@ -71,7 +71,7 @@ func (m *Model) WriteHex(dir string, z []float32, label int) error {
 	}
 	for _, t := range m.Tensors {
 		if t.Sparse.Dense() {
-			write("tensors/"+fileName(t.Name)+".hex", t.Name, t.Format, t.Shape, t.Codes)
+			write("tensors/"+FileName(t.Name)+".hex", t.Name, t.Format, t.Shape, t.Codes)
 			continue
 		}
 		if werr == nil {
@@ -95,8 +95,8 @@ func (m *Model) WriteHex(dir string, z []float32, label int) error {
 			seen[tp.Layer]++
 			in, out := tp.In.Value().Data().([]float32), tp.Out.Value().Data().([]float32)
 			fa, fo := orFP32(lf.Act.Format), orFP32(lf.Out.Format)
-			write("golden/"+fileName(name)+".in.hex", name+".in", fa, tp.In.Shape().Clone(), encodeAll(fa, in))
-			write("golden/"+fileName(name)+".out.hex", name+".out", fo, tp.Out.Shape().Clone(), encodeAll(fo, out))
+			write("golden/"+FileName(name)+".in.hex", name+".in", fa, tp.In.Shape().Clone(), encodeAll(fa, in))
+			write("golden/"+FileName(name)+".out.hex", name+".out", fo, tp.Out.Shape().Clone(), encodeAll(fo, out))
 		}
 	})
 	if err != nil {
@@ -118,9 +118,14 @@ func (m *Model) WriteHex(dir string, z []float32, label int) error {
 	return atomicfile.WriteFile(filepath.Join(dir, "manifest.json"), append(js, '\n'))
 }
 
-// fileName turns a tensor or layer name into a file name: "G/fc1.w" →
-// "G_fc1.w".
-func fileName(s string) string { return strings.NewReplacer("/", "_", "#", "_").Replace(s) }
+// FileName turns a tensor, layer or table-row name into a file name that
+// every common file system takes: "G/fc1.w" → "G_fc1.w", "P6 2:4" →
+// "P6_2_4". Separators, spaces and the characters Windows reserves become
+// underscores, so a name never reaches outside its folder.
+func FileName(s string) string { return fileNameReplacer.Replace(s) }
+
+var fileNameReplacer = strings.NewReplacer("/", "_", "\\", "_", "#", "_", " ", "_", ":", "_", "*", "_", "?", "_",
+	"\"", "_", "<", "_", ">", "_", "|", "_")
 
 func writeHexFile(path, name string, f quant.Format, shape []int, codes []uint32) error {
 	digits := (f.Bits() + 3) / 4

@@ -40,7 +40,7 @@ func writeSparseHex(dir string, t *Tensor) ([]HexFile, error) {
 			words = append(words, w)
 		}
 	}
-	base := "tensors/" + fileName(t.Name)
+	base := "tensors/" + FileName(t.Name)
 	files := []HexFile{
 		{File: base + ".values.hex", Tensor: t.Name, Format: t.Format.String(), Bits: t.Format.Bits(),
 			Shape: []int{rows, len(vals) / rows}, Memory: "values", Sparsity: s.String()},

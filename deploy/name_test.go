@@ -62,3 +62,20 @@ func TestLoadRefusesNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// FileName keeps names inside their folder and takes out what Windows
+// refuses in a file name (a sparse deploy-compare row is "P6 2:4").
+func TestFileName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"G/fc1.w", "G_fc1.w"},
+		{"P6 2:4", "P6_2_4"},
+		{"G/conv#3.b", "G_conv_3.b"},
+		{`a\b*c?d"e<f>g|h`, "a_b_c_d_e_f_g_h"},
+		{"../../x", ".._.._x"},
+		{"posit(8,1)+", "posit(8,1)+"},
+	} {
+		if got := deploy.FileName(c.in); got != c.want {
+			t.Errorf("FileName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
 	"github.com/positgan/positgan/internal/numfmt"
@@ -54,7 +55,7 @@ func (c *DeployTable) WriteFiles(dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	for _, r := range c.Rows {
-		p := filepath.Join(dir, "grids", deployFileName(strings.ReplaceAll(r.Label, " ", "_"))+".png")
+		p := filepath.Join(dir, "grids", deploy.FileName(r.Label)+".png")
 		if err := atomicfile.Write(p, func(w io.Writer) error { return png.Encode(w, c.grid1(r)) }); err != nil {
 			return paths, err
 		}
@@ -259,7 +260,3 @@ func (c *DeployTable) writeGrids(w io.Writer) error {
 	}
 	return png.Encode(w, dst)
 }
-
-// deployFileName turns a row label into a file name (as deploy names its
-// hex files).
-func deployFileName(s string) string { return strings.NewReplacer("/", "_", "#", "_").Replace(s) }

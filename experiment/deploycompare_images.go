@@ -27,6 +27,7 @@ import (
 
 	"github.com/positgan/positgan/ckpt"
 	"github.com/positgan/positgan/datasets"
+	"github.com/positgan/positgan/deploy"
 	"github.com/positgan/positgan/eval"
 	"github.com/positgan/positgan/gan"
 	"github.com/positgan/positgan/internal/atomicfile"
@@ -442,7 +443,7 @@ func mapOptionsOf(c *ckpt.Checkpoint, o DeployOptions) (models.Config, []models.
 func (c *DeployTable) writeMapOutputs(dir string) ([]string, error) {
 	var paths []string
 	for _, r := range c.Rows {
-		d := filepath.Join(dir, deployFileName(strings.ReplaceAll(r.Label, " ", "_")))
+		d := filepath.Join(dir, deploy.FileName(r.Label))
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return paths, fmt.Errorf("experiment: %w", err)
 		}
