@@ -27,11 +27,11 @@ differences, so that it runs anywhere without downloads or torchvision:
     the example's 2e-4 at width 64; --lr sets both). Adam moves every weight
     by about lr per step whatever the size of its gradient, so how far a
     layer's output moves per step grows with its fan-in: at 1/8 of the
-    example's width and its 2e-4, the generator's output moved about 8 times
-    slower, had not learnt even MNIST's black background when the
+    example's width and its 2e-4 the generator's output moves about 8 times
+    slower by that argument; it had not learnt even MNIST's black background when the
     discriminator had won (Loss_D 0.02 at step 100) and drew grey noise after
     1000 steps, while at width 64 the same lr darkens the background within
-    40 steps. With the scaled rate the game stays balanced (Loss_D about 1)
+    40 steps. With the scaled rate the game stays balanced (Loss_D 0.9-1.8)
     and 800 steps at width 8 draw digits.
 
 Usage (Debian's python3-torch is for /usr/bin/python3):
