@@ -10,7 +10,7 @@
 #
 # Usage: examples/pytorch-dcgan/run.sh [-s STEPS] [-o DIR]
 #
-#   -s STEPS  training batches (default 1000)
+#   -s STEPS  training batches (default 800)
 #   -o DIR    output folder (default pytorch-dcgan-out); a netG.pth already
 #             there is used as it is, not trained again
 #
@@ -20,7 +20,7 @@
 # nothing else is downloaded.
 set -eu
 
-steps=1000
+steps=800
 out=pytorch-dcgan-out
 while getopts s:o: opt; do
 	case $opt in
