@@ -112,12 +112,15 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
-	// Sum the products in the orientation whose row operand has more
-	// zeros: rows' zero products can then be skipped, when adding the
-	// zero product leaves every sum unchanged (no signed zeros).
+	// Sum the products in the orientation that leaves the kernels less
+	// work: they sum rows in pairs and columns in blocks of perOpLanes,
+	// and skip the terms where both rows' operands are zero (when adding
+	// the zero product leaves every sum unchanged: no signed zeros). The
+	// orientation changes no bit: each sum adds the same products in the
+	// same order.
 	rowIdx, colIdx, rowVals, colVals := w.ai, w.bi, w.va, w.vb
 	rows, cols, ldr, ldcol := m, n, ldc, 1
-	swapped := w.zb > w.za
+	swapped := perOpWork(n, m, w.zb, k) < perOpWork(m, n, w.za, k)
 	if swapped {
 		rowIdx, colIdx, rowVals, colVals = w.bi, w.ai, w.vb, w.va
 		rows, cols, ldr, ldcol = n, m, 1, ldc
@@ -188,6 +191,16 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	r.parts = min(runtime.GOMAXPROCS(0), rows, len(r.nz))
 	ForEaches(r.parts, rows*cols*k, r)
 	w.run.c, w.run.ri, w.run.cix, w.run.vals = nil, nil, nil, nil
+}
+
+// perOpWork estimates the lookups of a per-op GEMM summed with rows
+// rows (of which zeros of rows·k row operands are zero) and cols columns:
+// the rows padded to pairs and the columns to blocks of perOpLanes, less
+// the terms skipped where both rows of a pair have zeros, were zeros
+// spread evenly.
+func perOpWork(rows, cols, zeros, k int) float64 {
+	z := float64(zeros) / float64(rows*k)
+	return float64((rows+1)/2*2) * float64((cols+perOpLanes-1)/perOpLanes*perOpLanes) * (1 - z*z)
 }
 
 // A perOpKernelInfo names a row kernel and its instruction-set level.
