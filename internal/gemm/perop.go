@@ -164,18 +164,27 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	}
 	// Interleave the columns in groups of perOpLanes: group g holds, for
 	// each l, the indices of columns 64g..64g+63 (0 past the last column).
+	// (A transpose of each group, by tiles of perOpTile terms, which stay
+	// in cache.)
 	ng := (cols + perOpLanes - 1) / perOpLanes
 	grow(&w.cix, ng*k*perOpLanes)
-	for j := 0; j < ng*perOpLanes; j++ {
-		blk := w.cix[(j/perOpLanes)*k*perOpLanes+j%perOpLanes:]
-		if j >= cols {
-			for l := 0; l < k; l++ {
-				blk[l*perOpLanes] = 0
+	for g := range ng {
+		grp := w.cix[g*k*perOpLanes : (g+1)*k*perOpLanes]
+		for l0 := 0; l0 < k; l0 += perOpTile {
+			l1 := min(l0+perOpTile, k)
+			for t := range perOpLanes {
+				j := g*perOpLanes + t
+				blk := grp[t:]
+				if j >= cols {
+					for l := l0; l < l1; l++ {
+						blk[l*perOpLanes] = 0
+					}
+					continue
+				}
+				for l, v := range colIdx[j*k+l0 : j*k+l1] {
+					blk[(l0+l)*perOpLanes] = v
+				}
 			}
-			continue
-		}
-		for l, v := range colIdx[j*k : (j+1)*k] {
-			blk[l*perOpLanes] = v
 		}
 	}
 	r := &w.run
@@ -462,20 +471,30 @@ func (w *PerOpWorkspace) packDirect(dst []uint8, src []float32, ld int, trans bo
 		}
 		return vals, zeros, true
 	}
-	for l := 0; l < k; l++ {
-		for i, x := range src[l*ld : l*ld+rows] {
-			v, ok := id(x)
-			if !ok {
-				return vals, 0, false
+	// A transpose, by tiles of perOpTile rows of dst: the tile's rows of
+	// dst stay in cache while l runs.
+	for i0 := 0; i0 < rows; i0 += perOpTile {
+		i1 := min(i0+perOpTile, rows)
+		d := dst[i0*k:]
+		for l := 0; l < k; l++ {
+			for i, x := range src[l*ld+i0 : l*ld+i1] {
+				v, ok := id(x)
+				if !ok {
+					return vals, 0, false
+				}
+				if x == 0 {
+					zeros++
+				}
+				d[i*k+l] = v
 			}
-			if x == 0 {
-				zeros++
-			}
-			dst[i*k+l] = v
 		}
 	}
 	return vals, zeros, true
 }
+
+// perOpTile is the side of the tiles in which the per-op GEMM transposes
+// its byte indices: 64 rows of 64 bytes, 4 KiB, stay in the L1 cache.
+const perOpTile = 64
 
 // packHashed is pack for any float32 values, found in hash tables.
 func (w *PerOpWorkspace) packHashed(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) bool {
