@@ -16,7 +16,8 @@ import (
 // come from the format's arithmetic (quant.ArithmeticOf), so a format
 // with its own add or multiply gets them here too. The lookups of 64
 // columns' sums advance together in vector registers (gathers, and byte
-// permutes for the products where the CPU has AVX-512 VBMI; see
+// permutes for the products and the sums' indices where the CPU has
+// AVX-512 VBMI; see
 // perop_amd64.s and POSITGAN_CPU), and the rows are split over the cores.
 // A wider accumulation format calls its arithmetic for every sum, as the
 // reference kernel does, with the rows split over the cores. It keeps its
