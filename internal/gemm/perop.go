@@ -16,7 +16,8 @@ import (
 // come from the format's arithmetic (quant.ArithmeticOf), so a format
 // with its own add or multiply gets them here too. The lookups of 64
 // columns' sums advance together in vector registers (gathers, and byte
-// permutes for the products where the CPU has AVX-512 VBMI; see
+// permutes for the products and the sums' indices where the CPU has
+// AVX-512 VBMI; see
 // perop_amd64.s and POSITGAN_CPU), and the rows are split over the cores.
 // A wider accumulation format calls its arithmetic for every sum, as the
 // reference kernel does, with the rows split over the cores. It keeps its
@@ -112,12 +113,15 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 		w.wide.split(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
-	// Sum the products in the orientation whose row operand has more
-	// zeros: rows' zero products can then be skipped, when adding the
-	// zero product leaves every sum unchanged (no signed zeros).
+	// Sum the products in the orientation that leaves the kernels less
+	// work: they sum rows in pairs and columns in blocks of perOpLanes,
+	// and skip the terms where both rows' operands are zero (when adding
+	// the zero product leaves every sum unchanged: no signed zeros). The
+	// orientation changes no bit: each sum adds the same products in the
+	// same order.
 	rowIdx, colIdx, rowVals, colVals := w.ai, w.bi, w.va, w.vb
 	rows, cols, ldr, ldcol := m, n, ldc, 1
-	swapped := w.zb > w.za
+	swapped := perOpWork(n, m, w.zb, k) < perOpWork(m, n, w.za, k)
 	if swapped {
 		rowIdx, colIdx, rowVals, colVals = w.bi, w.ai, w.vb, w.va
 		rows, cols, ldr, ldcol = n, m, 1, ldc
@@ -161,18 +165,27 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	}
 	// Interleave the columns in groups of perOpLanes: group g holds, for
 	// each l, the indices of columns 64g..64g+63 (0 past the last column).
+	// (A transpose of each group, by tiles of perOpTile terms, which stay
+	// in cache.)
 	ng := (cols + perOpLanes - 1) / perOpLanes
 	grow(&w.cix, ng*k*perOpLanes)
-	for j := 0; j < ng*perOpLanes; j++ {
-		blk := w.cix[(j/perOpLanes)*k*perOpLanes+j%perOpLanes:]
-		if j >= cols {
-			for l := 0; l < k; l++ {
-				blk[l*perOpLanes] = 0
+	for g := range ng {
+		grp := w.cix[g*k*perOpLanes : (g+1)*k*perOpLanes]
+		for l0 := 0; l0 < k; l0 += perOpTile {
+			l1 := min(l0+perOpTile, k)
+			for t := range perOpLanes {
+				j := g*perOpLanes + t
+				blk := grp[t:]
+				if j >= cols {
+					for l := l0; l < l1; l++ {
+						blk[l*perOpLanes] = 0
+					}
+					continue
+				}
+				for l, v := range colIdx[j*k+l0 : j*k+l1] {
+					blk[(l0+l)*perOpLanes] = v
+				}
 			}
-			continue
-		}
-		for l, v := range colIdx[j*k : (j+1)*k] {
-			blk[l*perOpLanes] = v
 		}
 	}
 	r := &w.run
@@ -188,6 +201,16 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	r.parts = min(runtime.GOMAXPROCS(0), rows, len(r.nz))
 	ForEaches(r.parts, rows*cols*k, r)
 	w.run.c, w.run.ri, w.run.cix, w.run.vals = nil, nil, nil, nil
+}
+
+// perOpWork estimates the lookups of a per-op GEMM summed with rows
+// rows (of which zeros of rows·k row operands are zero) and cols columns:
+// the rows padded to pairs and the columns to blocks of perOpLanes, less
+// the terms skipped where both rows of a pair have zeros, were zeros
+// spread evenly.
+func perOpWork(rows, cols, zeros, k int) float64 {
+	z := float64(zeros) / float64(rows*k)
+	return float64((rows+1)/2*2) * float64((cols+perOpLanes-1)/perOpLanes*perOpLanes) * (1 - z*z)
 }
 
 // A perOpKernelInfo names a row kernel and its instruction-set level.
@@ -449,20 +472,30 @@ func (w *PerOpWorkspace) packDirect(dst []uint8, src []float32, ld int, trans bo
 		}
 		return vals, zeros, true
 	}
-	for l := 0; l < k; l++ {
-		for i, x := range src[l*ld : l*ld+rows] {
-			v, ok := id(x)
-			if !ok {
-				return vals, 0, false
+	// A transpose, by tiles of perOpTile rows of dst: the tile's rows of
+	// dst stay in cache while l runs.
+	for i0 := 0; i0 < rows; i0 += perOpTile {
+		i1 := min(i0+perOpTile, rows)
+		d := dst[i0*k:]
+		for l := 0; l < k; l++ {
+			for i, x := range src[l*ld+i0 : l*ld+i1] {
+				v, ok := id(x)
+				if !ok {
+					return vals, 0, false
+				}
+				if x == 0 {
+					zeros++
+				}
+				d[i*k+l] = v
 			}
-			if x == 0 {
-				zeros++
-			}
-			dst[i*k+l] = v
 		}
 	}
 	return vals, zeros, true
 }
+
+// perOpTile is the side of the tiles in which the per-op GEMM transposes
+// its byte indices: 64 rows of 64 bytes, 4 KiB, stay in the L1 cache.
+const perOpTile = 64
 
 // packHashed is pack for any float32 values, found in hash tables.
 func (w *PerOpWorkspace) packHashed(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int) bool {

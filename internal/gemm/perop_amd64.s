@@ -123,9 +123,70 @@ done512:
 	VEXTRACTI32X4 $3, Z7, X7; \
 	VPMOVZXBD X7, Z11
 
+// PRODB sets Z7 to the 64 product indices prod[a<<8 | col], as bytes,
+// for the column indices in Z4 (their top bits in K1) and BX pointing at
+// row a of prod, as PRODVBMI does; it clobbers Z5, Z6, Z16 and Z17.
+#define PRODB \
+	VMOVDQU64 (BX), Z16; \
+	VMOVDQU64 128(BX), Z17; \
+	VMOVDQA64 Z4, Z5; \
+	VPERMI2B 64(BX), Z16, Z5; \
+	VMOVDQA64 Z4, Z6; \
+	VPERMI2B 192(BX), Z17, Z6; \
+	VPBLENDMB Z6, Z5, K1, Z7
+
+// SUMB sets the chains S of lanes 16q..16q+15 to sum[S<<8 | p], p their
+// product bytes in Z7 and C their control (perOpSumCtl<>): one byte
+// permute, with the zeroing mask K7, puts each lane's index together. It
+// clobbers I and K.
+#define SUMB(S, C, I, K) \
+	VMOVDQA64 C, I; \
+	VPERMI2B.Z Z7, S, K7, I; \
+	KXNORW K0, K0, K; \
+	VPGATHERDD (R11)(I*1), K, S
+
+// perOpSumCtl<> holds, for each quarter q of 16 lanes, the VPERMI2B
+// control that makes the sum index s<<8 | p of lane t: byte 4t is the
+// product byte 16q+t of the second table, byte 4t+1 the low byte of the
+// chain's lane t in the first; bytes 4t+2 and 4t+3 are zeroed by mask.
+DATA perOpSumCtl<>+0(SB)/8, $0x0000044100000040
+DATA perOpSumCtl<>+8(SB)/8, $0x00000c4300000842
+DATA perOpSumCtl<>+16(SB)/8, $0x0000144500001044
+DATA perOpSumCtl<>+24(SB)/8, $0x00001c4700001846
+DATA perOpSumCtl<>+32(SB)/8, $0x0000244900002048
+DATA perOpSumCtl<>+40(SB)/8, $0x00002c4b0000284a
+DATA perOpSumCtl<>+48(SB)/8, $0x0000344d0000304c
+DATA perOpSumCtl<>+56(SB)/8, $0x00003c4f0000384e
+DATA perOpSumCtl<>+64(SB)/8, $0x0000045100000050
+DATA perOpSumCtl<>+72(SB)/8, $0x00000c5300000852
+DATA perOpSumCtl<>+80(SB)/8, $0x0000145500001054
+DATA perOpSumCtl<>+88(SB)/8, $0x00001c5700001856
+DATA perOpSumCtl<>+96(SB)/8, $0x0000245900002058
+DATA perOpSumCtl<>+104(SB)/8, $0x00002c5b0000285a
+DATA perOpSumCtl<>+112(SB)/8, $0x0000345d0000305c
+DATA perOpSumCtl<>+120(SB)/8, $0x00003c5f0000385e
+DATA perOpSumCtl<>+128(SB)/8, $0x0000046100000060
+DATA perOpSumCtl<>+136(SB)/8, $0x00000c6300000862
+DATA perOpSumCtl<>+144(SB)/8, $0x0000146500001064
+DATA perOpSumCtl<>+152(SB)/8, $0x00001c6700001866
+DATA perOpSumCtl<>+160(SB)/8, $0x0000246900002068
+DATA perOpSumCtl<>+168(SB)/8, $0x00002c6b0000286a
+DATA perOpSumCtl<>+176(SB)/8, $0x0000346d0000306c
+DATA perOpSumCtl<>+184(SB)/8, $0x00003c6f0000386e
+DATA perOpSumCtl<>+192(SB)/8, $0x0000047100000070
+DATA perOpSumCtl<>+200(SB)/8, $0x00000c7300000872
+DATA perOpSumCtl<>+208(SB)/8, $0x0000147500001074
+DATA perOpSumCtl<>+216(SB)/8, $0x00001c7700001876
+DATA perOpSumCtl<>+224(SB)/8, $0x0000247900002078
+DATA perOpSumCtl<>+232(SB)/8, $0x00002c7b0000287a
+DATA perOpSumCtl<>+240(SB)/8, $0x0000347d0000307c
+DATA perOpSumCtl<>+248(SB)/8, $0x00003c7f0000387e
+GLOBL perOpSumCtl<>(SB), RODATA|NOPTR, $256
+
 // func perOpRow2VBMI(out *uint32, blk *uint8, ar0, ar1 *uint8, nz *int32, nnz int, prod *uint8, sum *uint8)
 // Two rows (ar0 in R8, ar1 in DX), eight chains (Z0–Z3, Z18–Z21);
-// products by byte permutes (AVX-512 VBMI), sums gathered.
+// products by byte permutes (AVX-512 VBMI), sum indices by byte permutes
+// too, sums gathered.
 TEXT ·perOpRow2VBMI(SB), NOSPLIT, $0-64
 	MOVQ out+0(FP), DI
 	MOVQ blk+8(FP), SI
@@ -136,6 +197,12 @@ TEXT ·perOpRow2VBMI(SB), NOSPLIT, $0-64
 	MOVQ prod+48(FP), R10
 	MOVQ sum+56(FP), R11
 	CONSTS512
+	MOVQ $0x3333333333333333, AX
+	KMOVQ AX, K7
+	VMOVDQU64 perOpSumCtl<>+0(SB), Z24
+	VMOVDQU64 perOpSumCtl<>+64(SB), Z25
+	VMOVDQU64 perOpSumCtl<>+128(SB), Z26
+	VMOVDQU64 perOpSumCtl<>+192(SB), Z27
 	VMOVDQU8 (SI), Z4
 	VPMOVB2M Z4, K1
 	MOVBLZX (R8), BX
@@ -168,17 +235,17 @@ loop2vbmi:
 	SHLQ $6, AX
 	VMOVDQU8 (SI)(AX*1), Z4
 	VPMOVB2M Z4, K1
-	PRODVBMI
-	SUM512(Z0, Z8, Z12, K2)
-	SUM512(Z1, Z9, Z13, K3)
-	SUM512(Z2, Z10, Z14, K4)
-	SUM512(Z3, Z11, Z15, K5)
+	PRODB
+	SUMB(Z0, Z24, Z12, K2)
+	SUMB(Z1, Z25, Z13, K3)
+	SUMB(Z2, Z26, Z14, K4)
+	SUMB(Z3, Z27, Z15, K5)
 	MOVQ R12, BX
-	PRODVBMI
-	SUM512(Z18, Z8, Z22, K6)
-	SUM512(Z19, Z9, Z23, K7)
-	SUM512(Z20, Z10, Z24, K2)
-	SUM512(Z21, Z11, Z25, K3)
+	PRODB
+	SUMB(Z18, Z24, Z22, K6)
+	SUMB(Z19, Z25, Z23, K2)
+	SUMB(Z20, Z26, Z28, K3)
+	SUMB(Z21, Z27, Z30, K4)
 	ADDQ $4, R9
 	DECQ CX
 	JNZ  loop2vbmi
