@@ -76,20 +76,28 @@ type WeightMask struct {
 	wid, gid   uint64 // sparsity keys of the weights and of their gradient
 
 	abs bool // the scorer is abs: sparsity.MaskAbs, no float64 scores
+	// The tables of the fast kernels (sparse_kernel.go) for the weight
+	// and gradient patterns, nil where the pattern has none.
+	tab, gtab *maskTable
 
-	mu          sync.Mutex
-	seed, step  uint64
-	frozen      []bool // nil until frozen
-	zeros, size int    // of the weights last read
-	// The last mask computed, with the bits of the weights and the key it
-	// was computed from: a network read twice between two updates (a
+	mu         sync.Mutex
+	seed, step uint64
+	frozen     []bool // nil until frozen
+	// The weights the layer's products last read (their bits) and their
+	// mask. Unless frozen, it is also the last mask computed, with the key
+	// it was computed from: a network read twice between two updates (a
 	// discriminator on real and fake images) is masked once, and bit
-	// equality makes the reuse exact.
+	// equality makes the reuse exact. Achieved counts its zeros when
+	// asked, not at every read.
 	cache struct {
-		ok         bool
+		ok         bool // holds the mask of bits under seed and step
+		read       bool // holds a read
+		f64        bool // bits are float64s
 		seed, step uint64
 		bits       []byte
 		keep       []bool
+		zeros      int // of the read, if counted
+		counted    bool
 	}
 }
 
@@ -103,9 +111,16 @@ func newWeightMask(layer string, s Sparsity, rows, cols int, axis sparsity.Axis)
 		return nil, err
 	}
 	sc, _ := sparsity.Lookup(s.Score)
-	return &WeightMask{layer: layer, spec: s, score: sc, rows: rows, cols: cols, axis: axis,
+	m := &WeightMask{layer: layer, spec: s, score: sc, rows: rows, cols: cols, axis: axis,
 		abs: s.Score == "" || s.Score == sparsity.DefaultScorer,
-		wid: sparsity.TensorID(layer + ".w"), gid: sparsity.TensorID(layer + ".w.grad")}, nil
+		wid: sparsity.TensorID(layer + ".w"), gid: sparsity.TensorID(layer + ".w.grad")}
+	if m.abs && hasMaskKernel(s.Weight, axis) {
+		m.tab = newMaskTable(s.Weight)
+	}
+	if m.abs && hasMaskKernel(s.Grad, axis) {
+		m.gtab = newMaskTable(s.Grad)
+	}
+	return m, nil
 }
 
 // Layer returns the name of the layer whose weights m masks.
@@ -161,10 +176,37 @@ func (m *WeightMask) Freeze(keep []bool) error {
 func (m *WeightMask) Achieved() (float64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.size == 0 {
+	c := &m.cache
+	if !c.read || len(c.keep) == 0 {
 		return 0, false
 	}
-	return float64(m.zeros) / float64(m.size), true
+	if !c.counted {
+		c.zeros, c.counted = maskedZeros(c.bits, c.keep, c.f64), true
+	}
+	return float64(c.zeros) / float64(len(c.keep)), true
+}
+
+// maskedZeros returns how many of the values bits holds (float64s if f64,
+// else float32s) are ±0 or dropped by keep: the zeros of the masked
+// weights.
+func maskedZeros(bits []byte, keep []bool, f64 bool) int {
+	n := 0
+	if f64 {
+		v := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(bits))), len(keep))
+		for i, k := range keep {
+			if !k || v[i]<<1 == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	v := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(bits))), len(keep))
+	for i, k := range keep {
+		if !k || v[i]<<1 == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Mask sets keep to the weight mask the layer would use now for the
@@ -172,41 +214,62 @@ func (m *WeightMask) Achieved() (float64, bool) {
 // returns scratch for reuse. Exporters use it to store what training
 // used.
 func (m *WeightMask) Mask(keep []bool, w []float32, scratch []float64) []float64 {
-	scratch, _ = maskOf(m, keep, w, scratch)
-	return scratch
+	return maskOf(m, keep, w, scratch, nil)
 }
 
 // maskOf sets keep to the weight mask of w: the frozen one, or one
-// computed now from w (and frozen if FixedAfter says so). It reports
-// whether the mask is the one the last call gave for the same weights
-// (and so its sparsity is known).
-func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float64) (_ []float64, same bool) {
+// computed now from w (and frozen if FixedAfter says so). A y not nil
+// makes the call a read of the weights by the layer's products: y is set
+// to w masked, and the read is the one Achieved describes.
+func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float64, y []T) []float64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.frozen != nil {
-		copy(keep, m.frozen)
-		return scratch, false
-	}
 	c := &m.cache
 	bits := rawBytes(w)
-	if c.ok && c.seed == m.seed && c.step == m.step && bytes.Equal(c.bits, bits) {
+	if m.frozen != nil {
+		copy(keep, m.frozen)
+		if y != nil {
+			applyMask(y, w, keep)
+			c.ok, c.read, c.counted = false, true, false
+			c.f64 = !isFloat32(w)
+			c.bits = append(c.bits[:0], bits...)
+			c.keep = append(c.keep[:0], keep...)
+		}
+		return scratch
+	}
+	hit := c.ok && c.seed == m.seed && c.step == m.step && bytes.Equal(c.bits, bits)
+	switch {
+	case hit:
 		copy(keep, c.keep)
-		same = true
-	} else {
+		if y != nil {
+			applyMask(y, w, keep)
+		}
+	case y != nil && m.tab != nil && sparseAVX512 && isFloat32(w):
+		// Masked and applied in one pass.
+		maskApply32(keep, any(y).([]float32), any(w).([]float32), m.rows, m.cols, m.tab, m.spec.Weight.M)
+	default:
 		if m.abs {
 			sparsity.MaskAbs(keep, w, m.rows, m.cols, m.spec.Weight, m.axis)
 		} else {
 			k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.wid}
 			scratch = sparsity.MaskValues(keep, w, m.rows, m.cols, m.spec.Weight, m.axis, m.score, k, scratch)
 		}
-		c.ok, c.seed, c.step = true, m.seed, m.step
+		if y != nil {
+			applyMask(y, w, keep)
+		}
+	}
+	// An export's mask (y nil) is not cached, so that the cache stays the
+	// layer's last read.
+	if y != nil && !hit {
+		c.ok, c.read, c.counted = true, true, false
+		c.seed, c.step, c.f64 = m.seed, m.step, !isFloat32(w)
 		c.bits = append(c.bits[:0], bits...)
 		c.keep = append(c.keep[:0], keep...)
 	}
 	if m.spec.FixedAfter > 0 && m.step >= uint64(m.spec.FixedAfter) {
 		m.frozen = slices.Clone(keep)
 	}
-	return scratch, same
+	return scratch
 }
 
 // rawBytes returns the bytes of w's values.
@@ -217,10 +280,20 @@ func rawBytes[T compute.Float](w []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*int(unsafe.Sizeof(w[0])))
 }
 
-func (m *WeightMask) record(zeros, size int) {
-	m.mu.Lock()
-	m.zeros, m.size = zeros, size
-	m.mu.Unlock()
+// isFloat32 reports whether w holds float32s.
+func isFloat32[T compute.Float](w []T) bool {
+	_, ok := any(w).([]float32)
+	return ok
+}
+
+// applyMask sets dst to src where keep and to +0 elsewhere
+// (sparsity.Apply), on the fast kernel for float32.
+func applyMask[T compute.Float](dst, src []T, keep []bool) {
+	if d, ok := any(dst).([]float32); ok {
+		apply32(d, any(src).([]float32), keep)
+		return
+	}
+	sparsity.Apply(dst, src, keep)
 }
 
 // Masks returns the weight masks of the layers in net that have a
@@ -297,26 +370,7 @@ func (st *maskNode) forward(in []*tensor.Dense) (*tensor.Dense, error) {
 }
 
 func maskForward[T compute.Float](st *maskNode, w, y []T) {
-	var same bool
-	st.scores, same = maskOf(st.m, st.keep, w, st.scores)
-	sparsity.Apply(y, w, st.keep)
-	if !same { // the same weights and mask give the same zeros
-		st.m.record(countZeros(y), len(y))
-	}
-}
-
-// countZeros returns how many values of y are ±0, without a branch per
-// value (half of a masked tensor is zero, in no order a predictor learns).
-func countZeros[T compute.Float](y []T) int {
-	n := 0
-	for _, v := range y {
-		z := 0
-		if v == 0 {
-			z = 1
-		}
-		n += z
-	}
-	return n
+	st.scores = maskOf(st.m, st.keep, w, st.scores, y)
 }
 
 func (st *maskNode) backward(in []*tensor.Dense) (*tensor.Dense, error) {
@@ -333,7 +387,7 @@ func (st *maskNode) backward(in []*tensor.Dense) (*tensor.Dense, error) {
 }
 
 func maskBackward[T compute.Float](st *maskNode, dy, dw []T) {
-	sparsity.Apply(dw, dy, st.keep)
+	applyMask(dw, dy, st.keep)
 	m := st.m
 	if m.spec.Grad.IsDense() {
 		return
@@ -342,10 +396,15 @@ func maskBackward[T compute.Float](st *maskNode, dy, dw []T) {
 	m.mu.Lock()
 	k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.gid}
 	m.mu.Unlock()
+	if m.gtab != nil && sparseAVX512 && isFloat32(dw) {
+		d := any(dw).([]float32)
+		maskApply32(st.gkeep, d, d, m.rows, m.cols, m.gtab, m.spec.Grad.M)
+		return
+	}
 	if m.abs {
 		sparsity.MaskAbs(st.gkeep, dw, m.rows, m.cols, m.spec.Grad, m.axis)
 	} else {
 		st.scores = sparsity.MaskValues(st.gkeep, dw, m.rows, m.cols, m.spec.Grad, m.axis, m.score, k, st.scores)
 	}
-	sparsity.Apply(dw, dw, st.gkeep)
+	applyMask(dw, dw, st.gkeep)
 }

@@ -1,0 +1,106 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The N:M weight mask kernels of sparse_kernel.go, AVX-512 F. A chunk is
+// 16 values; the last chunk of a call is cut with a lane mask (K1), whose
+// lanes off the end are neither loaded nor stored.
+
+// TAIL sets K1 to the lanes of the chunk at R11 that lie before R12
+// (all 16, or the 1..15 left), or jumps to done if none is left.
+#define TAIL(body, done) \
+	MOVQ   R12, CX; \
+	SUBQ   R11, CX; \
+	JLE    done; \
+	KXNORW K1, K1, K1; \
+	CMPQ   CX, $16; \
+	JAE    body; \
+	MOVL   $1, AX; \
+	SHLL   CX, AX; \
+	DECL   AX; \
+	KMOVW  AX, K1
+
+// func maskAbsAVX512(keep *bool, y, w *float32, n int, t *maskTable)
+//
+// A value's key is |w|'s bits plus one (0 for NaN, which scores as −∞;
+// −1 for the lanes off the end, below every value); its rank is the
+// number of values of its block that beat it: a larger key, or an equal
+// key at a lower index (the table's tie lanes compare with key − 1).
+// Values of rank < N are kept.
+TEXT ·maskAbsAVX512(SB), NOSPLIT, $0-40
+	MOVQ keep+0(FP), DI
+	MOVQ y+8(FP), R8
+	MOVQ w+16(FP), SI
+	MOVQ n+24(FP), R12
+	MOVQ t+32(FP), R9
+
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z20            // |x| mask
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z21            // +Inf
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z22            // 1
+	VPTERNLOGD   $0xff, Z23, Z23, Z23 // −1
+	VPBROADCASTD 1920(R9), Z24      // N
+	MOVL         1924(R9), BX       // rotations
+	XORQ         R11, R11
+
+maskloop:
+	TAIL(maskbody, maskdone)
+
+maskbody:
+	VMOVDQU32.Z (SI)(R11*4), K1, Z0
+	VPANDD      Z20, Z0, Z1
+	VPCMPUD     $6, Z21, Z1, K2     // NaN
+	VPADDD      Z22, Z1, Z1
+	VPXORD      Z1, Z1, K2, Z1      // NaN: 0
+	KNOTW       K1, K3
+	VMOVDQA32   Z23, K3, Z1         // off the end: −1
+	VPXORD      Z2, Z2, Z2          // rank
+	MOVQ        R9, R10
+	MOVL        BX, DX
+
+maskrot:
+	VMOVDQU32 (R10), Z3
+	VPERMD    Z1, Z3, Z4            // the other value's key
+	VPSUBD    64(R10), Z1, Z5       // key − tie
+	VPCMPGTD  Z5, Z4, K4
+	VPADDD    Z22, Z2, K4, Z2
+	ADDQ      $128, R10
+	DECL      DX
+	JNZ       maskrot
+
+	VPCMPD      $1, Z24, Z2, K1, K5 // kept: rank < N
+	VMOVDQU32.Z Z0, K5, Z6
+	VMOVDQU32   Z6, K1, (R8)(R11*4)
+	VMOVDQA32.Z Z22, K5, Z7
+	VPMOVDB     Z7, K1, (DI)(R11*1)
+	ADDQ        $16, R11
+	JMP         maskloop
+
+maskdone:
+	VZEROUPPER
+	RET
+
+// func applyMaskAVX512(dst, src *float32, keep *bool, n int)
+TEXT ·applyMaskAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ keep+16(FP), R8
+	MOVQ n+24(FP), R12
+	XORQ R11, R11
+
+applyloop:
+	TAIL(applybody, applydone)
+
+applybody:
+	VPMOVZXBD.Z (R8)(R11*1), K1, Z1
+	VPTESTMD    Z1, Z1, K1, K2
+	VMOVDQU32.Z (SI)(R11*4), K2, Z0
+	VMOVDQU32   Z0, K1, (DI)(R11*4)
+	ADDQ        $16, R11
+	JMP         applyloop
+
+applydone:
+	VZEROUPPER
+	RET
