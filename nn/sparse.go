@@ -96,7 +96,8 @@ type WeightMask struct {
 		seed, step uint64
 		bits       []byte
 		keep       []bool
-		zeros      int // of the read, if counted
+		size       int // of the read
+		zeros      int // of the read, if counted (else bits and keep hold it)
 		counted    bool
 	}
 }
@@ -177,13 +178,13 @@ func (m *WeightMask) Achieved() (float64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := &m.cache
-	if !c.read || len(c.keep) == 0 {
+	if !c.read || c.size == 0 {
 		return 0, false
 	}
 	if !c.counted {
 		c.zeros, c.counted = maskedZeros(c.bits, c.keep, c.f64), true
 	}
-	return float64(c.zeros) / float64(len(c.keep)), true
+	return float64(c.zeros) / float64(c.size), true
 }
 
 // maskedZeros returns how many of the values bits holds (float64s if f64,
@@ -234,20 +235,26 @@ func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float6
 			c.f64 = !isFloat32(w)
 			c.bits = append(c.bits[:0], bits...)
 			c.keep = append(c.keep[:0], keep...)
+			c.size = len(keep)
 		}
 		return scratch
 	}
+	if y != nil && m.tab != nil && sparseAVX512 && isFloat32(w) {
+		// Masked and applied in one pass, which also counts the zeros:
+		// less memory traffic than checking and copying the cache.
+		zeros := maskApply32(keep, any(y).([]float32), any(w).([]float32), m.rows, m.cols, m.tab, m.spec.Weight.M)
+		c.ok, c.read, c.counted, c.zeros = false, true, true, zeros
+		c.size = len(keep)
+		m.freezeIfDue(keep)
+		return scratch
+	}
 	hit := c.ok && c.seed == m.seed && c.step == m.step && bytes.Equal(c.bits, bits)
-	switch {
-	case hit:
+	if hit {
 		copy(keep, c.keep)
 		if y != nil {
 			applyMask(y, w, keep)
 		}
-	case y != nil && m.tab != nil && sparseAVX512 && isFloat32(w):
-		// Masked and applied in one pass.
-		maskApply32(keep, any(y).([]float32), any(w).([]float32), m.rows, m.cols, m.tab, m.spec.Weight.M)
-	default:
+	} else {
 		if m.abs {
 			sparsity.MaskAbs(keep, w, m.rows, m.cols, m.spec.Weight, m.axis)
 		} else {
@@ -265,11 +272,17 @@ func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float6
 		c.seed, c.step, c.f64 = m.seed, m.step, !isFloat32(w)
 		c.bits = append(c.bits[:0], bits...)
 		c.keep = append(c.keep[:0], keep...)
+		c.size = len(keep)
 	}
+	m.freezeIfDue(keep)
+	return scratch
+}
+
+// freezeIfDue freezes the mask to keep if FixedAfter steps are done.
+func (m *WeightMask) freezeIfDue(keep []bool) {
 	if m.spec.FixedAfter > 0 && m.step >= uint64(m.spec.FixedAfter) {
 		m.frozen = slices.Clone(keep)
 	}
-	return scratch
 }
 
 // rawBytes returns the bytes of w's values.

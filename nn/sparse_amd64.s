@@ -20,14 +20,14 @@
 	DECL   AX; \
 	KMOVW  AX, K1
 
-// func maskAbsAVX512(keep *bool, y, w *float32, n int, t *maskTable)
+// func maskAbsAVX512(keep *bool, y, w *float32, n int, t *maskTable) (nonzero int)
 //
 // A value's key is |w|'s bits plus one (0 for NaN, which scores as −∞;
 // −1 for the lanes off the end, below every value); its rank is the
 // number of values of its block that beat it: a larger key, or an equal
 // key at a lower index (the table's tie lanes compare with key − 1).
-// Values of rank < N are kept.
-TEXT ·maskAbsAVX512(SB), NOSPLIT, $0-40
+// Values of rank < N are kept. R13 counts the kept values that are not ±0.
+TEXT ·maskAbsAVX512(SB), NOSPLIT, $0-48
 	MOVQ keep+0(FP), DI
 	MOVQ y+8(FP), R8
 	MOVQ w+16(FP), SI
@@ -44,6 +44,7 @@ TEXT ·maskAbsAVX512(SB), NOSPLIT, $0-40
 	VPBROADCASTD 1920(R9), Z24      // N
 	MOVL         1924(R9), BX       // rotations
 	XORQ         R11, R11
+	XORQ         R13, R13
 
 maskloop:
 	TAIL(maskbody, maskdone)
@@ -75,11 +76,16 @@ maskrot:
 	VMOVDQU32   Z6, K1, (R8)(R11*4)
 	VMOVDQA32.Z Z22, K5, Z7
 	VPMOVDB     Z7, K1, (DI)(R11*1)
+	VPTESTMD    Z20, Z6, K6         // not ±0
+	KMOVW       K6, AX
+	POPCNTL     AX, AX
+	ADDQ        AX, R13
 	ADDQ        $16, R11
 	JMP         maskloop
 
 maskdone:
 	VZEROUPPER
+	MOVQ R13, nonzero+40(FP)
 	RET
 
 // func applyMaskAVX512(dst, src *float32, keep *bool, n int)

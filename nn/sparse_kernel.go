@@ -44,26 +44,27 @@ func hasMaskKernel(p sparsity.Pattern, axis sparsity.Axis) bool {
 }
 
 // maskApply32 sets keep to the abs N:M mask of the rows × cols weights w
-// and y to w masked (y may be w), with the table t of p; fastMask(p,
-// axis) must hold. A line whose length is a multiple of M puts every block
+// and y to w masked (y may be w), with the table t of p, and returns the
+// number of zeros (±0) in y; hasMaskKernel(p, AlongRow) must hold. A line whose length is a multiple of M puts every block
 // of the matrix end to end, so the kernel runs once over it; otherwise
 // once per row, each row ending with a partial block.
-func maskApply32(keep []bool, y, w []float32, rows, cols int, t *maskTable, m int) {
+func maskApply32(keep []bool, y, w []float32, rows, cols int, t *maskTable, m int) (zeros int) {
 	n := rows * cols
 	if len(keep) != n || len(y) != n || len(w) != n {
 		panic("nn: sparse mask: slice lengths differ")
 	}
 	if n == 0 {
-		return
+		return 0
 	}
 	if cols%m == 0 {
-		maskAbsAVX512(&keep[0], &y[0], &w[0], n, t)
-		return
+		return n - maskAbsAVX512(&keep[0], &y[0], &w[0], n, t)
 	}
+	zeros = n
 	for r := range rows {
 		o := r * cols
-		maskAbsAVX512(&keep[o], &y[o], &w[o], cols, t)
+		zeros -= maskAbsAVX512(&keep[o], &y[o], &w[o], cols, t)
 	}
+	return zeros
 }
 
 // apply32 sets dst to src where keep and to +0 elsewhere, as

@@ -101,7 +101,16 @@ func TestMaskApply32(t *testing.T) {
 					keepBuf[i], yBuf[i] = true, 7
 				}
 				keep, y := keepBuf[:len(w)], yBuf[:len(w)]
-				maskApply32(keep, y, w, rows, cols, tab, m)
+				zeros := maskApply32(keep, y, w, rows, cols, tab, m)
+				wantZeros := 0
+				for _, v := range genY {
+					if v == 0 {
+						wantZeros++
+					}
+				}
+				if zeros != wantZeros {
+					t.Fatalf("%v %d×%d: %d zeros, want %d", p, rows, cols, zeros, wantZeros)
+				}
 				for i := range w {
 					if keep[i] != want[i] || keep[i] != gen[i] {
 						t.Fatalf("%v %d×%d: keep[%d] = %v, definition %v, generic %v (w %v)", p, rows, cols, i, keep[i], want[i], gen[i], w[i])

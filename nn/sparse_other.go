@@ -2,7 +2,7 @@
 
 package nn
 
-func maskAbsAVX512(keep *bool, y, w *float32, n int, t *maskTable) {
+func maskAbsAVX512(keep *bool, y, w *float32, n int, t *maskTable) int {
 	panic("nn: no AVX-512 mask kernel")
 }
 
