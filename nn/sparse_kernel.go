@@ -45,9 +45,10 @@ func hasMaskKernel(p sparsity.Pattern, axis sparsity.Axis) bool {
 
 // maskApply32 sets keep to the abs N:M mask of the rows × cols weights w
 // and y to w masked (y may be w), with the table t of p, and returns the
-// number of zeros (±0) in y; hasMaskKernel(p, AlongRow) must hold. A line whose length is a multiple of M puts every block
-// of the matrix end to end, so the kernel runs once over it; otherwise
-// once per row, each row ending with a partial block.
+// number of zeros (±0) in y; hasMaskKernel(p, AlongRow) must hold. Rows
+// whose length is a multiple of M put every block of the matrix end to
+// end, so the kernel runs once over it; otherwise once per row, each row
+// ending with a partial block.
 func maskApply32(keep []bool, y, w []float32, rows, cols int, t *maskTable, m int) (zeros int) {
 	n := rows * cols
 	if len(keep) != n || len(y) != n || len(w) != n {
