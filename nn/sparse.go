@@ -83,6 +83,13 @@ type WeightMask struct {
 	mu         sync.Mutex
 	seed, step uint64
 	frozen     []bool // nil until frozen
+	// The weight node last masked and its mask node: a layer read twice
+	// in one graph (a discriminator on real and on fake images) reads the
+	// same master values, so both reads share one mask op, which computes
+	// the mask once per run and masks the summed gradient once (the
+	// same bits: the dropped values are +0 either way). Not with a Grad
+	// pattern, which masks each read's gradient by its own scores.
+	last struct{ w, y *gorgonia.Node }
 	// The weights the layer's products last read (their bits) and their
 	// mask. Unless frozen, it is also the last mask computed, with the key
 	// it was computed from: a network read twice between two updates (a
@@ -351,6 +358,13 @@ func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, error) {
 	if m == nil {
 		return w, nil
 	}
+	m.mu.Lock()
+	if m.last.w == w {
+		y := m.last.y
+		m.mu.Unlock()
+		return y, nil
+	}
+	m.mu.Unlock()
 	shape := w.Shape().Clone()
 	if shape.TotalSize() != m.rows*m.cols {
 		return nil, fmt.Errorf("nn: %s: weights of shape %v, mask of %d×%d", m.layer, shape, m.rows, m.cols)
@@ -368,7 +382,16 @@ func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, error) {
 		}
 		return gorgonia.Nodes{n}, nil
 	}
-	return apply(op, w)
+	y, err := apply(op, w)
+	if err != nil {
+		return nil, err
+	}
+	if m.spec.Grad.IsDense() {
+		m.mu.Lock()
+		m.last.w, m.last.y = w, y
+		m.mu.Unlock()
+	}
+	return y, nil
 }
 
 func (st *maskNode) forward(in []*tensor.Dense) (*tensor.Dense, error) {

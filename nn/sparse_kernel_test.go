@@ -4,8 +4,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 	"unsafe"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 
 	"github.com/positgan/positgan/sparsity"
 )
@@ -173,4 +177,50 @@ func upTo(n int) []int {
 		s[i] = i
 	}
 	return s
+}
+
+// TestSparseReadTwice: a layer read twice in one graph (a discriminator
+// on real and on fake images) shares one mask op, and the gradient of
+// the two reads still checks against finite differences.
+func TestSparseReadTwice(t *testing.T) {
+	for _, lc := range layerCases {
+		f := LayerFormats{Sparsity: Sparsity{Weight: sparsity.Pattern{N: 2, M: 4}}}
+		checkGrad(t, lc.name+" read twice", func(g *gorgonia.ExprGraph) (*gorgonia.Node, []*gorgonia.Node, error) {
+			rng := rand.New(rand.NewPCG(21, 22))
+			fwd, ps, err := lc.build(g, f, WithDtype(tensor.Float64), WithSeed(7))
+			if err != nil {
+				return nil, nil, err
+			}
+			fillRand(ps[1].Value().Data().([]float64), rng)
+			x1 := input(g, "x1", lc.in, normal(rng))
+			x2 := input(g, "x2", lc.in, normal(rng))
+			y1, err := fwd(x1)
+			if err != nil {
+				return nil, nil, err
+			}
+			y2, err := fwd(x2)
+			if err != nil {
+				return nil, nil, err
+			}
+			masks := 0
+			for _, n := range g.AllNodes() {
+				if n.Op() != nil && strings.HasPrefix(n.Op().String(), "SparseMask[") {
+					masks++
+				}
+			}
+			if masks != 1 {
+				t.Errorf("%s: %d mask ops for two reads, want 1", lc.name, masks)
+			}
+			l1, err := dotLoss(y1, rng)
+			if err != nil {
+				return nil, nil, err
+			}
+			l2, err := dotLoss(y2, rng)
+			if err != nil {
+				return nil, nil, err
+			}
+			loss, err := gorgonia.Add(l1, l2)
+			return loss, append(gorgonia.Nodes{x1, x2}, ps...), err
+		}, stepOpts)
+	}
 }
