@@ -89,7 +89,10 @@ type WeightMask struct {
 	// the mask once per run and masks the summed gradient once (the
 	// same bits: the dropped values are +0 either way). Not with a Grad
 	// pattern, which masks each read's gradient by its own scores.
-	last struct{ w, y *gorgonia.Node }
+	last struct {
+		w, y *gorgonia.Node
+		st   *maskNode
+	}
 	// The weights the layer's products last read (their bits) and their
 	// mask. Unless frozen, it is also the last mask computed, with the key
 	// it was computed from: a network read twice between two updates (a
@@ -343,38 +346,65 @@ func Masks(net Module) []*WeightMask {
 
 // maskNode is one application of a weight mask in a graph: its own mask
 // buffer, so that the backward pass uses the mask of its forward.
+//
+// Without a Grad pattern, the layers that read the masked weights mask
+// their own weight gradients in place (maskGrad), while their product
+// has just written them, and the mask op passes the gradient through:
+// one pass over a buffer in cache instead of a copy into another.
 type maskNode struct {
 	m           *WeightMask
 	shape       tensor.Shape
 	keep, gkeep []bool
 	scores      []float64
 	y, dw       outBuf
+	layerGrad   bool // the layers mask the gradient (maskGrad)
+}
+
+// maskGrad masks dw, the gradient of the weights st masked as a layer's
+// product read them, in place, if the layers mask the gradient; st may
+// be nil (no mask). It panics if st's forward has not run.
+func (st *maskNode) maskGrad(dw *tensor.Dense) {
+	if st == nil || !st.layerGrad {
+		return
+	}
+	if len(st.keep) != dw.Size() {
+		panic(fmt.Sprintf("nn: %s: weight mask gradient before its forward", st.m.layer))
+	}
+	if isF64(dw) {
+		applyMask(data[float64](dw), data[float64](dw), st.keep)
+	} else {
+		applyMask(data[float32](dw), data[float32](dw), st.keep)
+	}
 }
 
 // maskWeight returns w masked by m as the layer's products read it, or w
-// itself if m is nil. Its gradient reaches only the kept weights, and is
-// masked again by the Grad pattern.
-func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, error) {
+// itself if m is nil, and the mask op, whose maskGrad the layer must call
+// on its weight gradient. The gradient reaches only the kept weights, and
+// is masked again by the Grad pattern.
+func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, *maskNode, error) {
 	if m == nil {
-		return w, nil
+		return w, nil, nil
 	}
 	m.mu.Lock()
 	if m.last.w == w {
-		y := m.last.y
+		y, st := m.last.y, m.last.st
 		m.mu.Unlock()
-		return y, nil
+		return y, st, nil
 	}
 	m.mu.Unlock()
 	shape := w.Shape().Clone()
 	if shape.TotalSize() != m.rows*m.cols {
-		return nil, fmt.Errorf("nn: %s: weights of shape %v, mask of %d×%d", m.layer, shape, m.rows, m.cols)
+		return nil, nil, fmt.Errorf("nn: %s: weights of shape %v, mask of %d×%d", m.layer, shape, m.rows, m.cols)
 	}
-	st := &maskNode{m: m, shape: shape}
+	st := &maskNode{m: m, shape: shape, layerGrad: m.spec.Grad.IsDense()}
 	op := &diffOp{
 		Func: funcOp{Name: fmt.Sprintf("SparseMask[%s %p](%+v)", m.layer, st, m.spec), In: []tensor.Shape{shape}, Out: shape, Fn: st.forward},
 		WRT:  []bool{true},
 	}
 	op.Grad = func(_ gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+		if st.layerGrad { // masked by the layers (maskGrad)
+			return gorgonia.Nodes{grad}, nil
+		}
 		bop := &funcOp{Name: op.Name + ".dw", In: []tensor.Shape{shape}, Out: shape, Fn: st.backward}
 		n, err := apply(bop, grad)
 		if err != nil {
@@ -384,14 +414,14 @@ func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, error) {
 	}
 	y, err := apply(op, w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m.spec.Grad.IsDense() {
 		m.mu.Lock()
-		m.last.w, m.last.y = w, y
+		m.last.w, m.last.y, m.last.st = w, y, st
 		m.mu.Unlock()
 	}
-	return y, nil
+	return y, st, nil
 }
 
 func (st *maskNode) forward(in []*tensor.Dense) (*tensor.Dense, error) {
