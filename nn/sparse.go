@@ -94,11 +94,11 @@ type WeightMask struct {
 		st   *maskNode
 	}
 	// The weights the layer's products last read (their bits) and their
-	// mask. Unless frozen, it is also the last mask computed, with the key
-	// it was computed from: a network read twice between two updates (a
-	// discriminator on real and fake images) is masked once, and bit
-	// equality makes the reuse exact. Achieved counts its zeros when
-	// asked, not at every read.
+	// mask. Unless frozen or computed by the fast kernel (which costs less
+	// than the check), it is also the last mask computed, with the key it
+	// was computed from: a network read by two graphs between two updates
+	// is masked once, and bit equality makes the reuse exact. Achieved
+	// counts its zeros when asked, not at every read.
 	cache struct {
 		ok         bool // holds the mask of bits under seed and step
 		read       bool // holds a read
