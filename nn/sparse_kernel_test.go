@@ -224,3 +224,30 @@ func TestSparseReadTwice(t *testing.T) {
 		}, stepOpts)
 	}
 }
+
+// TestSparseFastEqualsGeneric runs each float32 layer with a 2:4 and a
+// 1:2 weight mask on the fast kernels and on the generic code
+// (sparsity.MaskAbs, sparsity.Apply), and compares output and gradients
+// bit for bit.
+func TestSparseFastEqualsGeneric(t *testing.T) {
+	if !sparseAVX512 {
+		t.Skip("no AVX-512 kernel at this level")
+	}
+	defer func() { sparseAVX512 = true }()
+	for _, lc := range layerCases {
+		for _, p := range []sparsity.Pattern{{N: 2, M: 4}, {N: 1, M: 2}} {
+			f := LayerFormats{Sparsity: Sparsity{Weight: p}}
+			sparseAVX512 = true
+			_, fast := runLayer32(t, lc, f, nil)
+			sparseAVX512 = false
+			_, generic := runLayer32(t, lc, f, nil)
+			for k, what := range []string{"y", "dx", "dw", "db"} {
+				for i := range generic[k] {
+					if math.Float32bits(fast[k][i]) != math.Float32bits(generic[k][i]) {
+						t.Fatalf("%s %v: %s[%d] = %v fast, %v generic", lc.name, p, what, i, fast[k][i], generic[k][i])
+					}
+				}
+			}
+		}
+	}
+}
