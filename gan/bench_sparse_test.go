@@ -15,8 +15,9 @@ var sparseBenchPolicies = []string{"fp32", "posit8+"}
 // BenchmarkTrainStepRatio, alternating steps of the dense policy's trainer
 // and of POLICY@2:4's, x-dense (cpu-x-dense) being the ratio of their
 // total wall (CPU) times. The masks are recomputed from the master
-// weights at every read (forward of each update), as Arbitor does; the
-// products stay dense GEMMs on the masked weights.
+// weights at every read (each graph run that reads a layer), as Arbitor
+// does; the products stay dense GEMMs on the masked weights. The machine
+// is shared: compare runs of a few repetitions (-count), not one.
 func BenchmarkSparseStepRatio(b *testing.B) {
 	ds := toyData(b, 256, 28, 1)
 	for _, c := range benchModels(b, "cgan", "dcgan64") {

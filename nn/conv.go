@@ -137,6 +137,7 @@ type convState struct {
 	b32           convBufs[float32]
 	b64           convBufs[float64]
 	y, dx, dw, db outBuf
+	mask          *maskNode // the weights' N:M mask (sparse.go), or nil
 	// lend: a graph node (node) whose gradient symDiff has not built, so
 	// that no kernel reads the forward's working buffers after it: they
 	// are borrowed (conv_scratch.go). Kernels called directly never lend.
@@ -185,7 +186,8 @@ func (st *convState) node(x, w, b *gorgonia.Node, what string) (*gorgonia.Node, 
 	if err := checkDtype(x, w.Dtype(), what); err != nil {
 		return nil, err
 	}
-	w, err := maskWeight(w, st.roles.mask)
+	w, mask, err := maskWeight(w, st.roles.mask)
+	st.mask = mask
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +290,7 @@ func (st *convState) backW(dy, dw *tensor.Dense) {
 	default:
 		convBackW(st, &st.b32, dy, dw)
 	}
+	st.mask.maskGrad(dw)
 }
 
 func (st *convState) backB(dy, db *tensor.Dense) {

@@ -82,6 +82,7 @@ type linState struct {
 	b32           linBufs[float32]
 	b64           linBufs[float64]
 	y, dx, dw, db outBuf
+	mask          *maskNode // the weights' N:M mask (sparse.go), or nil
 }
 
 // Fwd returns the node x·Wᵀ + b, computed by one fused op.
@@ -95,7 +96,8 @@ func (l *Linear) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 	}
 	st := &linState{l: l, batch: xs[0], xShape: xs.Clone()}
 	in := []tensor.Shape{xs.Clone(), l.W.Shape().Clone()}
-	w, err := maskWeight(l.W, l.roles.mask)
+	w, mask, err := maskWeight(l.W, l.roles.mask)
+	st.mask = mask
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +183,7 @@ func (st *linState) backW(dy *tensor.Dense) *tensor.Dense {
 	} else {
 		linBackW(st, &st.b32, dy, dw)
 	}
+	st.mask.maskGrad(dw)
 	return dw
 }
 

@@ -76,20 +76,39 @@ type WeightMask struct {
 	wid, gid   uint64 // sparsity keys of the weights and of their gradient
 
 	abs bool // the scorer is abs: sparsity.MaskAbs, no float64 scores
+	// The tables of the fast kernels (sparse_kernel.go) for the weight
+	// and gradient patterns, nil where the pattern has none.
+	tab, gtab *maskTable
 
-	mu          sync.Mutex
-	seed, step  uint64
-	frozen      []bool // nil until frozen
-	zeros, size int    // of the weights last read
-	// The last mask computed, with the bits of the weights and the key it
-	// was computed from: a network read twice between two updates (a
-	// discriminator on real and fake images) is masked once, and bit
-	// equality makes the reuse exact.
+	mu         sync.Mutex
+	seed, step uint64
+	frozen     []bool // nil until frozen
+	// The weight node last masked and its mask node: a layer read twice
+	// in one graph (a discriminator on real and on fake images) reads the
+	// same master values, so both reads share one mask op, which computes
+	// the mask once per run and masks the summed gradient once (the
+	// same bits: the dropped values are +0 either way). Not with a Grad
+	// pattern, which masks each read's gradient by its own scores.
+	last struct {
+		w, y *gorgonia.Node
+		st   *maskNode
+	}
+	// The weights the layer's products last read (their bits) and their
+	// mask. Unless frozen or computed by the fast kernel (which costs less
+	// than the check), it is also the last mask computed, with the key it
+	// was computed from: a network read by two graphs between two updates
+	// is masked once, and bit equality makes the reuse exact. Achieved
+	// counts its zeros when asked, not at every read.
 	cache struct {
-		ok         bool
+		ok         bool // holds the mask of bits under seed and step
+		read       bool // holds a read
+		f64        bool // bits are float64s
 		seed, step uint64
 		bits       []byte
 		keep       []bool
+		size       int // of the read
+		zeros      int // of the read, if counted (else bits and keep hold it)
+		counted    bool
 	}
 }
 
@@ -103,9 +122,16 @@ func newWeightMask(layer string, s Sparsity, rows, cols int, axis sparsity.Axis)
 		return nil, err
 	}
 	sc, _ := sparsity.Lookup(s.Score)
-	return &WeightMask{layer: layer, spec: s, score: sc, rows: rows, cols: cols, axis: axis,
+	m := &WeightMask{layer: layer, spec: s, score: sc, rows: rows, cols: cols, axis: axis,
 		abs: s.Score == "" || s.Score == sparsity.DefaultScorer,
-		wid: sparsity.TensorID(layer + ".w"), gid: sparsity.TensorID(layer + ".w.grad")}, nil
+		wid: sparsity.TensorID(layer + ".w"), gid: sparsity.TensorID(layer + ".w.grad")}
+	if m.abs && hasMaskKernel(s.Weight, axis) {
+		m.tab = newMaskTable(s.Weight)
+	}
+	if m.abs && hasMaskKernel(s.Grad, axis) {
+		m.gtab = newMaskTable(s.Grad)
+	}
+	return m, nil
 }
 
 // Layer returns the name of the layer whose weights m masks.
@@ -161,10 +187,37 @@ func (m *WeightMask) Freeze(keep []bool) error {
 func (m *WeightMask) Achieved() (float64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.size == 0 {
+	c := &m.cache
+	if !c.read || c.size == 0 {
 		return 0, false
 	}
-	return float64(m.zeros) / float64(m.size), true
+	if !c.counted {
+		c.zeros, c.counted = maskedZeros(c.bits, c.keep, c.f64), true
+	}
+	return float64(c.zeros) / float64(c.size), true
+}
+
+// maskedZeros returns how many of the values bits holds (float64s if f64,
+// else float32s) are ±0 or dropped by keep: the zeros of the masked
+// weights.
+func maskedZeros(bits []byte, keep []bool, f64 bool) int {
+	n := 0
+	if f64 {
+		v := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(bits))), len(keep))
+		for i, k := range keep {
+			if !k || v[i]<<1 == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	v := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(bits))), len(keep))
+	for i, k := range keep {
+		if !k || v[i]<<1 == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Mask sets keep to the weight mask the layer would use now for the
@@ -172,26 +225,45 @@ func (m *WeightMask) Achieved() (float64, bool) {
 // returns scratch for reuse. Exporters use it to store what training
 // used.
 func (m *WeightMask) Mask(keep []bool, w []float32, scratch []float64) []float64 {
-	scratch, _ = maskOf(m, keep, w, scratch)
-	return scratch
+	return maskOf(m, keep, w, scratch, nil)
 }
 
 // maskOf sets keep to the weight mask of w: the frozen one, or one
-// computed now from w (and frozen if FixedAfter says so). It reports
-// whether the mask is the one the last call gave for the same weights
-// (and so its sparsity is known).
-func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float64) (_ []float64, same bool) {
+// computed now from w (and frozen if FixedAfter says so). A y not nil
+// makes the call a read of the weights by the layer's products: y is set
+// to w masked, and the read is the one Achieved describes.
+func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float64, y []T) []float64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.frozen != nil {
-		copy(keep, m.frozen)
-		return scratch, false
-	}
 	c := &m.cache
 	bits := rawBytes(w)
-	if c.ok && c.seed == m.seed && c.step == m.step && bytes.Equal(c.bits, bits) {
+	if m.frozen != nil {
+		copy(keep, m.frozen)
+		if y != nil {
+			applyMask(y, w, keep)
+			c.ok, c.read, c.counted = false, true, false
+			c.f64 = !isFloat32(w)
+			c.bits = append(c.bits[:0], bits...)
+			c.keep = append(c.keep[:0], keep...)
+			c.size = len(keep)
+		}
+		return scratch
+	}
+	if y != nil && m.tab != nil && sparseAVX512 && isFloat32(w) {
+		// Masked and applied in one pass, which also counts the zeros:
+		// less memory traffic than checking and copying the cache.
+		zeros := maskApply32(keep, any(y).([]float32), any(w).([]float32), m.rows, m.cols, m.tab, m.spec.Weight.M)
+		c.ok, c.read, c.counted, c.zeros = false, true, true, zeros
+		c.size = len(keep)
+		m.freezeIfDue(keep)
+		return scratch
+	}
+	hit := c.ok && c.seed == m.seed && c.step == m.step && bytes.Equal(c.bits, bits)
+	if hit {
 		copy(keep, c.keep)
-		same = true
+		if y != nil {
+			applyMask(y, w, keep)
+		}
 	} else {
 		if m.abs {
 			sparsity.MaskAbs(keep, w, m.rows, m.cols, m.spec.Weight, m.axis)
@@ -199,14 +271,28 @@ func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float6
 			k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.wid}
 			scratch = sparsity.MaskValues(keep, w, m.rows, m.cols, m.spec.Weight, m.axis, m.score, k, scratch)
 		}
-		c.ok, c.seed, c.step = true, m.seed, m.step
+		if y != nil {
+			applyMask(y, w, keep)
+		}
+	}
+	// An export's mask (y nil) is not cached, so that the cache stays the
+	// layer's last read.
+	if y != nil && !hit {
+		c.ok, c.read, c.counted = true, true, false
+		c.seed, c.step, c.f64 = m.seed, m.step, !isFloat32(w)
 		c.bits = append(c.bits[:0], bits...)
 		c.keep = append(c.keep[:0], keep...)
+		c.size = len(keep)
 	}
+	m.freezeIfDue(keep)
+	return scratch
+}
+
+// freezeIfDue freezes the mask to keep if FixedAfter steps are done.
+func (m *WeightMask) freezeIfDue(keep []bool) {
 	if m.spec.FixedAfter > 0 && m.step >= uint64(m.spec.FixedAfter) {
 		m.frozen = slices.Clone(keep)
 	}
-	return scratch, same
 }
 
 // rawBytes returns the bytes of w's values.
@@ -217,10 +303,20 @@ func rawBytes[T compute.Float](w []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*int(unsafe.Sizeof(w[0])))
 }
 
-func (m *WeightMask) record(zeros, size int) {
-	m.mu.Lock()
-	m.zeros, m.size = zeros, size
-	m.mu.Unlock()
+// isFloat32 reports whether w holds float32s.
+func isFloat32[T compute.Float](w []T) bool {
+	_, ok := any(w).([]float32)
+	return ok
+}
+
+// applyMask sets dst to src where keep and to +0 elsewhere
+// (sparsity.Apply), on the fast kernel for float32.
+func applyMask[T compute.Float](dst, src []T, keep []bool) {
+	if d, ok := any(dst).([]float32); ok {
+		apply32(d, any(src).([]float32), keep)
+		return
+	}
+	sparsity.Apply(dst, src, keep)
 }
 
 // Masks returns the weight masks of the layers in net that have a
@@ -250,31 +346,65 @@ func Masks(net Module) []*WeightMask {
 
 // maskNode is one application of a weight mask in a graph: its own mask
 // buffer, so that the backward pass uses the mask of its forward.
+//
+// Without a Grad pattern, the layers that read the masked weights mask
+// their own weight gradients in place (maskGrad), while their product
+// has just written them, and the mask op passes the gradient through:
+// one pass over a buffer in cache instead of a copy into another.
 type maskNode struct {
 	m           *WeightMask
 	shape       tensor.Shape
 	keep, gkeep []bool
 	scores      []float64
 	y, dw       outBuf
+	layerGrad   bool // the layers mask the gradient (maskGrad)
+}
+
+// maskGrad masks dw, the gradient of the weights st masked as a layer's
+// product read them, in place, if the layers mask the gradient; st may
+// be nil (no mask). It panics if st's forward has not run.
+func (st *maskNode) maskGrad(dw *tensor.Dense) {
+	if st == nil || !st.layerGrad {
+		return
+	}
+	if len(st.keep) != dw.Size() {
+		panic(fmt.Sprintf("nn: %s: weight mask gradient before its forward", st.m.layer))
+	}
+	if isF64(dw) {
+		applyMask(data[float64](dw), data[float64](dw), st.keep)
+	} else {
+		applyMask(data[float32](dw), data[float32](dw), st.keep)
+	}
 }
 
 // maskWeight returns w masked by m as the layer's products read it, or w
-// itself if m is nil. Its gradient reaches only the kept weights, and is
-// masked again by the Grad pattern.
-func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, error) {
+// itself if m is nil, and the mask op, whose maskGrad the layer must call
+// on its weight gradient. The gradient reaches only the kept weights, and
+// is masked again by the Grad pattern.
+func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, *maskNode, error) {
 	if m == nil {
-		return w, nil
+		return w, nil, nil
 	}
+	m.mu.Lock()
+	if m.last.w == w {
+		y, st := m.last.y, m.last.st
+		m.mu.Unlock()
+		return y, st, nil
+	}
+	m.mu.Unlock()
 	shape := w.Shape().Clone()
 	if shape.TotalSize() != m.rows*m.cols {
-		return nil, fmt.Errorf("nn: %s: weights of shape %v, mask of %d×%d", m.layer, shape, m.rows, m.cols)
+		return nil, nil, fmt.Errorf("nn: %s: weights of shape %v, mask of %d×%d", m.layer, shape, m.rows, m.cols)
 	}
-	st := &maskNode{m: m, shape: shape}
+	st := &maskNode{m: m, shape: shape, layerGrad: m.spec.Grad.IsDense()}
 	op := &diffOp{
 		Func: funcOp{Name: fmt.Sprintf("SparseMask[%s %p](%+v)", m.layer, st, m.spec), In: []tensor.Shape{shape}, Out: shape, Fn: st.forward},
 		WRT:  []bool{true},
 	}
 	op.Grad = func(_ gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
+		if st.layerGrad { // masked by the layers (maskGrad)
+			return gorgonia.Nodes{grad}, nil
+		}
 		bop := &funcOp{Name: op.Name + ".dw", In: []tensor.Shape{shape}, Out: shape, Fn: st.backward}
 		n, err := apply(bop, grad)
 		if err != nil {
@@ -282,7 +412,16 @@ func maskWeight(w *gorgonia.Node, m *WeightMask) (*gorgonia.Node, error) {
 		}
 		return gorgonia.Nodes{n}, nil
 	}
-	return apply(op, w)
+	y, err := apply(op, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.spec.Grad.IsDense() {
+		m.mu.Lock()
+		m.last.w, m.last.y, m.last.st = w, y, st
+		m.mu.Unlock()
+	}
+	return y, st, nil
 }
 
 func (st *maskNode) forward(in []*tensor.Dense) (*tensor.Dense, error) {
@@ -297,26 +436,7 @@ func (st *maskNode) forward(in []*tensor.Dense) (*tensor.Dense, error) {
 }
 
 func maskForward[T compute.Float](st *maskNode, w, y []T) {
-	var same bool
-	st.scores, same = maskOf(st.m, st.keep, w, st.scores)
-	sparsity.Apply(y, w, st.keep)
-	if !same { // the same weights and mask give the same zeros
-		st.m.record(countZeros(y), len(y))
-	}
-}
-
-// countZeros returns how many values of y are ±0, without a branch per
-// value (half of a masked tensor is zero, in no order a predictor learns).
-func countZeros[T compute.Float](y []T) int {
-	n := 0
-	for _, v := range y {
-		z := 0
-		if v == 0 {
-			z = 1
-		}
-		n += z
-	}
-	return n
+	st.scores = maskOf(st.m, st.keep, w, st.scores, y)
 }
 
 func (st *maskNode) backward(in []*tensor.Dense) (*tensor.Dense, error) {
@@ -333,7 +453,7 @@ func (st *maskNode) backward(in []*tensor.Dense) (*tensor.Dense, error) {
 }
 
 func maskBackward[T compute.Float](st *maskNode, dy, dw []T) {
-	sparsity.Apply(dw, dy, st.keep)
+	applyMask(dw, dy, st.keep)
 	m := st.m
 	if m.spec.Grad.IsDense() {
 		return
@@ -342,10 +462,15 @@ func maskBackward[T compute.Float](st *maskNode, dy, dw []T) {
 	m.mu.Lock()
 	k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.gid}
 	m.mu.Unlock()
+	if m.gtab != nil && sparseAVX512 && isFloat32(dw) {
+		d := any(dw).([]float32)
+		maskApply32(st.gkeep, d, d, m.rows, m.cols, m.gtab, m.spec.Grad.M)
+		return
+	}
 	if m.abs {
 		sparsity.MaskAbs(st.gkeep, dw, m.rows, m.cols, m.spec.Grad, m.axis)
 	} else {
 		st.scores = sparsity.MaskValues(st.gkeep, dw, m.rows, m.cols, m.spec.Grad, m.axis, m.score, k, st.scores)
 	}
-	sparsity.Apply(dw, dw, st.gkeep)
+	applyMask(dw, dw, st.gkeep)
 }

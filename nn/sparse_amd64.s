@@ -1,0 +1,199 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The N:M weight mask kernels of sparse_kernel.go, AVX-512 F. A chunk is
+// 16 values; the last chunk of a call is cut with a lane mask (K1), whose
+// lanes off the end are neither loaded nor stored.
+
+// TAIL sets K1 to the lanes of the chunk at R11 that lie before R12
+// (all 16, or the 1..15 left), or jumps to done if none is left.
+#define TAIL(body, done) \
+	MOVQ   R12, CX; \
+	SUBQ   R11, CX; \
+	JLE    done; \
+	KXNORW K1, K1, K1; \
+	CMPQ   CX, $16; \
+	JAE    body; \
+	MOVL   $1, AX; \
+	SHLL   CX, AX; \
+	DECL   AX; \
+	KMOVW  AX, K1
+
+// KEYS sets Z8 to |Z0|'s bits and Z1 to the keys of Z0's values: |w|'s
+// bits plus one, 0 for NaN (which scores as −∞).
+#define KEYS \
+	VPANDD  Z20, Z0, Z8; \
+	VPCMPUD $6, Z21, Z8, K2; \
+	VPADDD  Z22, Z8, Z1; \
+	VPXORD  Z1, Z1, K2, Z1
+
+// ROT1 sets the ranks Z2 to 1 where the value a rotation (lanes idx, tie
+// lanes tie) brings beats the lane's own, 0 elsewhere; ROT adds that.
+#define ROT1(idx, tie) \
+	VPERMD      Z1, idx, Z4; \
+	VPSUBD      tie, Z1, Z5; \
+	VPCMPGTD    Z5, Z4, K4; \
+	VMOVDQA32.Z Z22, K4, Z2
+
+#define ROT(idx, tie) \
+	VPERMD   Z1, idx, Z4; \
+	VPSUBD   tie, Z1, Z5; \
+	VPCMPGTD Z5, Z4, K4; \
+	VPADDD   Z22, Z2, K4, Z2
+
+// STORE16 stores the 16 values of a whole chunk at R11: y (the kept
+// values, +0 elsewhere), keep, and counts the kept ones not ±0 in R13.
+#define STORE16 \
+	VPCMPD      $1, Z24, Z2, K5; \
+	VMOVDQU32.Z Z0, K5, Z6; \
+	VMOVDQU32   Z6, (R8)(R11*4); \
+	VPTESTMD    Z8, Z8, K5, K6; \
+	KMOVW       K6, AX; \
+	POPCNTL     AX, AX; \
+	ADDQ        AX, R13; \
+	VMOVDQA32.Z Z22, K5, Z7; \
+	VPMOVDB     Z7, X7; \
+	VMOVDQU     X7, (DI)(R11*1); \
+	ADDQ        $16, R11
+
+// func maskAbsAVX512(keep *bool, y, w *float32, n int, t *maskTable) (nonzero int)
+//
+// A value's key is |w|'s bits plus one (0 for NaN, which scores as −∞;
+// −1 for the lanes off the end, below every value); its rank is the
+// number of values of its block that beat it: a larger key, or an equal
+// key at a lower index (the table's tie lanes compare with key − 1).
+// Values of rank < N are kept. R13 counts the kept values that are not
+// ±0. Whole chunks of blocks of 2 and 4 (one and three rotations) keep
+// the table in registers; the others, and the last, cut chunk, loop
+// over it.
+TEXT ·maskAbsAVX512(SB), NOSPLIT, $0-48
+	MOVQ keep+0(FP), DI
+	MOVQ y+8(FP), R8
+	MOVQ w+16(FP), SI
+	MOVQ n+24(FP), R12
+	MOVQ t+32(FP), R9
+
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z20            // |x| mask
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z21            // +Inf
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z22            // 1
+	VPTERNLOGD   $0xff, Z23, Z23, Z23 // −1
+	VPBROADCASTD 1920(R9), Z24      // N
+	MOVL         1924(R9), BX       // rotations
+	VMOVDQU32    0(R9), Z10
+	VMOVDQU32    64(R9), Z11
+	VMOVDQU32    128(R9), Z12
+	VMOVDQU32    192(R9), Z13
+	VMOVDQU32    256(R9), Z14
+	VMOVDQU32    320(R9), Z15
+	XORQ         R11, R11
+	XORQ         R13, R13
+	MOVQ         R12, R14
+	ANDQ         $~15, R14          // end of the whole chunks
+	CMPL         BX, $1
+	JEQ          loop2
+	CMPL         BX, $3
+	JEQ          loop4
+
+loopany:
+	CMPQ      R11, R14
+	JAE       tail
+	VMOVDQU32 (SI)(R11*4), Z0
+	KEYS
+	ROT1(Z10, Z11)
+	LEAQ      128(R9), R10
+	LEAL      -1(BX), DX
+
+rotany:
+	VMOVDQU32 (R10), Z3
+	ROT(Z3, 64(R10))
+	ADDQ      $128, R10
+	DECL      DX
+	JNZ       rotany
+	STORE16
+	JMP       loopany
+
+loop2:
+	CMPQ      R11, R14
+	JAE       tail
+	VMOVDQU32 (SI)(R11*4), Z0
+	KEYS
+	ROT1(Z10, Z11)
+	STORE16
+	JMP       loop2
+
+loop4:
+	CMPQ      R11, R14
+	JAE       tail
+	VMOVDQU32 (SI)(R11*4), Z0
+	KEYS
+	ROT1(Z10, Z11)
+	ROT(Z12, Z13)
+	ROT(Z14, Z15)
+	STORE16
+	JMP       loop4
+
+	// The cut chunk: lanes K1 hold values, the others key −1.
+tail:
+	MOVQ        R12, CX
+	SUBQ        R11, CX
+	JLE         done
+	MOVL        $1, AX
+	SHLL        CX, AX
+	DECL        AX
+	KMOVW       AX, K1
+	VMOVDQU32.Z (SI)(R11*4), K1, Z0
+	KEYS
+	KNOTW       K1, K3
+	VMOVDQA32   Z23, K3, Z1
+	VPXORD      Z2, Z2, Z2
+	MOVQ        R9, R10
+	MOVL        BX, DX
+
+rottail:
+	VMOVDQU32 (R10), Z3
+	ROT(Z3, 64(R10))
+	ADDQ      $128, R10
+	DECL      DX
+	JNZ       rottail
+
+	VPCMPD      $1, Z24, Z2, K1, K5
+	VMOVDQU32.Z Z0, K5, Z6
+	VMOVDQU32   Z6, K1, (R8)(R11*4)
+	VPTESTMD    Z8, Z8, K5, K6
+	KMOVW       K6, AX
+	POPCNTL     AX, AX
+	ADDQ        AX, R13
+	VMOVDQA32.Z Z22, K5, Z7
+	VPMOVDB     Z7, K1, (DI)(R11*1)
+
+done:
+	VZEROUPPER
+	MOVQ R13, nonzero+40(FP)
+	RET
+
+// func applyMaskAVX512(dst, src *float32, keep *bool, n int)
+TEXT ·applyMaskAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ keep+16(FP), R8
+	MOVQ n+24(FP), R12
+	XORQ R11, R11
+
+applyloop:
+	TAIL(applybody, applydone)
+
+applybody:
+	VPMOVZXBD.Z (R8)(R11*1), K1, Z1
+	VPTESTMD    Z1, Z1, K1, K2
+	VMOVDQU32.Z (SI)(R11*4), K2, Z0
+	VMOVDQU32   Z0, K1, (DI)(R11*4)
+	ADDQ        $16, R11
+	JMP         applyloop
+
+applydone:
+	VZEROUPPER
+	RET
