@@ -2,9 +2,12 @@
 
 package gemm
 
-// The NEON kernel's tile (sgemm_arm64.s): 8 rows of 12 columns, 24
-// accumulators of 4 lanes.
-const mrNEON, nrNEON = 8, 12
+// The NEON kernels' tiles (sgemm_arm64.s, dgemm_arm64.s): 8 rows of 12
+// float32 or 6 float64 columns, 24 accumulators of 4 or 2 lanes.
+const (
+	mrNEON, nrNEON   = 8, 12
+	mrNEONd, nrNEONd = 8, 6
+)
 
 // sgemmKernelNEON is kernelGo for float32 on an mrNEON×nrNEON tile: each
 // element of C is the same chain of FMAs (FMLA rounds once, as fma32
@@ -13,6 +16,11 @@ const mrNEON, nrNEON = 8, 12
 //go:noescape
 func sgemmKernelNEON(k int, a *float32, as int, b *float32, bs int, c *float32, ldc int, alpha, beta float32, load bool)
 
+// dgemmKernelNEON is kernelGo for float64 on an mrNEONd×nrNEONd tile.
+//
+//go:noescape
+func dgemmKernelNEON(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, alpha, beta float64, load bool)
+
 // kernels lists the micro-kernels of T this machine can run at the level
 // in use, the driver's (the widest) last; the tests run each.
 func kernels[T Float]() []kernelInfo[T] {
@@ -20,6 +28,7 @@ func kernels[T Float]() []kernelInfo[T] {
 	d := []kernelInfo[float64]{{"go", kernelGo[float64], mrGo, nrGo}}
 	if levelInUse >= levelNEON {
 		s = append(s, kernelInfo[float32]{"neon", sgemmKernelNEON, mrNEON, nrNEON})
+		d = append(d, kernelInfo[float64]{"neon", dgemmKernelNEON, mrNEONd, nrNEONd})
 	}
 	if k, ok := any(s).([]kernelInfo[T]); ok {
 		return k
