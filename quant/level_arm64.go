@@ -12,11 +12,11 @@ func cpuLevel() Level {
 }
 
 // The NEON kernels each dispatcher may call, set by useLevel.
-var positNEON, floatNEON bool
+var positNEON, floatNEON, blockNEON bool
 
 // useLevel makes the dispatchers run the kernels of level l and below;
 // l is at most cpuLevel().
 func useLevel(l Level) {
 	levelInUse = l
-	positNEON, floatNEON = l == LevelNEON, l == LevelNEON
+	positNEON, floatNEON, blockNEON = l == LevelNEON, l == LevelNEON, l == LevelNEON
 }
