@@ -7,7 +7,7 @@ import (
 )
 
 // KernelLevel is the instruction-set level one group of CPU kernels runs
-// at: "avx512", "avx2" or "generic" (portable Go).
+// at: "avx512", "avx2", "neon" or "generic" (portable Go).
 type KernelLevel struct {
 	Kernels string // "rounding", "matrix multiply" or "element-wise"
 	Level   string

@@ -12,8 +12,8 @@
 //
 // The slice written to is always named dst, and comes first.
 //
-// The slice kernels have AVX-512, AVX2 and portable Go forms, which give
-// the same bits; the best the CPU has runs. The environment variable
+// The slice kernels have AVX-512 and AVX2 (amd64), NEON (arm64) and
+// portable Go forms, which give the same bits; the best the CPU has runs. The environment variable
 // POSITGAN_CPU (CPUEnv) caps the level for the whole program, so that a
 // lower one can be tested or measured anywhere; KernelLevel says which
 // runs.

@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -16,12 +17,46 @@ func TestParseLevel(t *testing.T) {
 		{"avx512", LevelAVX512, false},
 		{" AVX2 ", LevelAVX2, false},
 		{"generic", LevelGeneric, false},
+		{"Neon", LevelNEON, false},
 		{"sse", LevelAVX512, true},
 		{"avx", LevelAVX512, true},
 	} {
 		l, err := parseLevel(c.s)
 		if l != c.want || (err != nil) != c.bad {
 			t.Errorf("parseLevel(%q) = %v, %v; want %v, error %v", c.s, l, err, c.want, c.bad)
+		}
+	}
+}
+
+// TestCapLevel checks the cap of CPUEnv on each architecture's levels: a
+// cap of the same architecture or generic lowers the level, one of
+// another architecture leaves it.
+func TestCapLevel(t *testing.T) {
+	for _, c := range []struct{ top, cap, want Level }{
+		{LevelAVX512, LevelAVX512, LevelAVX512},
+		{LevelAVX512, LevelAVX2, LevelAVX2},
+		{LevelAVX512, LevelGeneric, LevelGeneric},
+		{LevelAVX512, LevelNEON, LevelAVX512},
+		{LevelAVX2, LevelAVX512, LevelAVX2},
+		{LevelNEON, LevelNEON, LevelNEON},
+		{LevelNEON, LevelGeneric, LevelGeneric},
+		{LevelNEON, LevelAVX2, LevelNEON},
+		{LevelNEON, LevelAVX512, LevelNEON}, // parseLevel's "no cap"
+		{LevelGeneric, LevelAVX512, LevelGeneric},
+		{LevelGeneric, LevelNEON, LevelGeneric},
+	} {
+		if got := capLevel(c.top, c.cap); got != c.want {
+			t.Errorf("capLevel(%v, %v) = %v, want %v", c.top, c.cap, got, c.want)
+		}
+	}
+	for top, want := range map[Level]string{
+		LevelGeneric: "[generic]",
+		LevelAVX2:    "[generic avx2]",
+		LevelAVX512:  "[generic avx2 avx512]",
+		LevelNEON:    "[generic neon]",
+	} {
+		if got := fmt.Sprint(LevelsUpTo(top)); got != want {
+			t.Errorf("LevelsUpTo(%v) = %s, want %s", top, got, want)
 		}
 	}
 }
@@ -54,13 +89,7 @@ func levelProbes(rng *rand.Rand, n int) []float32 {
 }
 
 // levels lists the levels this machine runs under CPUEnv, lowest first.
-func levels() []Level {
-	var ls []Level
-	for l := LevelGeneric; l <= min(cpuLevel(), levelCap); l++ {
-		ls = append(ls, l)
-	}
-	return ls
-}
+func levels() []Level { return LevelsUpTo(capLevel(cpuLevel(), levelCap)) }
 
 // TestLevelsAgree runs the exported rounding functions at every kernel
 // level this machine runs (up to CPUEnv's cap) and checks each against

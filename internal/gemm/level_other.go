@@ -1,4 +1,4 @@
-//go:build !amd64 || purego || openblas
+//go:build (!amd64 && !arm64) || purego || openblas
 
 package gemm
 

@@ -12,6 +12,7 @@ const (
 	levelGeneric = quant.LevelGeneric
 	levelAVX2    = quant.LevelAVX2
 	levelAVX512  = quant.LevelAVX512
+	levelNEON    = quant.LevelNEON
 )
 
 // levelTop is the level set at start-up; levelInUse is the one in use,
@@ -24,5 +25,5 @@ var (
 func init() { useLevel(levelTop) }
 
 // KernelLevel names the instruction-set level of the package's kernels:
-// "avx512", "avx2" or "generic".
+// "avx512", "avx2", "neon" or "generic".
 func KernelLevel() string { return levelInUse.String() }

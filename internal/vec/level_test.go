@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/positgan/positgan/quant"
 )
 
 // levelData is n values of every kind: normals of every size, float32
@@ -41,7 +43,7 @@ func TestLevelsAgree(t *testing.T) {
 		}
 		return -1
 	}
-	for l := levelGeneric; l <= levelTop; l++ {
+	for _, l := range quant.LevelsUpTo(levelTop) {
 		useLevel(l)
 		for _, n := range []int{0, 1, 7, 8, 15, 16, 17, 31, 33, 100, 1001} {
 			x, y := levelData(rng, n), levelData(rng, n)
