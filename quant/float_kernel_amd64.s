@@ -86,3 +86,80 @@ pairs:
 done:
 	VZEROUPPER
 	RET
+
+// ROUND16 is ROUND8 on the 16 lanes of the Z register X, with the
+// constants broadcast to registers: Z16 abs, Z17 half-1, Z18 lsbOne, Z19
+// keep, Z20 minNorm, Z21 magic, Z22 ftz, Z23 maxBits, Z24 ovf, Z25
+// nanKeep, Z26 fnuz, Z27 inf, Z28 lsbXor; X15 the shift d. It leaves the
+// result in R and clobbers A, S, T, U and K1-K5.
+#define ROUND16(X, A, S, T, U, R) \
+	VPANDD Z16, X, A; \
+	VPXORD A, X, S; \
+	VPSRLD X15, A, T; \
+	VPANDD Z18, T, T; \
+	VPXORD Z28, T, T; \
+	VPADDD Z17, A, R; \
+	VPADDD T, R, R; \
+	VPANDD Z19, R, R; \
+	VADDPS Z21, A, U; \
+	VSUBPS Z21, U, U; \
+	VPCMPGTD A, Z20, K1; \
+	VMOVDQA32 U, K1, R; \
+	VPCMPGTD A, Z22, K2; \
+	VPXORD R, R, K2, R; \
+	VPCMPGTD Z23, R, K3; \
+	VMOVDQA32 Z24, K3, R; \
+	VPTESTNMD R, R, K4; \
+	VPANDND S, Z26, K4, S; \
+	VPORD S, R, R; \
+	VPCMPGTD Z27, A, K5; \
+	VPANDD Z25, X, U; \
+	VMOVDQA32 U, K5, R
+
+// func roundFloatAVX512(dst, src *float32, n int, k *floatKernel)
+TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), AX
+	VMOVQ        K_SHIFT(AX), X15
+	VPBROADCASTD K_ABS(AX), Z16
+	VPBROADCASTD K_HALFM1(AX), Z17
+	VPBROADCASTD K_LSBONE(AX), Z18
+	VPBROADCASTD K_KEEP(AX), Z19
+	VPBROADCASTD K_MINNORM(AX), Z20
+	VPBROADCASTD K_MAGIC(AX), Z21
+	VPBROADCASTD K_FTZ(AX), Z22
+	VPBROADCASTD K_MAXBITS(AX), Z23
+	VPBROADCASTD K_OVF(AX), Z24
+	VPBROADCASTD K_NANKEEP(AX), Z25
+	VPBROADCASTD K_FNUZ(AX), Z26
+	VPBROADCASTD K_INF(AX), Z27
+	VPBROADCASTD K_LSBXOR(AX), Z28
+	SHRQ $4, CX
+	JZ   done512
+	TESTQ $1, CX
+	JZ   pairs512
+	VMOVDQU32 (SI), Z0
+	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
+	VMOVDQU32 Z6, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $1, CX
+	JZ   done512
+
+pairs512:
+	VMOVDQU32 (SI), Z0
+	VMOVDQU32 64(SI), Z7
+	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
+	ROUND16(Z7, Z8, Z9, Z10, Z11, Z13)
+	VMOVDQU32 Z6, (DI)
+	VMOVDQU32 Z13, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $2, CX
+	JNZ  pairs512
+
+done512:
+	VZEROUPPER
+	RET
