@@ -28,9 +28,31 @@ func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
 //go:noescape
 func mxRoundColsAVX2(dst, src *float32, n int, cc *mxCols, dr uint32)
 
+// absMaxBlocksAVX512, absMaxColsAVX512, mxRoundBlocksAVX512 and
+// mxRoundColsAVX512 are the same kernels on 16 lanes (k and n multiples
+// of 16). They run at the AVX-512 level (positAVX512, which that level
+// sets for every 16-lane rounding kernel).
+//
+//go:noescape
+func absMaxBlocksAVX512(amax *uint32, src *float32, nb, k int, finite bool)
+
+//go:noescape
+func absMaxColsAVX512(am *uint32, src *float32, n int, finite bool)
+
+//go:noescape
+func mxRoundBlocksAVX512(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+
+//go:noescape
+func mxRoundColsAVX512(dst, src *float32, n int, cc *mxCols, dr uint32)
+
 func blockAbsMax(amax []uint32, s []float32, K int, finite bool) {
 	n := 0
-	if blockAVX2 && K%8 == 0 {
+	switch {
+	case positAVX512 && K%16 == 0:
+		if n = len(s) / K; n > 0 {
+			absMaxBlocksAVX512(&amax[0], &s[0], n, K, finite)
+		}
+	case blockAVX2 && K%8 == 0:
 		if n = len(s) / K; n > 0 {
 			absMaxBlocksAVX2(&amax[0], &s[0], n, K, finite)
 		}
@@ -40,7 +62,12 @@ func blockAbsMax(amax []uint32, s []float32, K int, finite bool) {
 
 func colsAbsMax(am []uint32, s []float32, finite bool) {
 	n := 0
-	if blockAVX2 {
+	switch {
+	case positAVX512:
+		if n = len(s) &^ 15; n > 0 {
+			absMaxColsAVX512(&am[0], &s[0], n, finite)
+		}
+	case blockAVX2:
 		if n = len(s) &^ 7; n > 0 {
 			absMaxColsAVX2(&am[0], &s[0], n, finite)
 		}
@@ -50,7 +77,12 @@ func colsAbsMax(am []uint32, s []float32, finite bool) {
 
 func mxRoundBlocks(d, s []float32, K int, cs []mxConsts, dr uint32) int {
 	n := len(s) / K
-	if blockAVX2 && K%8 == 0 && n > 0 {
+	switch {
+	case n == 0:
+	case positAVX512 && K%16 == 0:
+		mxRoundBlocksAVX512(&d[0], &s[0], n, K, &cs[0], dr)
+		return n
+	case blockAVX2 && K%8 == 0:
 		mxRoundBlocksAVX2(&d[0], &s[0], n, K, &cs[0], dr)
 		return n
 	}
@@ -60,7 +92,12 @@ func mxRoundBlocks(d, s []float32, K int, cs []mxConsts, dr uint32) int {
 
 func mxRoundCols(d, s []float32, cc *mxCols, dr uint32) int {
 	n := 0
-	if blockAVX2 {
+	switch {
+	case positAVX512:
+		if n = len(s) &^ 15; n > 0 {
+			mxRoundColsAVX512(&d[0], &s[0], n, cc, dr)
+		}
+	case blockAVX2:
 		if n = len(s) &^ 7; n > 0 {
 			mxRoundColsAVX2(&d[0], &s[0], n, cc, dr)
 		}

@@ -299,3 +299,189 @@ pcvec:
 pcdone:
 	VZEROUPPER
 	RET
+
+// The same kernels on 16 lanes (AVX-512), with mask registers for the
+// blends.
+
+// ABSMAX16 sets ACC to the lane-wise unsigned maximum of ACC and |X| (float32
+// bits), leaving out lanes of X at or above 0x7f800000 (±Inf, NaN) unless
+// K7 is all ones. Z30 holds 0x7fffffff and Z29 0x7f800000; T and K1 are
+// clobbered.
+#define ABSMAX16(X, ACC, T) \
+	VPANDD Z30, X, T; \
+	VPCMPGTD T, Z29, K1; \
+	KORW K7, K1, K1; \
+	VPMAXUD T, ACC, K1, ACC
+
+// SETUPMAX16 loads ABSMAX16's constants; the bool at finite+off(FP)
+// decides K7 (all ones when finite is false).
+#define SETUPMAX16(off) \
+	MOVL $0x7fffffff, R11; \
+	VPBROADCASTD R11, Z30; \
+	MOVL $0x7f800000, R11; \
+	VPBROADCASTD R11, Z29; \
+	MOVL $0xffff, R11; \
+	MOVBLZX off(FP), R12; \
+	TESTQ R12, R12; \
+	JZ 2(PC); \
+	XORL R11, R11; \
+	KMOVW R11, K7
+
+// func absMaxBlocksAVX512(amax *uint32, src *float32, nb, k int, finite bool)
+TEXT ·absMaxBlocksAVX512(SB), NOSPLIT, $0-33
+	MOVQ amax+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ nb+16(FP), R8
+	MOVQ k+24(FP), R9
+	SETUPMAX16(finite+32)
+	SHRQ $4, R9
+	TESTQ R8, R8
+	JZ   max16done
+
+max16block:
+	VPXORD Z0, Z0, Z0
+	MOVQ R9, R10
+
+max16vec:
+	VMOVDQU32 (SI), Z1
+	ABSMAX16(Z1, Z0, Z2)
+	ADDQ $64, SI
+	DECQ R10
+	JNZ  max16vec
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPMAXUD Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, (DI)
+	ADDQ $4, DI
+	DECQ R8
+	JNZ  max16block
+
+max16done:
+	VZEROUPPER
+	RET
+
+// func absMaxColsAVX512(am *uint32, src *float32, n int, finite bool)
+TEXT ·absMaxColsAVX512(SB), NOSPLIT, $0-25
+	MOVQ am+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SETUPMAX16(finite+24)
+	SHRQ $4, CX
+	JZ   colsmax16done
+
+colsmax16:
+	VMOVDQU32 (SI), Z1
+	VMOVDQU32 (DI), Z0
+	ABSMAX16(Z1, Z0, Z2)
+	VMOVDQU32 Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  colsmax16
+
+colsmax16done:
+	VZEROUPPER
+	RET
+
+// MXROUND16 is MXROUND8 on the 16 lanes of the Z register X. Constants:
+// X15 the shift d, Z30 0x7fffffff, Z29 1, Z28 half-1, Z27 the kept bits;
+// MINNORM, MAGIC, MAXBITS, NAN Z registers (or memory operands but
+// MINNORM). Z1, Z2, Z3, Z5 and K1 are clobbered.
+#define MXROUND16(X, R, MINNORM, MAGIC, MAXBITS, NAN) \
+	VPANDD Z30, X, Z1; \
+	VPXORD Z1, X, Z2; \
+	VPSRLD X15, Z1, Z3; \
+	VPANDD Z29, Z3, Z3; \
+	VPADDD Z28, Z1, R; \
+	VPADDD Z3, R, R; \
+	VPANDD Z27, R, R; \
+	VADDPS MAGIC, Z1, Z5; \
+	VSUBPS MAGIC, Z5, Z5; \
+	VPCMPGTD Z1, MINNORM, K1; \
+	VMOVDQA32 Z5, K1, R; \
+	VPMINUD MAXBITS, R, R; \
+	VPORD NAN, Z2, Z2; \
+	VPORD Z2, R, R
+
+// SETUPROUND16 loads MXROUND16's constants for the shift in dr+off(FP).
+#define SETUPROUND16(off) \
+	MOVL dr+off(FP), CX; \
+	MOVQ CX, X15; \
+	MOVL $0x7fffffff, R11; \
+	VPBROADCASTD R11, Z30; \
+	MOVL $1, R11; \
+	VPBROADCASTD R11, Z29; \
+	MOVL $1, R11; \
+	SHLL CX, R11; \
+	MOVL R11, R12; \
+	SUBL $1, R12; \
+	NOTL R12; \
+	VPBROADCASTD R12, Z27; \
+	SHRL $1, R11; \
+	SUBL $1, R11; \
+	VPBROADCASTD R11, Z28
+
+// func mxRoundBlocksAVX512(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+TEXT ·mxRoundBlocksAVX512(SB), NOSPLIT, $0-44
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ nb+16(FP), R8
+	MOVQ k+24(FP), R9
+	MOVQ cs+32(FP), AX
+	SETUPROUND16(40)
+	SHRQ $4, R9
+	TESTQ R8, R8
+	JZ   blocks16done
+
+block16:
+	VPBROADCASTD 0(AX), Z10
+	VPBROADCASTD 4(AX), Z9
+	VPBROADCASTD 8(AX), Z8
+	VPBROADCASTD 12(AX), Z7
+	MOVQ R9, R10
+
+block16vec:
+	VMOVDQU32 (SI), Z0
+	MXROUND16(Z0, Z4, Z10, Z9, Z8, Z7)
+	VMOVDQU32 Z4, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ R10
+	JNZ  block16vec
+	ADDQ $16, AX
+	DECQ R8
+	JNZ  block16
+
+blocks16done:
+	VZEROUPPER
+	RET
+
+// func mxRoundColsAVX512(dst, src *float32, n int, cc *mxCols, dr uint32)
+TEXT ·mxRoundColsAVX512(SB), NOSPLIT, $0-36
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ cc+24(FP), AX
+	SETUPROUND16(32)
+	SHRQ $4, R8
+	JZ   cols16done
+
+cols16:
+	VMOVDQU32 (SI), Z0
+	VMOVDQU32 C_MINNORM(AX), Z10
+	MXROUND16(Z0, Z4, Z10, C_MAGIC(AX), C_MAXBITS(AX), C_NAN(AX))
+	VMOVDQU32 Z4, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, AX
+	DECQ R8
+	JNZ  cols16
+
+cols16done:
+	VZEROUPPER
+	RET

@@ -29,12 +29,22 @@ func blockKernelData(n int, rng *rand.Rand) []float32 {
 	return s
 }
 
-// TestBlockKernelsAgree checks the vectorised block kernels (AVX2 on
-// amd64) against the portable Go kernels bit for bit: block and column
-// maxima with and without non-finite values, and the fused MX rounding
-// with every element format's constants at random scales, NaN blocks
-// included, on lengths that leave tails for the Go code.
+// TestBlockKernelsAgree checks the vectorised block kernels (AVX2 and
+// AVX-512 on amd64), at every level this machine runs, against the
+// portable Go kernels bit for bit: block and column maxima with and
+// without non-finite values, and the fused MX rounding with every element
+// format's constants at random scales, NaN blocks included, on lengths
+// that leave tails for the Go code.
 func TestBlockKernelsAgree(t *testing.T) {
+	top := levelInUse
+	defer useLevel(top)
+	for _, l := range levels() {
+		useLevel(l)
+		t.Run(l.String(), blockKernelsAgree)
+	}
+}
+
+func blockKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, finite := range []bool{false, true} {
 		for _, K := range []int{8, 16, 32, 3, 45} {

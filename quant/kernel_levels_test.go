@@ -1,0 +1,85 @@
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// exhaustiveHalves returns every float32 whose top 16 bits take each of
+// their 2^16 values, with the low 16 bits set to each of a few patterns
+// (zero, one, just below, at and above the half, all ones, random), the
+// bits between two bfloat16 values where the 8-bit formats have their
+// ties; then blocks of 32 that the block kernels treat apart: all +0,
+// all ±0, a NaN among normals, an Inf among normals, only subnormals, one
+// normal among subnormals.
+func exhaustiveHalves(rng *rand.Rand) []float32 {
+	lows := []uint32{0, 1, 0x7fff, 0x8000, 0x8001, 0xffff, 0}
+	xs := make([]float32, 0, len(lows)<<16+6*32)
+	for i, lo := range lows {
+		for hi := range uint32(1 << 16) {
+			if i == len(lows)-1 {
+				lo = rng.Uint32() & 0xffff
+			}
+			xs = append(xs, math.Float32frombits(hi<<16|lo))
+		}
+	}
+	block := func(f func(i int) float32) {
+		for i := range 32 {
+			xs = append(xs, f(i))
+		}
+	}
+	normal := func() float32 { return float32(rng.NormFloat64()) }
+	block(func(int) float32 { return 0 })
+	block(func(i int) float32 { return float32(math.Copysign(0, float64(1-2*(i&1)))) })
+	block(func(i int) float32 {
+		if i == 17 {
+			return float32(math.NaN())
+		}
+		return normal()
+	})
+	block(func(i int) float32 {
+		if i == 3 {
+			return float32(math.Inf(-1))
+		}
+		return normal()
+	})
+	block(func(int) float32 { return math.Float32frombits(rng.Uint32() & 0x807fffff) })
+	block(func(i int) float32 {
+		if i == 30 {
+			return 0x1p-100
+		}
+		return math.Float32frombits(rng.Uint32() & 0x807fffff)
+	})
+	return xs
+}
+
+// TestKernelLevelsExhaustive rounds every 16-bit prefix of float32 (with
+// several low halves, and the special blocks of exhaustiveHalves) at
+// every kernel level this machine runs, to the formats the training
+// policies use most (posit8+'s, fp8-ibm's and mxfp8's), to nearest, and
+// checks each level bit for bit against the generic Go kernels, which
+// the reference tests (posit_ref_test.go, float_ref_test.go,
+// block_ref_test.go) check against math/big.
+func TestKernelLevelsExhaustive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("exhaustive")
+	}
+	top := levelInUse
+	defer useLevel(top)
+	xs := exhaustiveHalves(rand.New(rand.NewPCG(30, 2)))
+	for _, name := range []string{"posit(8,1)", "posit(8,1,scale=4)", "posit(8,1,scale=1)", "posit(16,1)",
+		"fp8-e4m3", "fp8-e5m2", "fp8-ibm-fwd", "fp8-ibm-bwd", "float(6,9)"} {
+		f := MustParse(name)
+		checkLevels(t, name, Nearest, xs, func(dst, src []float32, _ *rand.PCG) { f.RoundSlice(dst, src) })
+	}
+	for _, name := range []string{"mxfp8-e4m3", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp4-e2m1"} {
+		b := MustParseBlock(name)
+		checkLevels(t, name, Nearest, xs, func(dst, src []float32, _ *rand.PCG) {
+			b.RoundMatrix(dst, src, len(src)/64, 64, AlongRow, Nearest, nil)
+		})
+		checkLevels(t, name+" cols", Nearest, xs, func(dst, src []float32, _ *rand.PCG) {
+			b.RoundMatrix(dst, src, 64, len(src)/64, AlongColumn, Nearest, nil)
+		})
+	}
+}
