@@ -318,6 +318,25 @@ avx2done:
 	VPANDND Z6, Z2, Z6;  \
 	VPSUBD  Z10, Z6, Z6
 
+// POSIT_FAST_Z is POSIT_FAST8 on the 16 lanes of a Z register.
+#define POSIT_FAST_Z(X, T, U) \
+	VPSRLD  $24, T, T;  \
+	VPADDD  Z15, T, T;  \
+	VPSRAD  X14, T, T;  \
+	VPADDD  Z13, T, U;  \
+	VPSUBD  T, Z12, T;  \
+	VPMAXSD U, T, T;    \
+	VPADDD  Z10, X, X;  \
+	VPSRLVD T, X, U;    \
+	VPANDD  Z9, U, U;   \
+	VPSLLVD T, Z9, T;   \
+	VPSUBD  Z9, T, T;   \
+	VPADDD  T, U, U;    \
+	VPSRLD  $1, U, U;   \
+	VPADDD  U, X, X;    \
+	VPANDND X, T, X;    \
+	VPSUBD  Z10, X, X
+
 // func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
 TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
@@ -354,27 +373,66 @@ TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTD AX, Z19     // +Inf
 	VMOVDQU32    lanes<>(SB), Z23
 
-	VPBROADCASTD 56(R8), Z16 // fastLo
-	VPBROADCASTD 60(R8), Z17 // fastSpan
+	// Z16 = 2·fastLo, Z17 = 2·fastSpan-1, as in roundPositAVX2.
+	MOVL  56(R8), AX
+	MOVL  60(R8), DX
+	MOVL  12(R8), BX
+	TESTL DX, DX
+	JZ    avx512nofast
+	CMPL  BX, $-1
+	JLT   avx512nofast
+	SHLL  $1, AX
+	SHLL  $1, DX
+	DECL  DX
+	JMP   avx512fastset
 
-	// Blocks whose lanes all lie where a and r are surely normal take a
-	// short path: the regular rule and the sign, nothing else.
-avx512loop:
+avx512nofast:
+	MOVL $1, AX
+	XORL DX, DX
+
+avx512fastset:
+	VPBROADCASTD AX, Z16
+	VPBROADCASTD DX, Z17
+
+	// Pairs of blocks whose lanes all lie where a and r are surely
+	// normal take a short path: POSIT_FAST_Z, the sign riding along.
+avx512pair:
+	LEAQ      32(R11), AX
+	CMPQ      AX, CX
+	JA        avx512single
+	VMOVDQU32 (SI)(R11*4), Z0
+	VMOVDQU32 64(SI)(R11*4), Z7
+	VPSLLD    $1, Z0, Z1
+	VPSLLD    $1, Z7, Z8
+	VPSUBD    Z16, Z1, Z2
+	VPSUBD    Z16, Z8, Z11
+	VPCMPUD   $2, Z17, Z2, K1
+	VPCMPUD   $2, Z17, Z11, K1, K1
+	KORTESTW  K1, K1
+	JCC       avx512single
+	POSIT_FAST_Z(Z0, Z1, Z2)
+	POSIT_FAST_Z(Z7, Z8, Z11)
+	VMOVDQU32 Z0, (DI)(R11*4)
+	VMOVDQU32 Z7, 64(DI)(R11*4)
+	ADDQ      $32, R11
+	JMP       avx512pair
+
+avx512single:
 	CMPQ      R11, CX
 	JAE       avx512done
 	VMOVDQU32 (SI)(R11*4), Z0
-	VPANDD    Z20, Z0, Z1 // a
-	VPSUBD    Z16, Z1, Z3
-	VPCMPUD   $1, Z17, Z3, K1
+	VPSLLD    $1, Z0, Z1
+	VPSUBD    Z16, Z1, Z2
+	VPCMPUD   $2, Z17, Z2, K1
 	KORTESTW  K1, K1
 	JCC       avx512general
-	POSIT_ROUND_Z
-	VPTERNLOGD $0xf4, Z20, Z0, Z6 // r | x&^Z20
-	VMOVDQU32  Z6, (DI)(R11*4)
-	ADDQ       $16, R11
-	JMP        avx512loop
+	POSIT_FAST_Z(Z0, Z1, Z2)
+	VMOVDQU32 Z0, (DI)(R11*4)
+	ADDQ      $16, R11
+	JMP       avx512pair
 
 avx512general:
+	VPANDD Z20, Z0, Z1 // a
 	POSIT_ROUND_Z
 
 
@@ -411,7 +469,7 @@ avx512general:
 
 avx512next:
 	ADDQ $16, R11
-	JMP  avx512loop
+	JMP  avx512pair
 
 avx512skip:
 	KNOTW        K1, K2
