@@ -17,6 +17,8 @@
 #define K_INF 352
 #define K_LSBXOR 384
 #define K_SHIFT 416
+#define K_FASTLO2 424
+#define K_FASTSPAN2 428
 
 // ROUND8 rounds the 8 floats in X (a Y register) as floatKernel.round does,
 // leaving the result in R. It clobbers A, S, T, U, M. Steps: a = |x| bits,
@@ -51,7 +53,31 @@
 	VPAND K_NANKEEP(AX), X, U; \
 	VPBLENDVB M, U, R, R
 
+// FAST8 rounds the 8 floats in X in place by the normal path alone, the
+// sign riding along (no carry reaches it in the fast span): x + half-1 +
+// ((x>>d)&lsbOne ^ lsbXor), the dropped bits cleared. T is clobbered.
+// Y11 half-1, Y10 lsbOne, Y9 lsbXor, Y8 keep; X15 holds d.
+#define FAST8(X, T) \
+	VPSRLD X15, X, T; \
+	VPAND  Y10, T, T; \
+	VPXOR  Y9, T, T;  \
+	VPADDD Y11, X, X; \
+	VPADDD T, X, X;   \
+	VPAND  Y8, X, X
+
+// INSPAN8 sets M to zero iff all 8 lanes of X lie in the fast span:
+// y-fastLo2 <= fastSpan2, unsigned, y = x<<1 (Y13 fastLo2, Y12
+// fastSpan2). T is clobbered.
+#define INSPAN8(X, T, M) \
+	VPSLLD  $1, X, T;  \
+	VPSUBD  Y13, T, T; \
+	VPMINUD Y12, T, M; \
+	VPXOR   T, M, M
+
 // func roundFloatAVX2(dst, src *float32, n int, k *floatKernel)
+//
+// Pairs of vectors whose lanes all lie in the fast span take FAST8; the
+// rest ROUND8.
 TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -59,29 +85,53 @@ TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ k+24(FP), AX
 	VMOVQ K_SHIFT(AX), X15
 	VPXOR Y14, Y14, Y14
+	VPBROADCASTD K_FASTLO2(AX), Y13
+	VPBROADCASTD K_FASTSPAN2(AX), Y12
+	VMOVDQU K_HALFM1(AX), Y11
+	VMOVDQU K_LSBONE(AX), Y10
+	VMOVDQU K_LSBXOR(AX), Y9
+	VMOVDQU K_KEEP(AX), Y8
 	SHRQ $3, CX
 	JZ   done
-	TESTQ $1, CX
-	JZ   pairs
-	VMOVDQU (SI), Y0
-	ROUND8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
-	VMOVDQU Y6, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $1, CX
-	JZ   done
 
-pairs:
+loop:
+	CMPQ CX, $2
+	JB   single
 	VMOVDQU (SI), Y0
-	VMOVDQU 32(SI), Y7
-	ROUND8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
-	ROUND8(Y7, Y8, Y9, Y10, Y11, Y12, Y13)
-	VMOVDQU Y6, (DI)
-	VMOVDQU Y13, 32(DI)
+	VMOVDQU 32(SI), Y1
+	INSPAN8(Y0, Y2, Y4)
+	INSPAN8(Y1, Y3, Y5)
+	VPOR    Y5, Y4, Y4
+	VPTEST  Y4, Y4
+	JNZ     single
+	FAST8(Y0, Y2)
+	FAST8(Y1, Y3)
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $2, CX
-	JNZ  pairs
+	JNZ  loop
+	JMP  done
+
+single:
+	VMOVDQU (SI), Y0
+	INSPAN8(Y0, Y2, Y4)
+	VPTEST  Y4, Y4
+	JNZ     slow
+	FAST8(Y0, Y2)
+	VMOVDQU Y0, (DI)
+	JMP     next
+
+slow:
+	ROUND8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
+	VMOVDQU Y6, (DI)
+
+next:
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
 
 done:
 	VZEROUPPER
@@ -116,7 +166,20 @@ done:
 	VPANDD Z25, X, U; \
 	VMOVDQA32 U, K5, R
 
+// FAST16 is FAST8 on a Z register: Z17 half-1, Z18 lsbOne, Z28 lsbXor,
+// Z19 keep.
+#define FAST16(X, T) \
+	VPSRLD X15, X, T; \
+	VPANDD Z18, T, T; \
+	VPXORD Z28, T, T; \
+	VPADDD Z17, X, X; \
+	VPADDD T, X, X;   \
+	VPANDD Z19, X, X
+
 // func roundFloatAVX512(dst, src *float32, n int, k *floatKernel)
+//
+// Pairs of blocks whose lanes all lie in the fast span (Z29 fastLo2, Z30
+// fastSpan2) take FAST16; the rest ROUND16.
 TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -136,29 +199,54 @@ TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTD K_FNUZ(AX), Z26
 	VPBROADCASTD K_INF(AX), Z27
 	VPBROADCASTD K_LSBXOR(AX), Z28
+	VPBROADCASTD K_FASTLO2(AX), Z29
+	VPBROADCASTD K_FASTSPAN2(AX), Z30
 	SHRQ $4, CX
 	JZ   done512
-	TESTQ $1, CX
-	JZ   pairs512
-	VMOVDQU32 (SI), Z0
-	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
-	VMOVDQU32 Z6, (DI)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $1, CX
-	JZ   done512
 
-pairs512:
+loop512:
+	CMPQ CX, $2
+	JB   single512
 	VMOVDQU32 (SI), Z0
 	VMOVDQU32 64(SI), Z7
-	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
-	ROUND16(Z7, Z8, Z9, Z10, Z11, Z13)
-	VMOVDQU32 Z6, (DI)
-	VMOVDQU32 Z13, 64(DI)
+	VPSLLD    $1, Z0, Z2
+	VPSLLD    $1, Z7, Z9
+	VPSUBD    Z29, Z2, Z2
+	VPSUBD    Z29, Z9, Z9
+	VPCMPUD   $2, Z30, Z2, K1
+	VPCMPUD   $2, Z30, Z9, K1, K1
+	KORTESTW  K1, K1
+	JCC       single512
+	FAST16(Z0, Z2)
+	FAST16(Z7, Z9)
+	VMOVDQU32 Z0, (DI)
+	VMOVDQU32 Z7, 64(DI)
 	ADDQ $128, SI
 	ADDQ $128, DI
 	SUBQ $2, CX
-	JNZ  pairs512
+	JNZ  loop512
+	JMP  done512
+
+single512:
+	VMOVDQU32 (SI), Z0
+	VPSLLD    $1, Z0, Z2
+	VPSUBD    Z29, Z2, Z2
+	VPCMPUD   $2, Z30, Z2, K1
+	KORTESTW  K1, K1
+	JCC       slow512
+	FAST16(Z0, Z2)
+	VMOVDQU32 Z0, (DI)
+	JMP       next512
+
+slow512:
+	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
+	VMOVDQU32 Z6, (DI)
+
+next512:
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop512
 
 done512:
 	VZEROUPPER

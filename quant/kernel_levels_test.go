@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // exhaustiveHalves returns every float32 whose top 16 bits take each of
@@ -81,5 +82,27 @@ func TestKernelLevelsExhaustive(t *testing.T) {
 		checkLevels(t, name+" cols", Nearest, xs, func(dst, src []float32, _ *rand.PCG) {
 			b.RoundMatrix(dst, src, 64, len(src)/64, AlongColumn, Nearest, nil)
 		})
+	}
+}
+
+// TestFloatKernelLayout checks the offsets float_kernel_amd64.s uses.
+func TestFloatKernelLayout(t *testing.T) {
+	var k floatKernel
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"abs", unsafe.Offsetof(k.abs), 0}, {"halfm1", unsafe.Offsetof(k.halfm1), 32},
+		{"lsbOne", unsafe.Offsetof(k.lsbOne), 64}, {"keep", unsafe.Offsetof(k.keep), 96},
+		{"minNorm", unsafe.Offsetof(k.minNorm), 128}, {"magic", unsafe.Offsetof(k.magic), 160},
+		{"ftz", unsafe.Offsetof(k.ftz), 192}, {"maxBits", unsafe.Offsetof(k.maxBits), 224},
+		{"ovf", unsafe.Offsetof(k.ovf), 256}, {"nanKeep", unsafe.Offsetof(k.nanKeep), 288},
+		{"fnuz", unsafe.Offsetof(k.fnuz), 320}, {"inf", unsafe.Offsetof(k.inf), 352},
+		{"lsbXor", unsafe.Offsetof(k.lsbXor), 384}, {"shift", unsafe.Offsetof(k.shift), 416},
+		{"fastLo2", unsafe.Offsetof(k.fastLo2), 424}, {"fastSpan2", unsafe.Offsetof(k.fastSpan2), 428},
+	} {
+		if c.got != c.want {
+			t.Errorf("floatKernel.%s at %d, want %d", c.name, c.got, c.want)
+		}
 	}
 }
