@@ -19,10 +19,10 @@
 // decides KEEP (all ones when finite is false).
 #define SETUPMAX(off) \
 	MOVL $0x7fffffff, R11; \
-	MOVQ R11, X14; \
+	VMOVQ R11, X14; \
 	VPBROADCASTD X14, Y14; \
 	MOVL $0x7f800000, R11; \
-	MOVQ R11, X13; \
+	VMOVQ R11, X13; \
 	VPBROADCASTD X13, Y13; \
 	VPCMPEQD Y12, Y12, Y12; \
 	MOVBLZX off(FP), R11; \
@@ -116,23 +116,23 @@ colsmaxdone:
 // SETUPROUND loads MXROUND8's constants for the shift in dr+off(FP).
 #define SETUPROUND(off) \
 	MOVL dr+off(FP), CX; \
-	MOVQ CX, X15; \
+	VMOVQ CX, X15; \
 	MOVL $0x7fffffff, R11; \
-	MOVQ R11, X14; \
+	VMOVQ R11, X14; \
 	VPBROADCASTD X14, Y14; \
 	MOVL $1, R11; \
-	MOVQ R11, X13; \
+	VMOVQ R11, X13; \
 	VPBROADCASTD X13, Y13; \
 	MOVL $1, R11; \
 	SHLL CX, R11; \
 	MOVL R11, R12; \
 	SUBL $1, R12; \
 	NOTL R12; \
-	MOVQ R12, X11; \
+	VMOVQ R12, X11; \
 	VPBROADCASTD X11, Y11; \
 	SHRL $1, R11; \
 	SUBL $1, R11; \
-	MOVQ R11, X12; \
+	VMOVQ R11, X12; \
 	VPBROADCASTD X12, Y12
 
 // func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
@@ -225,16 +225,16 @@ colsdone:
 
 #define SETUPPOSIT(off) \
 	MOVL $0x7fffffff, R11; \
-	MOVQ R11, X15; \
+	VMOVQ R11, X15; \
 	VPBROADCASTD X15, Y15; \
 	MOVL $0x7f800000, R11; \
-	MOVQ R11, X14; \
+	VMOVQ R11, X14; \
 	VPBROADCASTD X14, Y14; \
 	MOVL $1, R11; \
-	MOVQ R11, X13; \
+	VMOVQ R11, X13; \
 	VPBROADCASTD X13, Y13; \
 	MOVL $0x7f7fffff, R11; \
-	MOVQ R11, X11; \
+	VMOVQ R11, X11; \
 	VPBROADCASTD X11, Y11; \
 	VPXOR Y10, Y10, Y10; \
 	VPXOR Y12, Y12, Y12; \
@@ -411,7 +411,7 @@ colsmax16done:
 // SETUPROUND16 loads MXROUND16's constants for the shift in dr+off(FP).
 #define SETUPROUND16(off) \
 	MOVL dr+off(FP), CX; \
-	MOVQ CX, X15; \
+	VMOVQ CX, X15; \
 	MOVL $0x7fffffff, R11; \
 	VPBROADCASTD R11, Z30; \
 	MOVL $1, R11; \

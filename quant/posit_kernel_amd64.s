@@ -164,12 +164,12 @@ avx2nofast:
 	XORL DX, DX
 
 avx2fastset:
-	MOVD         AX, X0
+	VMOVD         AX, X0
 	VPBROADCASTD X0, Y8
-	MOVD         DX, X0
+	VMOVD         DX, X0
 	VPBROADCASTD X0, Y7
 	MOVL         $1, AX
-	MOVD         AX, X9
+	VMOVD         AX, X9
 	VPBROADCASTD X9, Y9 // 1
 
 avx2pair:
@@ -587,11 +587,11 @@ TEXT ·roundPositStochAVX2(SB), NOSPLIT, $0-56
 	VPBROADCASTD 12(R8), Y12 // c2
 	VPBROADCASTD 20(R8), Y10 // off
 	MOVL         $1, AX
-	MOVD         AX, X9
+	VMOVD         AX, X9
 	VPBROADCASTD X9, Y9      // 1
 	VPXOR        Y5, Y5, Y5  // 0
 	MOVL         $23, AX
-	MOVD         AX, X11
+	VMOVD         AX, X11
 	VPBROADCASTD X11, Y11    // largest drop
 	VMOVDQU      normBias<>(SB), Y7
 	VMOVDQU      normLimit<>(SB), Y8
