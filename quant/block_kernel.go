@@ -171,9 +171,9 @@ type blockKernel struct {
 	// fused: MX float elements rounded to nearest in one pass on the
 	// float32 bits (mxFused); emin and m are the element's, maxBits the
 	// bits of its largest value.
-	fused   bool
-	emin, m int
-	maxBits uint32
+	fused         bool
+	emin, m, emax int // emax: the element's largest binade (EmaxElem)
+	maxBits       uint32
 }
 
 func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
@@ -189,7 +189,7 @@ func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
 		k.elem = b.roundElem()
 	}
 	if f, ok := b.elem.(Float); ok && b.kind == blockMX && r == Nearest {
-		k.fused, k.emin, k.m = true, f.emin(), int(f.m)
+		k.fused, k.emin, k.m, k.emax = true, f.emin(), int(f.m), b.EmaxElem()
 		k.maxBits = math.Float32bits(float32(f.Max()))
 	}
 	return k
@@ -219,6 +219,29 @@ func (k *blockKernel) mxConstsFor(x int) (mxConsts, bool) {
 	return mxConsts{
 		minNorm: uint32(en+127) << 23,
 		magic:   pow2f(en - k.m + 23), // adding it rounds to the subnormal quantum 2^(en-m)
+		maxBits: k.maxBits + uint32(x)<<23,
+	}, true
+}
+
+// mxConstsOf returns mxConstsFor(b.expFromBits(a)), or mxNaNBlock for a
+// NaN block (a >= 0x7f800000), for the largest magnitude bits a of a
+// block. A normal a, the usual case, takes a few integer operations, with
+// expFromBits and mxConstsFor written out.
+func (k *blockKernel) mxConstsOf(a uint32) (mxConsts, bool) {
+	switch {
+	case a >= 0x7f800000:
+		return mxNaNBlock, true
+	case a < 1<<23: // zero or subnormal
+		return k.mxConstsFor(k.b.expFromBits(a))
+	}
+	x := min(max(int(a>>23)-127-k.emax, -maxBlockExp), maxBlockExp)
+	en := k.emin + x
+	if en < -126 || en-k.m+23 > 127 {
+		return mxConsts{}, false
+	}
+	return mxConsts{
+		minNorm: uint32(en+127) << 23,
+		magic:   math.Float32frombits(uint32(en-k.m+23+127) << 23), // pow2f(en-m+23), a normal
 		maxBits: k.maxBits + uint32(x)<<23,
 	}, true
 }
@@ -488,14 +511,11 @@ func (k *blockKernel) roundRowFused(d, s []float32, amax []uint32, sc *blockScra
 	K := k.b.block
 	cs := sc.cs[:len(amax)]
 	for j, a := range amax {
-		cs[j] = mxNaNBlock
-		if a < 0x7f800000 {
-			c, ok := k.mxConstsFor(k.b.expFromBits(a))
-			if !ok {
-				return false
-			}
-			cs[j] = c
+		c, ok := k.mxConstsOf(a)
+		if !ok {
+			return false
 		}
+		cs[j] = c
 	}
 	dr := uint32(23 - k.m)
 	j := mxRoundBlocks(d, s, K, cs, dr) // whole blocks, vectorised where it can
@@ -516,12 +536,9 @@ func (k *blockKernel) roundRowFused(d, s []float32, amax []uint32, sc *blockScra
 func (k *blockKernel) roundBandFused(dst, src []float32, am []uint32, cols, c0, r0, r1 int, sc *blockScratch) bool {
 	cc := &sc.col
 	for c, a := range am {
-		m := mxNaNBlock
-		if a < 0x7f800000 {
-			var ok bool
-			if m, ok = k.mxConstsFor(k.b.expFromBits(a)); !ok {
-				return false
-			}
+		m, ok := k.mxConstsOf(a)
+		if !ok {
+			return false
 		}
 		cc.set(c, m)
 	}

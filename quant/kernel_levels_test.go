@@ -106,3 +106,26 @@ func TestFloatKernelLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestMXConstsOf checks the written-out mxConstsOf against
+// mxConstsFor(expFromBits) for every exponent byte of the block maximum
+// (with a few mantissas), zero, subnormals, Inf and NaN.
+func TestMXConstsOf(t *testing.T) {
+	for _, name := range []string{"mxfp8-e4m3", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4-e2m1"} {
+		b := MustParseBlock(name)
+		k := b.kernel(Nearest, nil)
+		for e := range uint32(256) {
+			for _, m := range []uint32{0, 1, 0x400000, 0x7fffff} {
+				a := e<<23 | m
+				got, gotOK := k.mxConstsOf(a)
+				want, wantOK := mxNaNBlock, true
+				if a < 0x7f800000 {
+					want, wantOK = k.mxConstsFor(b.expFromBits(a))
+				}
+				if gotOK != wantOK || gotOK && got != want {
+					t.Fatalf("%s: mxConstsOf(%#x) = %+v, %v; want %+v, %v", name, a, got, gotOK, want, wantOK)
+				}
+			}
+		}
+	}
+}
