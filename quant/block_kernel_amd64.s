@@ -4,6 +4,12 @@
 
 // Block kernels on 8 lanes (AVX2); see block_kernel_amd64.go.
 
+// Offsets of the fields of mxCols (block_kernel.go): blockChunk uint32s each.
+#define C_MINNORM 0
+#define C_MAGIC 4096
+#define C_MAXBITS 8192
+#define C_NAN 12288
+
 // ABSMAX8 sets ACC to the lane-wise unsigned maximum of ACC and |X| (float32
 // bits), where lanes of X at or above 0x7f800000 (±Inf, NaN) count as 0
 // unless KEEP is all ones. Y14 holds 0x7fffffff, Y13 0x7f800000 and Y12
@@ -135,23 +141,23 @@ colsmaxdone:
 	VMOVQ R11, X12; \
 	VPBROADCASTD X12, Y12
 
-// func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+// func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cc *mxCols, dr uint32)
 TEXT ·mxRoundBlocksAVX2(SB), NOSPLIT, $0-44
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ nb+16(FP), R8
 	MOVQ k+24(FP), R9
-	MOVQ cs+32(FP), AX
+	MOVQ cc+32(FP), AX
 	SETUPROUND(40)
 	SHRQ $3, R9
 	TESTQ R8, R8
 	JZ   blocksdone
 
 block:
-	VPBROADCASTD 0(AX), Y10
-	VPBROADCASTD 4(AX), Y9
-	VPBROADCASTD 8(AX), Y8
-	VPBROADCASTD 12(AX), Y7
+	VPBROADCASTD C_MINNORM(AX), Y10
+	VPBROADCASTD C_MAGIC(AX), Y9
+	VPBROADCASTD C_MAXBITS(AX), Y8
+	VPBROADCASTD C_NAN(AX), Y7
 	MOVQ R9, R10
 
 blockvec:
@@ -162,7 +168,7 @@ blockvec:
 	ADDQ $32, DI
 	DECQ R10
 	JNZ  blockvec
-	ADDQ $16, AX
+	ADDQ $4, AX
 	DECQ R8
 	JNZ  block
 
@@ -170,11 +176,6 @@ blocksdone:
 	VZEROUPPER
 	RET
 
-// Offsets of the fields of mxCols (block_kernel.go): blockChunk uint32s each.
-#define C_MINNORM 0
-#define C_MAGIC 4096
-#define C_MAXBITS 8192
-#define C_NAN 12288
 
 // func mxRoundColsAVX2(dst, src *float32, n int, cc *mxCols, dr uint32)
 TEXT ·mxRoundColsAVX2(SB), NOSPLIT, $0-36
@@ -426,23 +427,23 @@ colsmax16done:
 	SUBL $1, R11; \
 	VPBROADCASTD R11, Z28
 
-// func mxRoundBlocksAVX512(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+// func mxRoundBlocksAVX512(dst, src *float32, nb, k int, cc *mxCols, dr uint32)
 TEXT ·mxRoundBlocksAVX512(SB), NOSPLIT, $0-44
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ nb+16(FP), R8
 	MOVQ k+24(FP), R9
-	MOVQ cs+32(FP), AX
+	MOVQ cc+32(FP), AX
 	SETUPROUND16(40)
 	SHRQ $4, R9
 	TESTQ R8, R8
 	JZ   blocks16done
 
 block16:
-	VPBROADCASTD 0(AX), Z10
-	VPBROADCASTD 4(AX), Z9
-	VPBROADCASTD 8(AX), Z8
-	VPBROADCASTD 12(AX), Z7
+	VPBROADCASTD C_MINNORM(AX), Z10
+	VPBROADCASTD C_MAGIC(AX), Z9
+	VPBROADCASTD C_MAXBITS(AX), Z8
+	VPBROADCASTD C_NAN(AX), Z7
 	MOVQ R9, R10
 
 block16vec:
@@ -453,7 +454,7 @@ block16vec:
 	ADDQ $64, DI
 	DECQ R10
 	JNZ  block16vec
-	ADDQ $16, AX
+	ADDQ $4, AX
 	DECQ R8
 	JNZ  block16
 
@@ -484,4 +485,120 @@ cols16:
 
 cols16done:
 	VZEROUPPER
+	RET
+
+// Offsets of the fields of mxParams (block_kernel.go).
+#define P_ELO 0
+#define P_EHI 4
+#define P_CMN 8
+#define P_CMG 12
+#define P_CMB 16
+
+// func mxConstsAVX2(am *uint32, n int, cc *mxCols, p *mxParams) int
+//
+// The maxima are below 2^31, so signed compares serve.
+TEXT ·mxConstsAVX2(SB), NOSPLIT, $0-40
+	MOVQ am+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ cc+16(FP), DI
+	MOVQ p+24(FP), R8
+	XORQ AX, AX
+	MOVL P_ELO(R8), R11
+	DECL R11
+	VMOVD R11, X15
+	VPBROADCASTD X15, Y15 // eLo-1
+	MOVL P_EHI(R8), R11
+	INCL R11
+	VMOVD R11, X14
+	VPBROADCASTD X14, Y14 // eHi+1
+	VPBROADCASTD P_CMN(R8), Y13
+	VPBROADCASTD P_CMG(R8), Y12
+	VPBROADCASTD P_CMB(R8), Y11
+	MOVL $0x7f7fffff, R11
+	VMOVD R11, X10
+	VPBROADCASTD X10, Y10
+	MOVL $0x7fc00000, R11
+	VMOVD R11, X9
+	VPBROADCASTD X9, Y9
+
+consts8:
+	CMPQ AX, CX
+	JAE  consts8done
+	VMOVDQU  (SI)(AX*4), Y0
+	VPCMPGTD Y10, Y0, Y1 // NaN block
+	VPSRLD   $23, Y0, Y2 // E
+	VPCMPGTD Y15, Y2, Y3
+	VPCMPGTD Y2, Y14, Y4
+	VPAND    Y4, Y3, Y3  // E in [eLo, eHi]
+	VPOR     Y1, Y3, Y4
+	VMOVMSKPS Y4, R11
+	CMPL     R11, $0xff
+	JNE      consts8done
+	VPADDD   Y13, Y2, Y4
+	VPSLLD   $23, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	VMOVDQU  Y4, C_MINNORM(DI)(AX*4)
+	VPADDD   Y12, Y2, Y4
+	VPSLLD   $23, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	VMOVDQU  Y4, C_MAGIC(DI)(AX*4)
+	VPSLLD   $23, Y2, Y4
+	VPADDD   Y11, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	VMOVDQU  Y4, C_MAXBITS(DI)(AX*4)
+	VPAND    Y9, Y1, Y4
+	VMOVDQU  Y4, C_NAN(DI)(AX*4)
+	ADDQ     $8, AX
+	JMP      consts8
+
+consts8done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func mxConstsAVX512(am *uint32, n int, cc *mxCols, p *mxParams) int
+TEXT ·mxConstsAVX512(SB), NOSPLIT, $0-40
+	MOVQ am+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ cc+16(FP), DI
+	MOVQ p+24(FP), R8
+	XORQ AX, AX
+	VPBROADCASTD P_ELO(R8), Z15
+	VPBROADCASTD P_EHI(R8), Z14
+	VPBROADCASTD P_CMN(R8), Z13
+	VPBROADCASTD P_CMG(R8), Z12
+	VPBROADCASTD P_CMB(R8), Z11
+	MOVL $0x7f800000, R11
+	VPBROADCASTD R11, Z10
+	MOVL $0x7fc00000, R11
+	VPBROADCASTD R11, Z9
+
+consts16:
+	CMPQ AX, CX
+	JAE  consts16done
+	VMOVDQU32 (SI)(AX*4), Z0
+	VPCMPUD   $5, Z10, Z0, K1     // NaN block
+	VPSRLD    $23, Z0, Z2         // E
+	VPCMPUD   $5, Z15, Z2, K2
+	VPCMPUD   $2, Z14, Z2, K2, K2 // E in [eLo, eHi]
+	KORW      K1, K2, K3
+	KORTESTW  K3, K3
+	JCC       consts16done
+	VPADDD.Z  Z13, Z2, K2, Z4
+	VPSLLD    $23, Z4, Z4
+	VMOVDQU32 Z4, C_MINNORM(DI)(AX*4)
+	VPADDD.Z  Z12, Z2, K2, Z4
+	VPSLLD    $23, Z4, Z4
+	VMOVDQU32 Z4, C_MAGIC(DI)(AX*4)
+	VPSLLD    $23, Z2, Z4
+	VPADDD.Z  Z11, Z4, K2, Z4
+	VMOVDQU32 Z4, C_MAXBITS(DI)(AX*4)
+	VMOVDQA32.Z Z9, K1, Z4
+	VMOVDQU32 Z4, C_NAN(DI)(AX*4)
+	ADDQ      $16, AX
+	JMP       consts16
+
+consts16done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
 	RET

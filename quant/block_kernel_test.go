@@ -106,11 +106,15 @@ func blockKernelsAgree(t *testing.T) {
 					}
 				}
 			}
+			var rc mxCols
+			for j, c := range cs {
+				rc.set(j, c)
+			}
 			got, want := make([]float32, len(s)), make([]float32, len(s))
-			if n := mxRoundBlocks(got, s, K, cs, dr); n != nb {
+			if n := mxRoundBlocks(got, s, K, &rc, dr); n != nb {
 				t.Fatalf("%s: mxRoundBlocks rounded %d blocks, want %d", name, n, nb)
 			}
-			mxRoundBlocksGo(want, s, K, nb, cs, dr)
+			mxRoundBlocksGo(want, s, K, nb, &rc, dr)
 			for i := range nb * K {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%s K=%d: mxRoundBlocks: element %d (%g, block %d): %#x, want %#x", name, K, i, s[i], i/K, math.Float32bits(got[i]), math.Float32bits(want[i]))

@@ -129,3 +129,43 @@ func TestMXConstsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestMXConstsVec checks the vector kernels of the MX block constants,
+// at every level this machine runs, against mxConstsOf: on every
+// exponent byte of the block maximum (in runs where all are valid, and
+// runs broken by a zero, subnormal or out-of-range maximum, where the
+// kernels must stop before it).
+func TestMXConstsVec(t *testing.T) {
+	top := levelInUse
+	defer useLevel(top)
+	rng := rand.New(rand.NewPCG(30, 3))
+	for _, l := range levels() {
+		useLevel(l)
+		for _, name := range []string{"mxfp8-e4m3", "mxfp8-e5m2", "mxfp6-e2m3", "mxfp6-e3m2", "mxfp4-e2m1"} {
+			b := MustParseBlock(name)
+			k := b.kernel(Nearest, nil)
+			for e := range uint32(256) {
+				for _, brk := range []int{-1, 0, 5, 13, 40} {
+					am := make([]uint32, 61)
+					for i := range am {
+						am[i] = min(e+uint32(rng.IntN(3)), 255)<<23 | rng.Uint32()&0x7fffff
+					}
+					if brk >= 0 {
+						am[brk] = rng.Uint32() & 0x7fffff // zero or subnormal
+					}
+					var cc mxCols
+					n := mxConstsVec(&cc, am, &k.mp)
+					for c := range am {
+						want, ok := k.mxConstsOf(am[c])
+						if c < n && (!ok || cc.get(c) != want) {
+							t.Fatalf("%v %s: mxConstsVec(%#x) = %+v, want %+v, %v", l, name, am[c], cc.get(c), want, ok)
+						}
+						if width := [...]int{0, 8, 16}[l]; width > 0 && c >= n && c < len(am)/width*width && brk < 0 && e >= k.mp.eLo && e+2 <= k.mp.eHi {
+							t.Fatalf("%v %s: mxConstsVec stopped at %d of a valid run", l, name, n)
+						}
+					}
+				}
+			}
+		}
+	}
+}
