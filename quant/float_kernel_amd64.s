@@ -77,7 +77,7 @@
 // func roundFloatAVX2(dst, src *float32, n int, k *floatKernel)
 //
 // Pairs of vectors whose lanes all lie in the fast span take FAST8; the
-// rest ROUND8.
+// rest ROUND8, and after a miss the next 32 vectors too.
 TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -91,19 +91,22 @@ TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	VMOVDQU K_LSBONE(AX), Y10
 	VMOVDQU K_LSBXOR(AX), Y9
 	VMOVDQU K_KEEP(AX), Y8
+	XORQ R12, R12 // vectors left to round by ROUND8 without trying the span
 	SHRQ $3, CX
 	JZ   done
 
 loop:
-	CMPQ CX, $2
-	JB   single
+	TESTQ R12, R12
+	JNZ   slowmode
+	CMPQ  CX, $2
+	JB    single
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
 	INSPAN8(Y0, Y2, Y4)
 	INSPAN8(Y1, Y3, Y5)
 	VPOR    Y5, Y4, Y4
 	VPTEST  Y4, Y4
-	JNZ     single
+	JNZ     miss
 	FAST8(Y0, Y2)
 	FAST8(Y1, Y3)
 	VMOVDQU Y0, (DI)
@@ -118,12 +121,20 @@ single:
 	VMOVDQU (SI), Y0
 	INSPAN8(Y0, Y2, Y4)
 	VPTEST  Y4, Y4
-	JNZ     slow
+	JNZ     miss
 	FAST8(Y0, Y2)
 	VMOVDQU Y0, (DI)
 	JMP     next
 
-slow:
+miss:
+	// Data outside the span: ROUND8 for the next 32 vectors before
+	// trying the span again, so that mixed data does not pay a
+	// mispredicted branch per vector.
+	MOVQ $32, R12
+
+slowmode:
+	DECQ    R12
+	VMOVDQU (SI), Y0
 	ROUND8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
 	VMOVDQU Y6, (DI)
 
@@ -179,7 +190,8 @@ done:
 // func roundFloatAVX512(dst, src *float32, n int, k *floatKernel)
 //
 // Pairs of blocks whose lanes all lie in the fast span (Z29 fastLo2, Z30
-// fastSpan2) take FAST16; the rest ROUND16.
+// fastSpan2) take FAST16; the rest ROUND16, and after a miss the next
+// 16 blocks too.
 TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -201,12 +213,15 @@ TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTD K_LSBXOR(AX), Z28
 	VPBROADCASTD K_FASTLO2(AX), Z29
 	VPBROADCASTD K_FASTSPAN2(AX), Z30
+	XORQ R12, R12
 	SHRQ $4, CX
 	JZ   done512
 
 loop512:
-	CMPQ CX, $2
-	JB   single512
+	TESTQ R12, R12
+	JNZ   slowmode512
+	CMPQ  CX, $2
+	JB    single512
 	VMOVDQU32 (SI), Z0
 	VMOVDQU32 64(SI), Z7
 	VPSLLD    $1, Z0, Z2
@@ -216,7 +231,7 @@ loop512:
 	VPCMPUD   $2, Z30, Z2, K1
 	VPCMPUD   $2, Z30, Z9, K1, K1
 	KORTESTW  K1, K1
-	JCC       single512
+	JCC       miss512
 	FAST16(Z0, Z2)
 	FAST16(Z7, Z9)
 	VMOVDQU32 Z0, (DI)
@@ -233,12 +248,17 @@ single512:
 	VPSUBD    Z29, Z2, Z2
 	VPCMPUD   $2, Z30, Z2, K1
 	KORTESTW  K1, K1
-	JCC       slow512
+	JCC       miss512
 	FAST16(Z0, Z2)
 	VMOVDQU32 Z0, (DI)
 	JMP       next512
 
-slow512:
+miss512:
+	MOVQ $16, R12 // as in roundFloatAVX2
+
+slowmode512:
+	DECQ      R12
+	VMOVDQU32 (SI), Z0
 	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
 	VMOVDQU32 Z6, (DI)
 
