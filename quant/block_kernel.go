@@ -358,9 +358,9 @@ func (k *blockKernel) roundElems(d []float32) {
 // matrix: RoundMatrix keeps it on its stack, so that it is zeroed once per
 // matrix rather than once per row or chunk.
 type blockScratch struct {
-	amax    [blockChunk]uint32   // each block's (rows) or column's largest magnitude bits
-	col     mxCols               // fused: each block's (rows) or column's constants
-	in, out [blockChunk]float32  // two-pass: each block's or column's factors
+	amax    [blockChunk]uint32  // each block's (rows) or column's largest magnitude bits
+	col     mxCols              // fused: each block's (rows) or column's constants
+	in, out [blockChunk]float32 // two-pass: each block's or column's factors
 }
 
 // mxCols are the fused kernel's constants of up to blockChunk columns,
