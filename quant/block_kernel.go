@@ -171,9 +171,23 @@ type blockKernel struct {
 	// fused: MX float elements rounded to nearest in one pass on the
 	// float32 bits (mxFused); emin and m are the element's, maxBits the
 	// bits of its largest value.
-	fused   bool
-	emin, m int
-	maxBits uint32
+	fused         bool
+	emin, m, emax int // emax: the element's largest binade (EmaxElem)
+	maxBits       uint32
+	mp            mxParams // mxConstsOf for the vector kernels
+}
+
+// mxParams let the vector kernels compute mxConstsOf(a) for a block
+// maximum a with exponent byte E = a>>23 in [eLo, eHi], where no clamp
+// applies and the constants are valid: minNorm = (E+cMN)<<23, magic's
+// bits (E+cMG)<<23, maxBits = E<<23 + cMB (mod 2^32). NaN blocks (a >=
+// 0x7f800000) get mxNaNBlock; other maxima (zero, subnormal, out of
+// range) are left to mxConstsOf. The layout is shared with
+// block_kernel_amd64.s.
+type mxParams struct {
+	eLo, eHi uint32
+	cMN, cMG int32
+	cMB      uint32
 }
 
 func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
@@ -189,8 +203,19 @@ func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
 		k.elem = b.roundElem()
 	}
 	if f, ok := b.elem.(Float); ok && b.kind == blockMX && r == Nearest {
-		k.fused, k.emin, k.m = true, f.emin(), int(f.m)
+		k.fused, k.emin, k.m, k.emax = true, f.emin(), int(f.m), b.EmaxElem()
 		k.maxBits = math.Float32bits(float32(f.Max()))
+		// x = E-127-emax and en = emin+x need no clamp and are valid
+		// (-126 <= en, en-m+23 <= 127) for E in [1+emax-emin,
+		// 231+m+emax-emin]; emin <= 0, so the lower clamp of x at -127
+		// only ever meets an invalid en.
+		k.mp = mxParams{
+			eLo: uint32(max(1, 1+k.emax-k.emin)),
+			eHi: uint32(min(254, 231+k.m+k.emax-k.emin)),
+			cMN: int32(k.emin - k.emax),
+			cMG: int32(k.emin - k.emax - k.m + 23),
+			cMB: k.maxBits - uint32(127+k.emax)<<23,
+		}
 	}
 	return k
 }
@@ -219,6 +244,29 @@ func (k *blockKernel) mxConstsFor(x int) (mxConsts, bool) {
 	return mxConsts{
 		minNorm: uint32(en+127) << 23,
 		magic:   pow2f(en - k.m + 23), // adding it rounds to the subnormal quantum 2^(en-m)
+		maxBits: k.maxBits + uint32(x)<<23,
+	}, true
+}
+
+// mxConstsOf returns mxConstsFor(b.expFromBits(a)), or mxNaNBlock for a
+// NaN block (a >= 0x7f800000), for the largest magnitude bits a of a
+// block. A normal a, the usual case, takes a few integer operations, with
+// expFromBits and mxConstsFor written out.
+func (k *blockKernel) mxConstsOf(a uint32) (mxConsts, bool) {
+	switch {
+	case a >= 0x7f800000:
+		return mxNaNBlock, true
+	case a < 1<<23: // zero or subnormal
+		return k.mxConstsFor(k.b.expFromBits(a))
+	}
+	x := min(max(int(a>>23)-127-k.emax, -maxBlockExp), maxBlockExp)
+	en := k.emin + x
+	if en < -126 || en-k.m+23 > 127 {
+		return mxConsts{}, false
+	}
+	return mxConsts{
+		minNorm: uint32(en+127) << 23,
+		magic:   math.Float32frombits(uint32(en-k.m+23+127) << 23), // pow2f(en-m+23), a normal
 		maxBits: k.maxBits + uint32(x)<<23,
 	}, true
 }
@@ -310,10 +358,9 @@ func (k *blockKernel) roundElems(d []float32) {
 // matrix: RoundMatrix keeps it on its stack, so that it is zeroed once per
 // matrix rather than once per row or chunk.
 type blockScratch struct {
-	amax    [blockChunk]uint32   // each block's (rows) or column's largest magnitude bits
-	cs      [blockChunk]mxConsts // fused rows: each block's constants
-	col     mxCols               // fused columns: each column's constants
-	in, out [blockChunk]float32  // two-pass: each block's or column's factors
+	amax    [blockChunk]uint32  // each block's (rows) or column's largest magnitude bits
+	col     mxCols              // fused: each block's (rows) or column's constants
+	in, out [blockChunk]float32 // two-pass: each block's or column's factors
 }
 
 // mxCols are the fused kernel's constants of up to blockChunk columns,
@@ -486,25 +533,32 @@ func positOut(v, r float32) float32 {
 // false, having written nothing, if some block needs the two-pass path.
 func (k *blockKernel) roundRowFused(d, s []float32, amax []uint32, sc *blockScratch) bool {
 	K := k.b.block
-	cs := sc.cs[:len(amax)]
-	for j, a := range amax {
-		cs[j] = mxNaNBlock
-		if a < 0x7f800000 {
-			c, ok := k.mxConstsFor(k.b.expFromBits(a))
-			if !ok {
-				return false
-			}
-			cs[j] = c
-		}
+	cc := &sc.col
+	if !k.mxConstsAll(cc, amax) {
+		return false
 	}
 	dr := uint32(23 - k.m)
-	j := mxRoundBlocks(d, s, K, cs, dr) // whole blocks, vectorised where it can
-	for ; j < len(cs); j++ {
+	j := mxRoundBlocks(d, s, K, cc, dr) // whole blocks, vectorised where it can
+	for ; j < len(amax); j++ {
 		lo, hi := j*K, min((j+1)*K, len(s))
-		c := &cs[j]
+		c := cc.get(j)
 		for i, v := range s[lo:hi] {
 			d[lo+i] = math.Float32frombits(c.round(math.Float32bits(v), dr))
 		}
+	}
+	return true
+}
+
+// mxConstsAll sets cc's first len(am) entries to mxConstsOf of each
+// maximum in am, vectorised where it can, and reports whether all are
+// valid.
+func (k *blockKernel) mxConstsAll(cc *mxCols, am []uint32) bool {
+	for c := mxConstsVec(cc, am, &k.mp); c < len(am); c++ {
+		m, ok := k.mxConstsOf(am[c])
+		if !ok {
+			return false
+		}
+		cc.set(c, m)
 	}
 	return true
 }
@@ -515,15 +569,8 @@ func (k *blockKernel) roundRowFused(d, s []float32, amax []uint32, sc *blockScra
 // the two-pass path.
 func (k *blockKernel) roundBandFused(dst, src []float32, am []uint32, cols, c0, r0, r1 int, sc *blockScratch) bool {
 	cc := &sc.col
-	for c, a := range am {
-		m := mxNaNBlock
-		if a < 0x7f800000 {
-			var ok bool
-			if m, ok = k.mxConstsFor(k.b.expFromBits(a)); !ok {
-				return false
-			}
-		}
-		cc.set(c, m)
+	if !k.mxConstsAll(cc, am) {
+		return false
 	}
 	dr := uint32(23 - k.m)
 	w := len(am)
@@ -550,10 +597,10 @@ func blockAbsMaxGo(amax []uint32, s []float32, K int, finite bool) {
 }
 
 // mxRoundBlocksGo rounds the first n whole blocks of s into d, block j
-// with cs[j].
-func mxRoundBlocksGo(d, s []float32, K, n int, cs []mxConsts, dr uint32) {
+// with cc's entry j.
+func mxRoundBlocksGo(d, s []float32, K, n int, cc *mxCols, dr uint32) {
 	for j := range n {
-		c := &cs[j]
+		c := cc.get(j)
 		for i, v := range s[j*K : (j+1)*K] {
 			d[j*K+i] = math.Float32frombits(c.round(math.Float32bits(v), dr))
 		}

@@ -4,6 +4,12 @@
 
 // Block kernels on 8 lanes (AVX2); see block_kernel_amd64.go.
 
+// Offsets of the fields of mxCols (block_kernel.go): blockChunk uint32s each.
+#define C_MINNORM 0
+#define C_MAGIC 4096
+#define C_MAXBITS 8192
+#define C_NAN 12288
+
 // ABSMAX8 sets ACC to the lane-wise unsigned maximum of ACC and |X| (float32
 // bits), where lanes of X at or above 0x7f800000 (±Inf, NaN) count as 0
 // unless KEEP is all ones. Y14 holds 0x7fffffff, Y13 0x7f800000 and Y12
@@ -19,10 +25,10 @@
 // decides KEEP (all ones when finite is false).
 #define SETUPMAX(off) \
 	MOVL $0x7fffffff, R11; \
-	MOVQ R11, X14; \
+	VMOVQ R11, X14; \
 	VPBROADCASTD X14, Y14; \
 	MOVL $0x7f800000, R11; \
-	MOVQ R11, X13; \
+	VMOVQ R11, X13; \
 	VPBROADCASTD X13, Y13; \
 	VPCMPEQD Y12, Y12, Y12; \
 	MOVBLZX off(FP), R11; \
@@ -116,42 +122,42 @@ colsmaxdone:
 // SETUPROUND loads MXROUND8's constants for the shift in dr+off(FP).
 #define SETUPROUND(off) \
 	MOVL dr+off(FP), CX; \
-	MOVQ CX, X15; \
+	VMOVQ CX, X15; \
 	MOVL $0x7fffffff, R11; \
-	MOVQ R11, X14; \
+	VMOVQ R11, X14; \
 	VPBROADCASTD X14, Y14; \
 	MOVL $1, R11; \
-	MOVQ R11, X13; \
+	VMOVQ R11, X13; \
 	VPBROADCASTD X13, Y13; \
 	MOVL $1, R11; \
 	SHLL CX, R11; \
 	MOVL R11, R12; \
 	SUBL $1, R12; \
 	NOTL R12; \
-	MOVQ R12, X11; \
+	VMOVQ R12, X11; \
 	VPBROADCASTD X11, Y11; \
 	SHRL $1, R11; \
 	SUBL $1, R11; \
-	MOVQ R11, X12; \
+	VMOVQ R11, X12; \
 	VPBROADCASTD X12, Y12
 
-// func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+// func mxRoundBlocksAVX2(dst, src *float32, nb, k int, cc *mxCols, dr uint32)
 TEXT ·mxRoundBlocksAVX2(SB), NOSPLIT, $0-44
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ nb+16(FP), R8
 	MOVQ k+24(FP), R9
-	MOVQ cs+32(FP), AX
+	MOVQ cc+32(FP), AX
 	SETUPROUND(40)
 	SHRQ $3, R9
 	TESTQ R8, R8
 	JZ   blocksdone
 
 block:
-	VPBROADCASTD 0(AX), Y10
-	VPBROADCASTD 4(AX), Y9
-	VPBROADCASTD 8(AX), Y8
-	VPBROADCASTD 12(AX), Y7
+	VPBROADCASTD C_MINNORM(AX), Y10
+	VPBROADCASTD C_MAGIC(AX), Y9
+	VPBROADCASTD C_MAXBITS(AX), Y8
+	VPBROADCASTD C_NAN(AX), Y7
 	MOVQ R9, R10
 
 blockvec:
@@ -162,7 +168,7 @@ blockvec:
 	ADDQ $32, DI
 	DECQ R10
 	JNZ  blockvec
-	ADDQ $16, AX
+	ADDQ $4, AX
 	DECQ R8
 	JNZ  block
 
@@ -170,11 +176,6 @@ blocksdone:
 	VZEROUPPER
 	RET
 
-// Offsets of the fields of mxCols (block_kernel.go): blockChunk uint32s each.
-#define C_MINNORM 0
-#define C_MAGIC 4096
-#define C_MAXBITS 8192
-#define C_NAN 12288
 
 // func mxRoundColsAVX2(dst, src *float32, n int, cc *mxCols, dr uint32)
 TEXT ·mxRoundColsAVX2(SB), NOSPLIT, $0-36
@@ -225,16 +226,16 @@ colsdone:
 
 #define SETUPPOSIT(off) \
 	MOVL $0x7fffffff, R11; \
-	MOVQ R11, X15; \
+	VMOVQ R11, X15; \
 	VPBROADCASTD X15, Y15; \
 	MOVL $0x7f800000, R11; \
-	MOVQ R11, X14; \
+	VMOVQ R11, X14; \
 	VPBROADCASTD X14, Y14; \
 	MOVL $1, R11; \
-	MOVQ R11, X13; \
+	VMOVQ R11, X13; \
 	VPBROADCASTD X13, Y13; \
 	MOVL $0x7f7fffff, R11; \
-	MOVQ R11, X11; \
+	VMOVQ R11, X11; \
 	VPBROADCASTD X11, Y11; \
 	VPXOR Y10, Y10, Y10; \
 	VPXOR Y12, Y12, Y12; \
@@ -298,4 +299,306 @@ pcvec:
 
 pcdone:
 	VZEROUPPER
+	RET
+
+// The same kernels on 16 lanes (AVX-512), with mask registers for the
+// blends.
+
+// ABSMAX16 sets ACC to the lane-wise unsigned maximum of ACC and |X| (float32
+// bits), leaving out lanes of X at or above 0x7f800000 (±Inf, NaN) unless
+// K7 is all ones. Z30 holds 0x7fffffff and Z29 0x7f800000; T and K1 are
+// clobbered.
+#define ABSMAX16(X, ACC, T) \
+	VPANDD Z30, X, T; \
+	VPCMPGTD T, Z29, K1; \
+	KORW K7, K1, K1; \
+	VPMAXUD T, ACC, K1, ACC
+
+// SETUPMAX16 loads ABSMAX16's constants; the bool at finite+off(FP)
+// decides K7 (all ones when finite is false).
+#define SETUPMAX16(off) \
+	MOVL $0x7fffffff, R11; \
+	VPBROADCASTD R11, Z30; \
+	MOVL $0x7f800000, R11; \
+	VPBROADCASTD R11, Z29; \
+	MOVL $0xffff, R11; \
+	MOVBLZX off(FP), R12; \
+	TESTQ R12, R12; \
+	JZ 2(PC); \
+	XORL R11, R11; \
+	KMOVW R11, K7
+
+// func absMaxBlocksAVX512(amax *uint32, src *float32, nb, k int, finite bool)
+TEXT ·absMaxBlocksAVX512(SB), NOSPLIT, $0-33
+	MOVQ amax+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ nb+16(FP), R8
+	MOVQ k+24(FP), R9
+	SETUPMAX16(finite+32)
+	SHRQ $4, R9
+	TESTQ R8, R8
+	JZ   max16done
+
+max16block:
+	VPXORD Z0, Z0, Z0
+	MOVQ R9, R10
+
+max16vec:
+	VMOVDQU32 (SI), Z1
+	ABSMAX16(Z1, Z0, Z2)
+	ADDQ $64, SI
+	DECQ R10
+	JNZ  max16vec
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPMAXUD Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0x4e, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, (DI)
+	ADDQ $4, DI
+	DECQ R8
+	JNZ  max16block
+
+max16done:
+	VZEROUPPER
+	RET
+
+// func absMaxColsAVX512(am *uint32, src *float32, n int, finite bool)
+TEXT ·absMaxColsAVX512(SB), NOSPLIT, $0-25
+	MOVQ am+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SETUPMAX16(finite+24)
+	SHRQ $4, CX
+	JZ   colsmax16done
+
+colsmax16:
+	VMOVDQU32 (SI), Z1
+	VMOVDQU32 (DI), Z0
+	ABSMAX16(Z1, Z0, Z2)
+	VMOVDQU32 Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  colsmax16
+
+colsmax16done:
+	VZEROUPPER
+	RET
+
+// MXROUND16 is MXROUND8 on the 16 lanes of the Z register X. Constants:
+// X15 the shift d, Z30 0x7fffffff, Z29 1, Z28 half-1, Z27 the kept bits;
+// MINNORM, MAGIC, MAXBITS, NAN Z registers (or memory operands but
+// MINNORM). Z1, Z2, Z3, Z5 and K1 are clobbered.
+#define MXROUND16(X, R, MINNORM, MAGIC, MAXBITS, NAN) \
+	VPANDD Z30, X, Z1; \
+	VPXORD Z1, X, Z2; \
+	VPSRLD X15, Z1, Z3; \
+	VPANDD Z29, Z3, Z3; \
+	VPADDD Z28, Z1, R; \
+	VPADDD Z3, R, R; \
+	VPANDD Z27, R, R; \
+	VADDPS MAGIC, Z1, Z5; \
+	VSUBPS MAGIC, Z5, Z5; \
+	VPCMPGTD Z1, MINNORM, K1; \
+	VMOVDQA32 Z5, K1, R; \
+	VPMINUD MAXBITS, R, R; \
+	VPORD NAN, Z2, Z2; \
+	VPORD Z2, R, R
+
+// SETUPROUND16 loads MXROUND16's constants for the shift in dr+off(FP).
+#define SETUPROUND16(off) \
+	MOVL dr+off(FP), CX; \
+	VMOVQ CX, X15; \
+	MOVL $0x7fffffff, R11; \
+	VPBROADCASTD R11, Z30; \
+	MOVL $1, R11; \
+	VPBROADCASTD R11, Z29; \
+	MOVL $1, R11; \
+	SHLL CX, R11; \
+	MOVL R11, R12; \
+	SUBL $1, R12; \
+	NOTL R12; \
+	VPBROADCASTD R12, Z27; \
+	SHRL $1, R11; \
+	SUBL $1, R11; \
+	VPBROADCASTD R11, Z28
+
+// func mxRoundBlocksAVX512(dst, src *float32, nb, k int, cc *mxCols, dr uint32)
+TEXT ·mxRoundBlocksAVX512(SB), NOSPLIT, $0-44
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ nb+16(FP), R8
+	MOVQ k+24(FP), R9
+	MOVQ cc+32(FP), AX
+	SETUPROUND16(40)
+	SHRQ $4, R9
+	TESTQ R8, R8
+	JZ   blocks16done
+
+block16:
+	VPBROADCASTD C_MINNORM(AX), Z10
+	VPBROADCASTD C_MAGIC(AX), Z9
+	VPBROADCASTD C_MAXBITS(AX), Z8
+	VPBROADCASTD C_NAN(AX), Z7
+	MOVQ R9, R10
+
+block16vec:
+	VMOVDQU32 (SI), Z0
+	MXROUND16(Z0, Z4, Z10, Z9, Z8, Z7)
+	VMOVDQU32 Z4, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ R10
+	JNZ  block16vec
+	ADDQ $4, AX
+	DECQ R8
+	JNZ  block16
+
+blocks16done:
+	VZEROUPPER
+	RET
+
+// func mxRoundColsAVX512(dst, src *float32, n int, cc *mxCols, dr uint32)
+TEXT ·mxRoundColsAVX512(SB), NOSPLIT, $0-36
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ cc+24(FP), AX
+	SETUPROUND16(32)
+	SHRQ $4, R8
+	JZ   cols16done
+
+cols16:
+	VMOVDQU32 (SI), Z0
+	VMOVDQU32 C_MINNORM(AX), Z10
+	MXROUND16(Z0, Z4, Z10, C_MAGIC(AX), C_MAXBITS(AX), C_NAN(AX))
+	VMOVDQU32 Z4, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, AX
+	DECQ R8
+	JNZ  cols16
+
+cols16done:
+	VZEROUPPER
+	RET
+
+// Offsets of the fields of mxParams (block_kernel.go).
+#define P_ELO 0
+#define P_EHI 4
+#define P_CMN 8
+#define P_CMG 12
+#define P_CMB 16
+
+// func mxConstsAVX2(am *uint32, n int, cc *mxCols, p *mxParams) int
+//
+// The maxima are below 2^31, so signed compares serve.
+TEXT ·mxConstsAVX2(SB), NOSPLIT, $0-40
+	MOVQ am+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ cc+16(FP), DI
+	MOVQ p+24(FP), R8
+	XORQ AX, AX
+	MOVL P_ELO(R8), R11
+	DECL R11
+	VMOVD R11, X15
+	VPBROADCASTD X15, Y15 // eLo-1
+	MOVL P_EHI(R8), R11
+	INCL R11
+	VMOVD R11, X14
+	VPBROADCASTD X14, Y14 // eHi+1
+	VPBROADCASTD P_CMN(R8), Y13
+	VPBROADCASTD P_CMG(R8), Y12
+	VPBROADCASTD P_CMB(R8), Y11
+	MOVL $0x7f7fffff, R11
+	VMOVD R11, X10
+	VPBROADCASTD X10, Y10
+	MOVL $0x7fc00000, R11
+	VMOVD R11, X9
+	VPBROADCASTD X9, Y9
+
+consts8:
+	CMPQ AX, CX
+	JAE  consts8done
+	VMOVDQU  (SI)(AX*4), Y0
+	VPCMPGTD Y10, Y0, Y1 // NaN block
+	VPSRLD   $23, Y0, Y2 // E
+	VPCMPGTD Y15, Y2, Y3
+	VPCMPGTD Y2, Y14, Y4
+	VPAND    Y4, Y3, Y3  // E in [eLo, eHi]
+	VPOR     Y1, Y3, Y4
+	VMOVMSKPS Y4, R11
+	CMPL     R11, $0xff
+	JNE      consts8done
+	VPADDD   Y13, Y2, Y4
+	VPSLLD   $23, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	VMOVDQU  Y4, C_MINNORM(DI)(AX*4)
+	VPADDD   Y12, Y2, Y4
+	VPSLLD   $23, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	VMOVDQU  Y4, C_MAGIC(DI)(AX*4)
+	VPSLLD   $23, Y2, Y4
+	VPADDD   Y11, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	VMOVDQU  Y4, C_MAXBITS(DI)(AX*4)
+	VPAND    Y9, Y1, Y4
+	VMOVDQU  Y4, C_NAN(DI)(AX*4)
+	ADDQ     $8, AX
+	JMP      consts8
+
+consts8done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func mxConstsAVX512(am *uint32, n int, cc *mxCols, p *mxParams) int
+TEXT ·mxConstsAVX512(SB), NOSPLIT, $0-40
+	MOVQ am+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ cc+16(FP), DI
+	MOVQ p+24(FP), R8
+	XORQ AX, AX
+	VPBROADCASTD P_ELO(R8), Z15
+	VPBROADCASTD P_EHI(R8), Z14
+	VPBROADCASTD P_CMN(R8), Z13
+	VPBROADCASTD P_CMG(R8), Z12
+	VPBROADCASTD P_CMB(R8), Z11
+	MOVL $0x7f800000, R11
+	VPBROADCASTD R11, Z10
+	MOVL $0x7fc00000, R11
+	VPBROADCASTD R11, Z9
+
+consts16:
+	CMPQ AX, CX
+	JAE  consts16done
+	VMOVDQU32 (SI)(AX*4), Z0
+	VPCMPUD   $5, Z10, Z0, K1     // NaN block
+	VPSRLD    $23, Z0, Z2         // E
+	VPCMPUD   $5, Z15, Z2, K2
+	VPCMPUD   $2, Z14, Z2, K2, K2 // E in [eLo, eHi]
+	KORW      K1, K2, K3
+	KORTESTW  K3, K3
+	JCC       consts16done
+	VPADDD.Z  Z13, Z2, K2, Z4
+	VPSLLD    $23, Z4, Z4
+	VMOVDQU32 Z4, C_MINNORM(DI)(AX*4)
+	VPADDD.Z  Z12, Z2, K2, Z4
+	VPSLLD    $23, Z4, Z4
+	VMOVDQU32 Z4, C_MAGIC(DI)(AX*4)
+	VPSLLD    $23, Z2, Z4
+	VPADDD.Z  Z11, Z4, K2, Z4
+	VMOVDQU32 Z4, C_MAXBITS(DI)(AX*4)
+	VMOVDQA32.Z Z9, K1, Z4
+	VMOVDQU32 Z4, C_NAN(DI)(AX*4)
+	ADDQ      $16, AX
+	JMP       consts16
+
+consts16done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
 	RET

@@ -8,11 +8,13 @@ func blockAbsMax(amax []uint32, s []float32, K int, finite bool) {
 
 func colsAbsMax(am []uint32, s []float32, finite bool) { absMaxColsGo(am, s, finite) }
 
-func mxRoundBlocks(d, s []float32, K int, cs []mxConsts, dr uint32) int {
+func mxRoundBlocks(d, s []float32, K int, cc *mxCols, dr uint32) int {
 	n := len(s) / K
-	mxRoundBlocksGo(d, s, K, n, cs, dr)
+	mxRoundBlocksGo(d, s, K, n, cc, dr)
 	return n
 }
+
+func mxConstsVec(cc *mxCols, am []uint32, p *mxParams) int { return 0 }
 
 func mxRoundCols(d, s []float32, cc *mxCols, dr uint32) int {
 	mxRoundColsGo(d, s, cc, dr)

@@ -29,12 +29,22 @@ func blockKernelData(n int, rng *rand.Rand) []float32 {
 	return s
 }
 
-// TestBlockKernelsAgree checks the vectorised block kernels (AVX2 on
-// amd64) against the portable Go kernels bit for bit: block and column
-// maxima with and without non-finite values, and the fused MX rounding
-// with every element format's constants at random scales, NaN blocks
-// included, on lengths that leave tails for the Go code.
+// TestBlockKernelsAgree checks the vectorised block kernels (AVX2 and
+// AVX-512 on amd64), at every level this machine runs, against the
+// portable Go kernels bit for bit: block and column maxima with and
+// without non-finite values, and the fused MX rounding with every element
+// format's constants at random scales, NaN blocks included, on lengths
+// that leave tails for the Go code.
 func TestBlockKernelsAgree(t *testing.T) {
+	top := levelInUse
+	defer useLevel(top)
+	for _, l := range levels() {
+		useLevel(l)
+		t.Run(l.String(), blockKernelsAgree)
+	}
+}
+
+func blockKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, finite := range []bool{false, true} {
 		for _, K := range []int{8, 16, 32, 3, 45} {
@@ -96,11 +106,15 @@ func TestBlockKernelsAgree(t *testing.T) {
 					}
 				}
 			}
+			var rc mxCols
+			for j, c := range cs {
+				rc.set(j, c)
+			}
 			got, want := make([]float32, len(s)), make([]float32, len(s))
-			if n := mxRoundBlocks(got, s, K, cs, dr); n != nb {
+			if n := mxRoundBlocks(got, s, K, &rc, dr); n != nb {
 				t.Fatalf("%s: mxRoundBlocks rounded %d blocks, want %d", name, n, nb)
 			}
-			mxRoundBlocksGo(want, s, K, nb, cs, dr)
+			mxRoundBlocksGo(want, s, K, nb, &rc, dr)
 			for i := range nb * K {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%s K=%d: mxRoundBlocks: element %d (%g, block %d): %#x, want %#x", name, K, i, s[i], i/K, math.Float32bits(got[i]), math.Float32bits(want[i]))

@@ -23,6 +23,13 @@ type floatKernel struct {
 	inf     [8]uint32 // 0x7f800000
 	lsbXor  [8]uint32 // 1 if the kept lsb's parity is not the code's (m = 0, even bias)
 	shift   uint64    // d
+	// fastLo2 and fastSpan2 are the fast span of the vector kernels: for
+	// lo <= |x| <= hi, x and its rounding are normal in f and finite, so
+	// rounding is the normal path alone, the sign riding along. With y =
+	// the bits of x shifted left once, x is in it iff y-fastLo2 <=
+	// fastSpan2, unsigned: fastLo2 = 2·lo, fastSpan2 = 2·(hi-lo)+1 (1 and
+	// 0, which no even y passes, if the span is empty).
+	fastLo2, fastSpan2 uint32
 	// fixSub says that float32 subnormal inputs are not handled (the
 	// smallest normal is below float32's): the caller rounds them exactly.
 	fixSub bool
@@ -93,6 +100,15 @@ func (f Float) kernel() (k floatKernel, ok bool) {
 	}
 	k.inf = splat(0x7f800000)
 	k.shift = uint64(d)
+	// Below max(minNorm, ftz) the subnormal path or the flush applies;
+	// float32 subnormals (fixSub) and zeros are left out too. At or below
+	// the largest finite value, a result cannot pass it or overflow.
+	lo := max(k.minNorm[0], k.ftz[0], 0x00800000)
+	hi := min(maxBits, 0x7f7fffff)
+	k.fastLo2, k.fastSpan2 = 1, 0
+	if lo <= hi {
+		k.fastLo2, k.fastSpan2 = lo<<1, (hi-lo)<<1+1
+	}
 	return k, true
 }
 

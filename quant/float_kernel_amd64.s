@@ -17,6 +17,8 @@
 #define K_INF 352
 #define K_LSBXOR 384
 #define K_SHIFT 416
+#define K_FASTLO2 424
+#define K_FASTSPAN2 428
 
 // ROUND8 rounds the 8 floats in X (a Y register) as floatKernel.round does,
 // leaving the result in R. It clobbers A, S, T, U, M. Steps: a = |x| bits,
@@ -51,7 +53,31 @@
 	VPAND K_NANKEEP(AX), X, U; \
 	VPBLENDVB M, U, R, R
 
+// FAST8 rounds the 8 floats in X in place by the normal path alone, the
+// sign riding along (no carry reaches it in the fast span): x + half-1 +
+// ((x>>d)&lsbOne ^ lsbXor), the dropped bits cleared. T is clobbered.
+// Y11 half-1, Y10 lsbOne, Y9 lsbXor, Y8 keep; X15 holds d.
+#define FAST8(X, T) \
+	VPSRLD X15, X, T; \
+	VPAND  Y10, T, T; \
+	VPXOR  Y9, T, T;  \
+	VPADDD Y11, X, X; \
+	VPADDD T, X, X;   \
+	VPAND  Y8, X, X
+
+// INSPAN8 sets M to zero iff all 8 lanes of X lie in the fast span:
+// y-fastLo2 <= fastSpan2, unsigned, y = x<<1 (Y13 fastLo2, Y12
+// fastSpan2). T is clobbered.
+#define INSPAN8(X, T, M) \
+	VPSLLD  $1, X, T;  \
+	VPSUBD  Y13, T, T; \
+	VPMINUD Y12, T, M; \
+	VPXOR   T, M, M
+
 // func roundFloatAVX2(dst, src *float32, n int, k *floatKernel)
+//
+// Pairs of vectors whose lanes all lie in the fast span take FAST8; the
+// rest ROUND8, and after a miss the next 32 vectors too.
 TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -59,30 +85,189 @@ TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ k+24(FP), AX
 	VMOVQ K_SHIFT(AX), X15
 	VPXOR Y14, Y14, Y14
+	VPBROADCASTD K_FASTLO2(AX), Y13
+	VPBROADCASTD K_FASTSPAN2(AX), Y12
+	VMOVDQU K_HALFM1(AX), Y11
+	VMOVDQU K_LSBONE(AX), Y10
+	VMOVDQU K_LSBXOR(AX), Y9
+	VMOVDQU K_KEEP(AX), Y8
+	XORQ R12, R12 // vectors left to round by ROUND8 without trying the span
 	SHRQ $3, CX
 	JZ   done
-	TESTQ $1, CX
-	JZ   pairs
-	VMOVDQU (SI), Y0
-	ROUND8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
-	VMOVDQU Y6, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $1, CX
-	JZ   done
 
-pairs:
+loop:
+	TESTQ R12, R12
+	JNZ   slowmode
+	CMPQ  CX, $2
+	JB    single
 	VMOVDQU (SI), Y0
-	VMOVDQU 32(SI), Y7
-	ROUND8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
-	ROUND8(Y7, Y8, Y9, Y10, Y11, Y12, Y13)
-	VMOVDQU Y6, (DI)
-	VMOVDQU Y13, 32(DI)
+	VMOVDQU 32(SI), Y1
+	INSPAN8(Y0, Y2, Y4)
+	INSPAN8(Y1, Y3, Y5)
+	VPOR    Y5, Y4, Y4
+	VPTEST  Y4, Y4
+	JNZ     miss
+	FAST8(Y0, Y2)
+	FAST8(Y1, Y3)
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
 	SUBQ $2, CX
-	JNZ  pairs
+	JNZ  loop
+	JMP  done
+
+single:
+	VMOVDQU (SI), Y0
+	INSPAN8(Y0, Y2, Y4)
+	VPTEST  Y4, Y4
+	JNZ     miss
+	FAST8(Y0, Y2)
+	VMOVDQU Y0, (DI)
+	JMP     next
+
+miss:
+	// Data outside the span: ROUND8 for the next 32 vectors before
+	// trying the span again, so that mixed data does not pay a
+	// mispredicted branch per vector.
+	MOVQ $32, R12
+
+slowmode:
+	DECQ    R12
+	VMOVDQU (SI), Y0
+	ROUND8(Y0, Y1, Y2, Y3, Y4, Y5, Y6)
+	VMOVDQU Y6, (DI)
+
+next:
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
 
 done:
+	VZEROUPPER
+	RET
+
+// ROUND16 is ROUND8 on the 16 lanes of the Z register X, with the
+// constants broadcast to registers: Z16 abs, Z17 half-1, Z18 lsbOne, Z19
+// keep, Z20 minNorm, Z21 magic, Z22 ftz, Z23 maxBits, Z24 ovf, Z25
+// nanKeep, Z26 fnuz, Z27 inf, Z28 lsbXor; X15 the shift d. It leaves the
+// result in R and clobbers A, S, T, U and K1-K5.
+#define ROUND16(X, A, S, T, U, R) \
+	VPANDD Z16, X, A; \
+	VPXORD A, X, S; \
+	VPSRLD X15, A, T; \
+	VPANDD Z18, T, T; \
+	VPXORD Z28, T, T; \
+	VPADDD Z17, A, R; \
+	VPADDD T, R, R; \
+	VPANDD Z19, R, R; \
+	VADDPS Z21, A, U; \
+	VSUBPS Z21, U, U; \
+	VPCMPGTD A, Z20, K1; \
+	VMOVDQA32 U, K1, R; \
+	VPCMPGTD A, Z22, K2; \
+	VPXORD R, R, K2, R; \
+	VPCMPGTD Z23, R, K3; \
+	VMOVDQA32 Z24, K3, R; \
+	VPTESTNMD R, R, K4; \
+	VPANDND S, Z26, K4, S; \
+	VPORD S, R, R; \
+	VPCMPGTD Z27, A, K5; \
+	VPANDD Z25, X, U; \
+	VMOVDQA32 U, K5, R
+
+// FAST16 is FAST8 on a Z register: Z17 half-1, Z18 lsbOne, Z28 lsbXor,
+// Z19 keep.
+#define FAST16(X, T) \
+	VPSRLD X15, X, T; \
+	VPANDD Z18, T, T; \
+	VPXORD Z28, T, T; \
+	VPADDD Z17, X, X; \
+	VPADDD T, X, X;   \
+	VPANDD Z19, X, X
+
+// func roundFloatAVX512(dst, src *float32, n int, k *floatKernel)
+//
+// Pairs of blocks whose lanes all lie in the fast span (Z29 fastLo2, Z30
+// fastSpan2) take FAST16; the rest ROUND16, and after a miss the next
+// 16 blocks too.
+TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), AX
+	VMOVQ        K_SHIFT(AX), X15
+	VPBROADCASTD K_ABS(AX), Z16
+	VPBROADCASTD K_HALFM1(AX), Z17
+	VPBROADCASTD K_LSBONE(AX), Z18
+	VPBROADCASTD K_KEEP(AX), Z19
+	VPBROADCASTD K_MINNORM(AX), Z20
+	VPBROADCASTD K_MAGIC(AX), Z21
+	VPBROADCASTD K_FTZ(AX), Z22
+	VPBROADCASTD K_MAXBITS(AX), Z23
+	VPBROADCASTD K_OVF(AX), Z24
+	VPBROADCASTD K_NANKEEP(AX), Z25
+	VPBROADCASTD K_FNUZ(AX), Z26
+	VPBROADCASTD K_INF(AX), Z27
+	VPBROADCASTD K_LSBXOR(AX), Z28
+	VPBROADCASTD K_FASTLO2(AX), Z29
+	VPBROADCASTD K_FASTSPAN2(AX), Z30
+	XORQ R12, R12
+	SHRQ $4, CX
+	JZ   done512
+
+loop512:
+	TESTQ R12, R12
+	JNZ   slowmode512
+	CMPQ  CX, $2
+	JB    single512
+	VMOVDQU32 (SI), Z0
+	VMOVDQU32 64(SI), Z7
+	VPSLLD    $1, Z0, Z2
+	VPSLLD    $1, Z7, Z9
+	VPSUBD    Z29, Z2, Z2
+	VPSUBD    Z29, Z9, Z9
+	VPCMPUD   $2, Z30, Z2, K1
+	VPCMPUD   $2, Z30, Z9, K1, K1
+	KORTESTW  K1, K1
+	JCC       miss512
+	FAST16(Z0, Z2)
+	FAST16(Z7, Z9)
+	VMOVDQU32 Z0, (DI)
+	VMOVDQU32 Z7, 64(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $2, CX
+	JNZ  loop512
+	JMP  done512
+
+single512:
+	VMOVDQU32 (SI), Z0
+	VPSLLD    $1, Z0, Z2
+	VPSUBD    Z29, Z2, Z2
+	VPCMPUD   $2, Z30, Z2, K1
+	KORTESTW  K1, K1
+	JCC       miss512
+	FAST16(Z0, Z2)
+	VMOVDQU32 Z0, (DI)
+	JMP       next512
+
+miss512:
+	MOVQ $16, R12 // as in roundFloatAVX2
+
+slowmode512:
+	DECQ      R12
+	VMOVDQU32 (SI), Z0
+	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
+	VMOVDQU32 Z6, (DI)
+
+next512:
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop512
+
+done512:
 	VZEROUPPER
 	RET

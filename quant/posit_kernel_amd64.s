@@ -80,13 +80,39 @@ DATA maxFinite<>+24(SB)/4, $0x7f7fffff
 DATA maxFinite<>+28(SB)/4, $0x7f7fffff
 GLOBL maxFinite<>(SB), RODATA|NOPTR, $32
 
+// POSIT_FAST8 rounds the 8 float32s in X (a Y register) by the regular
+// region's rule where they all lie in the fast span, in place, clobbering
+// T and U: the sign bit rides along in v = x+off, as no carry or borrow
+// reaches it there; E = (x<<1)>>24, k = (E+sOff)>>es, drop = max(k+c1,
+// c2-k) (never negative where this path runs), low = 1<<drop - 1, half =
+// (low + v>>drop&1)>>1, r = (v+half)&^low - off. T holds x<<1 on entry.
+#define POSIT_FAST8(X, T, U) \
+	VPSRLD  $24, T, T;  \
+	VPADDD  Y15, T, T;  \
+	VPSRAD  X14, T, T;  \
+	VPADDD  Y13, T, U;  \
+	VPSUBD  T, Y12, T;  \
+	VPMAXSD U, T, T;    \
+	VPADDD  Y10, X, X;  \
+	VPSRLVD T, X, U;    \
+	VPAND   Y9, U, U;   \
+	VPSLLVD T, Y9, T;   \
+	VPSUBD  Y9, T, T;   \
+	VPADDD  T, U, U;    \
+	VPSRLD  $1, U, U;   \
+	VPADDD  U, X, X;    \
+	VPANDN  X, T, X;    \
+	VPSUBD  Y10, X, X
+
 // func roundPositAVX2(dst, src *float32, n int, c *positSlice, idx *int32) int
 //
 // All the magnitudes compared are below 2^31, so signed compares serve.
-// The region constants are broadcast to the frame: loTie 0, hiTie 32,
-// minB 64, lowB 96, highB 128, maxB 160, fastLo-1 192 and
-// fastLo+fastSpan 224 (both below 2^31, or -1 and 0 if there is no
-// fast span).
+// The fast span is tested on y = x<<1 (|x| doubled, the sign shifted
+// out): fastLo <= |x| < fastLo+fastSpan iff y-2·fastLo <= 2·fastSpan-1,
+// unsigned, iff min(y-2·fastLo, 2·fastSpan-1) == y-2·fastLo. Pairs of
+// vectors in the span take the short path together. The constants of the
+// other regions are broadcast to the frame: loTie 0, hiTie 32, minB 64,
+// lowB 96, highB 128, maxB 160, lo 192, hi 224.
 TEXT ·roundPositAVX2(SB), NOSPLIT, $256-48
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -101,8 +127,6 @@ TEXT ·roundPositAVX2(SB), NOSPLIT, $256-48
 	VPBROADCASTD 8(R8), Y13  // c1
 	VPBROADCASTD 12(R8), Y12 // c2
 	VPBROADCASTD 20(R8), Y10 // off
-	VPBROADCASTD 24(R8), Y7  // lo
-	VPBROADCASTD 32(R8), Y8  // hi
 	VPBROADCASTD 28(R8), Y0
 	VMOVDQU      Y0, 0(SP)   // loTie
 	VPBROADCASTD 36(R8), Y0
@@ -115,36 +139,82 @@ TEXT ·roundPositAVX2(SB), NOSPLIT, $256-48
 	VMOVDQU      Y0, 128(SP) // highB
 	VPBROADCASTD 52(R8), Y0
 	VMOVDQU      Y0, 160(SP) // maxB
-	MOVL         56(R8), AX
-	MOVL         60(R8), DX
-	ADDL         AX, DX
-	DECL         AX
-	MOVD         AX, X0
-	VPBROADCASTD X0, Y0
-	VMOVDQU      Y0, 192(SP) // fastLo-1
-	MOVD         DX, X0
-	VPBROADCASTD X0, Y0
-	VMOVDQU      Y0, 224(SP) // fastLo+fastSpan
+	VPBROADCASTD 24(R8), Y0
+	VMOVDQU      Y0, 192(SP) // lo
+	VPBROADCASTD 32(R8), Y0
+	VMOVDQU      Y0, 224(SP) // hi
+
+	// Y8 = 2·fastLo, Y7 = 2·fastSpan-1; without a fast span, or where
+	// drop may be negative (c2 < -1: posits of more than 24 bits), 1 and
+	// 0, which no even y passes.
+	MOVL  56(R8), AX
+	MOVL  60(R8), DX
+	MOVL  12(R8), BX
+	TESTL DX, DX
+	JZ    avx2nofast
+	CMPL  BX, $-1
+	JLT   avx2nofast
+	SHLL  $1, AX
+	SHLL  $1, DX
+	DECL  DX
+	JMP   avx2fastset
+
+avx2nofast:
+	MOVL $1, AX
+	XORL DX, DX
+
+avx2fastset:
+	VMOVD         AX, X0
+	VPBROADCASTD X0, Y8
+	VMOVD         DX, X0
+	VPBROADCASTD X0, Y7
 	MOVL         $1, AX
-	MOVD         AX, X9
-	VPBROADCASTD X9, Y9      // 1
-	VPXOR        Y5, Y5, Y5  // 0
+	VMOVD         AX, X9
+	VPBROADCASTD X9, Y9 // 1
 
-avx2loop:
-	CMPQ R11, CX
-	JAE  avx2done
+avx2pair:
+	LEAQ    16(R11), AX
+	CMPQ    AX, CX
+	JA      avx2single
 	VMOVDQU (SI)(R11*4), Y0
+	VMOVDQU 32(SI)(R11*4), Y3
+	VPSLLD  $1, Y0, Y1
+	VPSLLD  $1, Y3, Y4
+	VPSUBD  Y8, Y1, Y2
+	VPSUBD  Y8, Y4, Y6
+	VPMINUD Y7, Y2, Y11
+	VPMINUD Y7, Y6, Y5
+	VPXOR   Y2, Y11, Y11
+	VPXOR   Y6, Y5, Y5
+	VPOR    Y5, Y11, Y11
+	VPTEST  Y11, Y11
+	JNZ     avx2single
+	POSIT_FAST8(Y0, Y1, Y2)
+	POSIT_FAST8(Y3, Y4, Y6)
+	VMOVDQU Y0, (DI)(R11*4)
+	VMOVDQU Y3, 32(DI)(R11*4)
+	ADDQ    $16, R11
+	JMP     avx2pair
+
+avx2single:
+	CMPQ    R11, CX
+	JAE     avx2done
+	VMOVDQU (SI)(R11*4), Y0
+	VPSLLD  $1, Y0, Y1
+	VPSUBD  Y8, Y1, Y2
+	VPMINUD Y7, Y2, Y11
+	VPXOR   Y2, Y11, Y11
+	VPTEST  Y11, Y11
+	JNZ     avx2general
+	POSIT_FAST8(Y0, Y1, Y2)
+	VMOVDQU Y0, (DI)(R11*4)
+	ADDQ    $8, R11
+	JMP     avx2pair
+
+avx2general:
+	// The regular region's rule on a = |x|, then the other regions.
+	VPXOR   Y5, Y5, Y5            // 0
 	VPAND   absMask<>(SB), Y0, Y1 // a
-
-	// AX = 0xff if all lanes lie where a and r are surely normal: then
-	// the regular rule and the sign are all there is to do.
-	VPCMPGTD  192(SP), Y1, Y2
-	VMOVDQU   224(SP), Y3
-	VPCMPGTD  Y1, Y3, Y3
-	VPAND     Y2, Y3, Y3
-	VMOVMSKPS Y3, AX
-
-	// The regular region: round a+off at bit drop.
 	VPSRLD  $23, Y1, Y2
 	VPADDD  Y15, Y2, Y2 // s
 	VPSRAD  X14, Y2, Y2 // k
@@ -163,15 +233,7 @@ avx2loop:
 	VPADDD  Y3, Y6, Y6
 	VPANDN  Y6, Y2, Y6
 	VPSUBD  Y10, Y6, Y6 // r
-	CMPL    AX, $0xff
-	JNE     avx2general
-	VPAND   signMask<>(SB), Y0, Y2
-	VPOR    Y2, Y6, Y6
-	VMOVDQU Y6, (DI)(R11*4)
-	ADDQ    $8, R11
-	JMP     avx2loop
 
-avx2general:
 	// Skip (Y4) if a or r is not a normal float32.
 	VPADDD   normBias<>(SB), Y1, Y3
 	VPCMPGTD normLimit<>(SB), Y3, Y4
@@ -180,7 +242,8 @@ avx2general:
 	VPOR     Y3, Y4, Y4
 
 	// a < lo: minB, or lowB from loTie up; never skipped.
-	VPCMPGTD  Y1, Y7, Y2
+	VMOVDQU   192(SP), Y2
+	VPCMPGTD  Y1, Y2, Y2
 	VMOVDQU   0(SP), Y3
 	VPCMPGTD  Y1, Y3, Y3
 	VMOVDQU   96(SP), Y11
@@ -189,7 +252,8 @@ avx2general:
 	VPANDN    Y4, Y2, Y4
 
 	// a >= hi: highB, or maxB from hiTie up; skipped if not finite.
-	VPCMPGTD  Y1, Y8, Y2
+	VMOVDQU   224(SP), Y2
+	VPCMPGTD  Y1, Y2, Y2
 	VMOVDQU   32(SP), Y3
 	VPCMPGTD  Y1, Y3, Y3
 	VMOVDQU   160(SP), Y11
@@ -213,7 +277,7 @@ avx2general:
 
 avx2next:
 	ADDQ $8, R11
-	JMP  avx2loop
+	JMP  avx2pair
 
 avx2skip:
 	BSFL AX, DX
@@ -254,6 +318,25 @@ avx2done:
 	VPANDND Z6, Z2, Z6;  \
 	VPSUBD  Z10, Z6, Z6
 
+// POSIT_FAST_Z is POSIT_FAST8 on the 16 lanes of a Z register.
+#define POSIT_FAST_Z(X, T, U) \
+	VPSRLD  $24, T, T;  \
+	VPADDD  Z15, T, T;  \
+	VPSRAD  X14, T, T;  \
+	VPADDD  Z13, T, U;  \
+	VPSUBD  T, Z12, T;  \
+	VPMAXSD U, T, T;    \
+	VPADDD  Z10, X, X;  \
+	VPSRLVD T, X, U;    \
+	VPANDD  Z9, U, U;   \
+	VPSLLVD T, Z9, T;   \
+	VPSUBD  Z9, T, T;   \
+	VPADDD  T, U, U;    \
+	VPSRLD  $1, U, U;   \
+	VPADDD  U, X, X;    \
+	VPANDND X, T, X;    \
+	VPSUBD  Z10, X, X
+
 // func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
 TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
@@ -290,27 +373,66 @@ TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTD AX, Z19     // +Inf
 	VMOVDQU32    lanes<>(SB), Z23
 
-	VPBROADCASTD 56(R8), Z16 // fastLo
-	VPBROADCASTD 60(R8), Z17 // fastSpan
+	// Z16 = 2·fastLo, Z17 = 2·fastSpan-1, as in roundPositAVX2.
+	MOVL  56(R8), AX
+	MOVL  60(R8), DX
+	MOVL  12(R8), BX
+	TESTL DX, DX
+	JZ    avx512nofast
+	CMPL  BX, $-1
+	JLT   avx512nofast
+	SHLL  $1, AX
+	SHLL  $1, DX
+	DECL  DX
+	JMP   avx512fastset
 
-	// Blocks whose lanes all lie where a and r are surely normal take a
-	// short path: the regular rule and the sign, nothing else.
-avx512loop:
+avx512nofast:
+	MOVL $1, AX
+	XORL DX, DX
+
+avx512fastset:
+	VPBROADCASTD AX, Z16
+	VPBROADCASTD DX, Z17
+
+	// Pairs of blocks whose lanes all lie where a and r are surely
+	// normal take a short path: POSIT_FAST_Z, the sign riding along.
+avx512pair:
+	LEAQ      32(R11), AX
+	CMPQ      AX, CX
+	JA        avx512single
+	VMOVDQU32 (SI)(R11*4), Z0
+	VMOVDQU32 64(SI)(R11*4), Z7
+	VPSLLD    $1, Z0, Z1
+	VPSLLD    $1, Z7, Z8
+	VPSUBD    Z16, Z1, Z2
+	VPSUBD    Z16, Z8, Z11
+	VPCMPUD   $2, Z17, Z2, K1
+	VPCMPUD   $2, Z17, Z11, K1, K1
+	KORTESTW  K1, K1
+	JCC       avx512single
+	POSIT_FAST_Z(Z0, Z1, Z2)
+	POSIT_FAST_Z(Z7, Z8, Z11)
+	VMOVDQU32 Z0, (DI)(R11*4)
+	VMOVDQU32 Z7, 64(DI)(R11*4)
+	ADDQ      $32, R11
+	JMP       avx512pair
+
+avx512single:
 	CMPQ      R11, CX
 	JAE       avx512done
 	VMOVDQU32 (SI)(R11*4), Z0
-	VPANDD    Z20, Z0, Z1 // a
-	VPSUBD    Z16, Z1, Z3
-	VPCMPUD   $1, Z17, Z3, K1
+	VPSLLD    $1, Z0, Z1
+	VPSUBD    Z16, Z1, Z2
+	VPCMPUD   $2, Z17, Z2, K1
 	KORTESTW  K1, K1
 	JCC       avx512general
-	POSIT_ROUND_Z
-	VPTERNLOGD $0xf4, Z20, Z0, Z6 // r | x&^Z20
-	VMOVDQU32  Z6, (DI)(R11*4)
-	ADDQ       $16, R11
-	JMP        avx512loop
+	POSIT_FAST_Z(Z0, Z1, Z2)
+	VMOVDQU32 Z0, (DI)(R11*4)
+	ADDQ      $16, R11
+	JMP       avx512pair
 
 avx512general:
+	VPANDD Z20, Z0, Z1 // a
 	POSIT_ROUND_Z
 
 
@@ -347,7 +469,7 @@ avx512general:
 
 avx512next:
 	ADDQ $16, R11
-	JMP  avx512loop
+	JMP  avx512pair
 
 avx512skip:
 	KNOTW        K1, K2
@@ -465,11 +587,11 @@ TEXT ·roundPositStochAVX2(SB), NOSPLIT, $0-56
 	VPBROADCASTD 12(R8), Y12 // c2
 	VPBROADCASTD 20(R8), Y10 // off
 	MOVL         $1, AX
-	MOVD         AX, X9
+	VMOVD         AX, X9
 	VPBROADCASTD X9, Y9      // 1
 	VPXOR        Y5, Y5, Y5  // 0
 	MOVL         $23, AX
-	MOVD         AX, X11
+	VMOVD         AX, X11
 	VPBROADCASTD X11, Y11    // largest drop
 	VMOVDQU      normBias<>(SB), Y7
 	VMOVDQU      normLimit<>(SB), Y8
