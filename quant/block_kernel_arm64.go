@@ -19,10 +19,11 @@ func absMaxBlocksNEON(amax *uint32, src *float32, nb, k int, finite bool)
 func absMaxColsNEON(am *uint32, src *float32, n int, finite bool)
 
 // mxRoundBlocksNEON is mxRoundBlocksGo for nb whole blocks of k values, k
-// a multiple of 4.
+// a multiple of 4, with block b's constants at minNorm[b], magic[b],
+// maxBits[b] and nan[b] (mxCols).
 //
 //go:noescape
-func mxRoundBlocksNEON(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
+func mxRoundBlocksNEON(dst, src *float32, nb, k int, minNorm, magic, maxBits, nan *uint32, dr uint32)
 
 // mxRoundColsNEON is mxRoundColsGo for n values, n a multiple of 4, with
 // the columns' constants at minNorm, magic, maxBits and nan (mxCols).
@@ -50,15 +51,17 @@ func colsAbsMax(am []uint32, s []float32, finite bool) {
 	absMaxColsGo(am[n:], s[n:], finite)
 }
 
-func mxRoundBlocks(d, s []float32, K int, cs []mxConsts, dr uint32) int {
+func mxRoundBlocks(d, s []float32, K int, cc *mxCols, dr uint32) int {
 	n := len(s) / K
 	if blockNEON && K%4 == 0 && n > 0 {
-		mxRoundBlocksNEON(&d[0], &s[0], n, K, &cs[0], dr)
+		mxRoundBlocksNEON(&d[0], &s[0], n, K, &cc.minNorm[0], &cc.magic[0], &cc.maxBits[0], &cc.nan[0], dr)
 		return n
 	}
-	mxRoundBlocksGo(d, s, K, n, cs, dr)
+	mxRoundBlocksGo(d, s, K, n, cc, dr)
 	return n
 }
+
+func mxConstsVec(cc *mxCols, am []uint32, p *mxParams) int { return 0 }
 
 func mxRoundCols(d, s []float32, cc *mxCols, dr uint32) int {
 	if !blockNEON {

@@ -120,24 +120,28 @@ cdone:
 	VORR  V2.B16, V4.B16, V4.B16;  \
 	VORR  V23.B16, V4.B16, V4.B16
 
-// func mxRoundBlocksNEON(dst, src *float32, nb, k int, cs *mxConsts, dr uint32)
-TEXT ·mxRoundBlocksNEON(SB), NOSPLIT, $0-44
+// func mxRoundBlocksNEON(dst, src *float32, nb, k int, minNorm, magic, maxBits, nan *uint32, dr uint32)
+// Block b's constants are minNorm[b], magic[b], maxBits[b] and nan[b] (mxCols).
+TEXT ·mxRoundBlocksNEON(SB), NOSPLIT, $0-68
 	MOVD  dst+0(FP), R0
 	MOVD  src+8(FP), R1
 	MOVD  nb+16(FP), R2
 	MOVD  k+24(FP), R3
-	MOVD  cs+32(FP), R6
-	MOVWU dr+40(FP), R9
+	MOVD  minNorm+32(FP), R5
+	MOVD  magic+40(FP), R6
+	MOVD  maxBits+48(FP), R7
+	MOVD  nan+56(FP), R8
+	MOVWU dr+64(FP), R9
 	MXCONST
 	LSR   $2, R3
 	CBZ   R2, mdone
 	CBZ   R3, mdone
 
 mblock:
-	VLD1R.P 4(R6), [V20.S4]
+	VLD1R.P 4(R5), [V20.S4]
 	VLD1R.P 4(R6), [V21.S4]
-	VLD1R.P 4(R6), [V22.S4]
-	VLD1R.P 4(R6), [V23.S4]
+	VLD1R.P 4(R7), [V22.S4]
+	VLD1R.P 4(R8), [V23.S4]
 	MOVD    R3, R4
 
 mloop:

@@ -160,7 +160,7 @@ func TestMXConstsVec(t *testing.T) {
 						if c < n && (!ok || cc.get(c) != want) {
 							t.Fatalf("%v %s: mxConstsVec(%#x) = %+v, want %+v, %v", l, name, am[c], cc.get(c), want, ok)
 						}
-						if width := [...]int{0, 8, 16}[l]; width > 0 && c >= n && c < len(am)/width*width && brk < 0 && e >= k.mp.eLo && e+2 <= k.mp.eHi {
+						if width := map[Level]int{LevelAVX2: 8, LevelAVX512: 16}[l]; width > 0 && c >= n && c < len(am)/width*width && brk < 0 && e >= k.mp.eLo && e+2 <= k.mp.eHi {
 							t.Fatalf("%v %s: mxConstsVec stopped at %d of a valid run", l, name, n)
 						}
 					}
