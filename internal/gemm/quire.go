@@ -26,6 +26,7 @@ import (
 type QuireWorkspace struct {
 	a, b, c []float64
 	ha, hb  expHist
+	job     blockedJob // blocked's state (quire_blocked.go)
 }
 
 // MaxQuireBands is the largest number of DGEMMs QuireWorkspace.Gemm runs
@@ -54,6 +55,9 @@ func (w *QuireWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 	br, bc := k, n
 	if tB {
 		br, bc = n, k
+	}
+	if w.blocked(f, tA, tB, m, n, k, a, lda, b, ldb, c, ldc) {
+		return
 	}
 	// Convert to float64, noting each operand's exponent range: with one
 	// band per operand (the usual case) the conversion is the band's copy
