@@ -232,6 +232,19 @@ applydone:
 	VPCMPGTD  Y8, Y9, Y9; \
 	VPADDD    Y9, rank, rank
 
+// ROTS is ROT8 for blocks of 2 and 4, both halves: they lie within the
+// 128-bit lanes, so the rotation is an in-lane shuffle (imm), and the
+// tie lanes of the low half serve the high one.
+#define ROTS(imm, tie) \
+	VPSHUFD  imm, Y4, Y8; \
+	VPSUBD   tie, Y4, Y9; \
+	VPCMPGTD Y9, Y8, Y8; \
+	VPADDD   Y8, Y6, Y6; \
+	VPSHUFD  imm, Y5, Y10; \
+	VPSUBD   tie, Y5, Y11; \
+	VPCMPGTD Y11, Y10, Y10; \
+	VPADDD   Y10, Y7, Y7
+
 // func maskAbsAVX2(keep *bool, y, w *float32, n int, t *maskTable) (nonzero int)
 //
 // Keys and ranks as in maskAbsAVX512, the ranks counted down from 0: a
@@ -245,17 +258,17 @@ TEXT ·maskAbsAVX2(SB), NOSPLIT, $0-48
 	MOVQ t+32(FP), R9
 
 	MOVL         $0x7fffffff, AX
-	MOVQ         AX, X12
+	VMOVD        AX, X12
 	VPBROADCASTD X12, Y12        // |x| mask
 	MOVL         $0x7f800000, AX
-	MOVQ         AX, X13
+	VMOVD        AX, X13
 	VPBROADCASTD X13, Y13        // +Inf
 	MOVL         $1, AX
-	MOVQ         AX, X14
+	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14        // 1
 	MOVL         1920(R9), AX
 	NEGL         AX
-	MOVQ         AX, X15
+	VMOVD        AX, X15
 	VPBROADCASTD X15, Y15        // −N
 	MOVL         1924(R9), BX    // rotations
 	XORQ         R11, R11
@@ -272,6 +285,10 @@ loop8:
 	VPXOR   Y7, Y7, Y7
 	MOVQ    R9, R10
 	MOVL    BX, DX
+	CMPL    BX, $1
+	JEQ     rot2
+	CMPL    BX, $3
+	JEQ     rot4
 	CMPL    BX, $15
 	JEQ     rot16
 
@@ -282,6 +299,16 @@ rot8:
 	DECL DX
 	JNZ  rot8
 	JMP  store8
+
+rot2:
+	ROTS($0xb1, 64(R9))
+	JMP store8
+
+rot4:
+	ROTS($0x39, 64(R9))
+	ROTS($0x4e, 192(R9))
+	ROTS($0x93, 320(R9))
+	JMP store8
 
 rot16:
 	ROT16(Y4, (R10), 64(R10), Y6)
