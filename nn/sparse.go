@@ -249,7 +249,7 @@ func maskOf[T compute.Float](m *WeightMask, keep []bool, w []T, scratch []float6
 		}
 		return scratch
 	}
-	if y != nil && m.tab != nil && sparseAVX512 && isFloat32(w) {
+	if y != nil && m.tab != nil && sparseFast() && isFloat32(w) {
 		// Masked and applied in one pass, which also counts the zeros:
 		// less memory traffic than checking and copying the cache.
 		zeros := maskApply32(keep, any(y).([]float32), any(w).([]float32), m.rows, m.cols, m.tab, m.spec.Weight.M)
@@ -462,7 +462,7 @@ func maskBackward[T compute.Float](st *maskNode, dy, dw []T) {
 	m.mu.Lock()
 	k := sparsity.Key{Seed: m.seed, Step: m.step, Tensor: m.gid}
 	m.mu.Unlock()
-	if m.gtab != nil && sparseAVX512 && isFloat32(dw) {
+	if m.gtab != nil && sparseFast() && isFloat32(dw) {
 		d := any(dw).([]float32)
 		maskApply32(st.gkeep, d, d, m.rows, m.cols, m.gtab, m.spec.Grad.M)
 		return

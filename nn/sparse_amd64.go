@@ -17,6 +17,17 @@ func maskAbsAVX512(keep *bool, y, w *float32, n int, t *maskTable) (nonzero int)
 //go:noescape
 func applyMaskAVX512(dst, src *float32, keep *bool, n int)
 
-// sparseAVX512 says whether the mask kernels run: at quant's kernel level
-// (quant.CPUEnv caps it), set at start-up; tests switch it.
-var sparseAVX512 = quant.CurrentLevel() >= quant.LevelAVX512
+// maskAbsAVX2 is maskAbsAVX512 on 8-lane vectors, for n a multiple of 16
+// (whole chunks; maskAbs32 pads the last one).
+//
+//go:noescape
+func maskAbsAVX2(keep *bool, y, w *float32, n int, t *maskTable) (nonzero int)
+
+// applyMaskAVX2 is applyMaskAVX512 for n a multiple of 8.
+//
+//go:noescape
+func applyMaskAVX2(dst, src *float32, keep *bool, n int)
+
+// sparseLevel is the level of the mask kernels that run: quant's kernel
+// level (quant.CPUEnv caps it), set at start-up; tests switch it.
+var sparseLevel = quant.CurrentLevel()

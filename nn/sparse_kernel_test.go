@@ -11,8 +11,19 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/sparsity"
 )
+
+// atEachLevel runs f with the mask kernels of each level this CPU runs
+// (whatever quant.CPUEnv says), generic first, and restores sparseLevel.
+func atEachLevel(t *testing.T, f func(t *testing.T)) {
+	defer func(l quant.Level) { sparseLevel = l }(sparseLevel)
+	for i, name := range quant.KernelLevels() {
+		sparseLevel = quant.Level(i)
+		t.Run(name, f)
+	}
+}
 
 // defMask32 is the abs N:M mask of a rows × cols float32 matrix along its
 // rows, from the definition: in every block of m consecutive values of a
@@ -77,11 +88,11 @@ func TestMaskTableLayout(t *testing.T) {
 // sparsity.MaskAbs + Apply (the generic path it replaces), bit for bit, on
 // hostile data: every pattern of M 2, 4, 8, 16, rows whose length is and
 // is not a multiple of M (and of the 16-value chunk), the output apart
-// from and on top of the weights; nothing past the end is written.
-func TestMaskApply32(t *testing.T) {
-	if !sparseAVX512 {
-		t.Skip("no AVX-512 kernel at this level")
-	}
+// from and on top of the weights; nothing past the end is written. It
+// runs at each kernel level.
+func TestMaskApply32(t *testing.T) { atEachLevel(t, testMaskApply32) }
+
+func testMaskApply32(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	shapes := [][2]int{{1, 1}, {1, 3}, {3, 5}, {2, 16}, {5, 17}, {4, 31}, {7, 33}, {3, 64}, {9, 102}, {4, 130}, {2, 1000}, {6, 16 * 9}}
 	for _, m := range []int{2, 4, 8, 16} {
@@ -141,8 +152,11 @@ func TestMaskApply32(t *testing.T) {
 }
 
 // TestApply32 checks the fast apply against sparsity.Apply bit for bit,
-// for every length up to 70 and a long one, in place too.
-func TestApply32(t *testing.T) {
+// for every length up to 70 and a long one, in place too, at each
+// kernel level.
+func TestApply32(t *testing.T) { atEachLevel(t, testApply32) }
+
+func testApply32(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range append(upTo(71), 4099) {
 		src := hostileWeights(r, n)
@@ -228,18 +242,21 @@ func TestSparseReadTwice(t *testing.T) {
 // TestSparseFastEqualsGeneric runs each float32 layer with a 2:4 and a
 // 1:2 weight mask on the fast kernels and on the generic code
 // (sparsity.MaskAbs, sparsity.Apply), and compares output and gradients
-// bit for bit.
-func TestSparseFastEqualsGeneric(t *testing.T) {
-	if !sparseAVX512 {
-		t.Skip("no AVX-512 kernel at this level")
+// bit for bit, at each kernel level.
+func TestSparseFastEqualsGeneric(t *testing.T) { atEachLevel(t, testSparseFastEqualsGeneric) }
+
+func testSparseFastEqualsGeneric(t *testing.T) {
+	level := sparseLevel
+	if level == quant.LevelGeneric {
+		t.Skip("no kernel at the generic level")
 	}
-	defer func() { sparseAVX512 = true }()
+	defer func() { sparseLevel = level }()
 	for _, lc := range layerCases {
 		for _, p := range []sparsity.Pattern{{N: 2, M: 4}, {N: 1, M: 2}} {
 			f := LayerFormats{Sparsity: Sparsity{Weight: p}}
-			sparseAVX512 = true
+			sparseLevel = level
 			_, fast := runLayer32(t, lc, f, nil)
-			sparseAVX512 = false
+			sparseLevel = quant.LevelGeneric
 			_, generic := runLayer32(t, lc, f, nil)
 			for k, what := range []string{"y", "dx", "dw", "db"} {
 				for i := range generic[k] {
