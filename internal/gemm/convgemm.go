@@ -1,0 +1,218 @@
+//go:build !openblas
+
+package gemm
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// ConvForward is a convolution's forward product without its column
+// matrix (an implicit GEMM): it sets y, the outC × g.Cols() output of one
+// image (rows ldy apart), to w·Im2col(x) plus bias[o] on row o (bias nil:
+// none), where x is one C×H×W image and w the outC × g.Rows() weights.
+// The bits are those of Im2col into a matrix col, Gemm(false, false, outC,
+// g.Cols(), g.Rows(), 1, w, g.Rows(), col, g.Cols(), 0, y, ldy) and then
+// y[o][j] += bias[o]: every element of y is the same chain of FMAs over
+// the sum, in the same order (sgemm.go), started from zero, and the bias
+// is added once, after it.
+//
+// The column matrix of a 3×3 convolution is nine times its input: packing
+// it costs as much memory traffic as the product costs time on the
+// layers' shapes, and the driver then reads its panels from rows far
+// apart. ConvForward packs each panel of nr output positions straight
+// from the image into the kernel's layout, kb steps of the sum at a time,
+// and runs every row panel of the weights on it while it is in the L1
+// cache.
+func ConvForward[T Float](y []T, ldy int, w []T, outC int, x []T, g Geom, bias []T) {
+	k, p := g.Rows(), g.Cols()
+	switch {
+	case outC < 0 || ldy < max(1, p):
+		panic("gemm: conv: bad dimensions")
+	case len(x) < g.C*g.H*g.W || len(w) < outC*k || (outC > 0 && len(y) < (outC-1)*ldy+p) || (bias != nil && len(bias) < outC):
+		panic("gemm: conv: slice too short")
+	}
+	if outC == 0 || p == 0 {
+		return
+	}
+	d := driverOf[T]()
+	s, ok := d.convs().Get().(*convCall[T])
+	if !ok {
+		s = new(convCall[T])
+	}
+	s.set(d, y, ldy, w, outC, x, g, bias)
+	npan := (p + d.nr - 1) / d.nr
+	chunks := (npan + convChunk - 1) / convChunk
+	if flops := 2 * float64(outC) * float64(p) * float64(k); flops < float64(parallelMin) || chunks == 1 {
+		for i := range chunks {
+			s.Each(i)
+		}
+	} else {
+		ForEaches(chunks, chunks*minWork, s)
+	}
+	s.y, s.w, s.x, s.bias = nil, nil, nil, nil
+	d.convs().Put(s)
+}
+
+// convChunk is the number of panels of output positions one goroutine
+// takes at a time.
+const convChunk = 8
+
+var convCalls32, convCalls64 sync.Pool // *convCall[float32], *convCall[float64]
+
+func (d *driver[T]) convs() *sync.Pool {
+	if _, ok := any(d).(*driver[float32]); ok {
+		return &convCalls32
+	}
+	return &convCalls64
+}
+
+// convTap is what one row of the column matrix, a kernel tap (c, i, j),
+// reads: the input at offset off + oy·SH·W + ox·SW, for output rows in ys
+// and columns in xs.
+type convTap struct {
+	off    int
+	ys, xs span
+}
+
+// convCall is one ConvForward call, shared by the goroutines that split
+// it; it is reused through a pool.
+type convCall[T Float] struct {
+	d        *driver[T]
+	y, w, x  []T
+	bias     []T
+	ldy, m   int
+	g        Geom
+	ap       []T // the weights packed in row panels, kb steps of the sum at a time
+	mp       int // m rounded up to the panel height
+	taps     []convTap
+	spanBuf  [16]span
+	spanHeap []span
+}
+
+func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g Geom, bias []T) {
+	s.d, s.y, s.ldy, s.w, s.m, s.x, s.g, s.bias = d, y, ldy, w, m, x, g, bias
+	mr, k := d.mr, g.Rows()
+	s.mp = (m + mr - 1) / mr * mr
+	// Block pc of the sum (kb steps) is at pc·mp, its row panel r at
+	// pc·mp + r·mr·kb: packA's layout, block after block.
+	ap := grow(&s.ap, s.mp*k)
+	for pc := 0; pc < k; pc += blockK {
+		kb := min(blockK, k-pc)
+		d.packA(ap[pc*s.mp:], false, w, k, 0, m, pc, kb, mr)
+	}
+	buf := s.spanBuf[:]
+	if g.KH+g.KW > len(buf) {
+		buf = grow(&s.spanHeap, g.KH+g.KW)
+	}
+	ys, xs := kernelSpans(g, buf)
+	taps := grow(&s.taps, k)
+	l := 0
+	for c := 0; c < g.C; c++ {
+		for i := 0; i < g.KH; i++ {
+			for j := 0; j < g.KW; j++ {
+				taps[l] = convTap{off: c*g.H*g.W + (i-g.PH)*g.W + j - g.PW, ys: ys[i], xs: xs[j]}
+				l++
+			}
+		}
+	}
+}
+
+// Each computes panels [i·convChunk, (i+1)·convChunk) of output positions.
+func (s *convCall[T]) Each(i int) {
+	d, g := s.d, s.g
+	mr, nr, k, p := d.mr, d.nr, g.Rows(), g.Cols()
+	w := d.getWorkspace()
+	for j0 := i * convChunk * nr; j0 < min(p, (i+1)*convChunk*nr); j0 += nr {
+		cols := min(nr, p-j0)
+		for pc := 0; pc < k; pc += blockK {
+			kb := min(blockK, k-pc)
+			bp := grow(&w.bp, kb*nr)
+			s.packB(bp, pc, kb, j0, cols, nr)
+			load := pc > 0
+			for ir := 0; ir*mr < s.m; ir++ {
+				rows := min(mr, s.m-ir*mr)
+				apan := &s.ap[pc*s.mp+ir*mr*kb]
+				ci := ir*mr*s.ldy + j0
+				if rows == mr && cols == nr {
+					d.fn(kb, apan, mr, &bp[0], nr, &s.y[ci], s.ldy, 1, 0, load)
+					continue
+				}
+				d.edgeTile(w, kb, apan, mr, &bp[0], nr, s.y[ci:], s.ldy, rows, cols, 1, 0, load)
+			}
+		}
+		if s.bias != nil {
+			for o, b := range s.bias[:s.m] {
+				row := s.y[o*s.ldy+j0 : o*s.ldy+j0+cols]
+				for t := range row {
+					row[t] += b
+				}
+			}
+		}
+	}
+	d.ws.Put(w)
+}
+
+// packB sets dst[l·nr + t], for l < kb and t < nr, to row pc+l and column
+// j0+t of the column matrix of s's image: zero past cols, and where the
+// tap falls in the padding.
+func (s *convCall[T]) packB(dst []T, pc, kb, j0, cols, nr int) {
+	g, x := s.g, s.x
+	ow := g.OW
+	oy, ox := j0/ow, j0%ow
+	if ox+cols <= ow && g.SW == 1 && cols == nr && nr*int(unsafe.Sizeof(T(0))) == 128 {
+		// The common case: a whole panel inside one output row, stride 1,
+		// AVX-512's 32 float32s.
+		rowOff := oy*g.SH*g.W + ox
+		for l, t := range s.taps[pc : pc+kb] {
+			d := dst[l*nr : l*nr+nr]
+			if oy < t.ys.lo || oy >= t.ys.hi {
+				clear(d)
+				continue
+			}
+			if ox >= t.xs.lo && ox+nr <= t.xs.hi {
+				src := x[t.off+rowOff : t.off+rowOff+nr]
+				*(*[128]byte)(unsafe.Pointer(&d[0])) = *(*[128]byte)(unsafe.Pointer(&src[0]))
+				continue
+			}
+			s.packSeg(d, t, oy, ox, nr)
+		}
+		return
+	}
+	for l, t := range s.taps[pc : pc+kb] {
+		d := dst[l*nr : l*nr+nr]
+		done := 0
+		for r, c := oy, ox; done < cols; r, c = r+1, 0 {
+			n := min(ow-c, cols-done)
+			if r < t.ys.lo || r >= t.ys.hi {
+				clear(d[done : done+n])
+			} else {
+				s.packSeg(d[done:done+n], t, r, c, n)
+			}
+			done += n
+		}
+		clear(d[cols:])
+	}
+}
+
+// packSeg sets d[:n] to tap t's inputs for output row oy (in the image)
+// and columns ox, …, ox+n-1: zero outside t.xs.
+func (s *convCall[T]) packSeg(d []T, t convTap, oy, ox, n int) {
+	g := s.g
+	lo, hi := min(max(t.xs.lo-ox, 0), n), min(max(t.xs.hi-ox, 0), n)
+	if lo >= hi {
+		clear(d[:n])
+		return
+	}
+	clear(d[:lo])
+	clear(d[hi:n])
+	src := t.off + oy*g.SH*g.W + (ox+lo)*g.SW
+	if g.SW == 1 {
+		copy(d[lo:hi], s.x[src:src+hi-lo])
+		return
+	}
+	x := s.x[src : src+(hi-lo-1)*g.SW+1]
+	for q := range d[lo:hi] {
+		d[lo+q] = x[q*g.SW]
+	}
+}
