@@ -50,7 +50,7 @@ func ConvForward[T Float](y []T, ldy int, w []T, outC int, x []T, g Geom, bias [
 	} else {
 		ForEaches(chunks, chunks*minWork, s)
 	}
-	s.y, s.w, s.x, s.bias = nil, nil, nil, nil
+	s.y, s.w, s.x, s.bias, s.xp = nil, nil, nil, nil, nil
 	d.convs().Put(s)
 }
 
@@ -88,6 +88,16 @@ type convCall[T Float] struct {
 	taps     []convTap
 	spanBuf  [16]span
 	spanHeap []span
+
+	// With a kernel that reads B by offsets (tapKernel), a panel of nr
+	// positions in one output row, at stride 1, is not packed at all: the
+	// kernel reads tap l at xp[base + offs[l]], xp the image with its
+	// padding (x itself without).
+	tk     func(k int, a *T, b *T, offs *int, c *T, ldc int, load bool)
+	xp     []T
+	padBuf []T
+	offs   []int
+	wp     int // xp's row length
 }
 
 func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g Geom, bias []T) {
@@ -116,30 +126,55 @@ func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g G
 			}
 		}
 	}
+	s.tk = nil
+	if g.SW != 1 || g.OW < d.nr {
+		return
+	}
+	if s.tk = tapKernel(d); s.tk == nil {
+		return
+	}
+	s.xp, s.wp = x, g.W
+	hp := g.H + 2*g.PH
+	if g.PH > 0 || g.PW > 0 {
+		// One copy of the image with its zeros costs less than packing
+		// the border panels, whose taps fall partly in the padding.
+		s.wp = g.W + 2*g.PW
+		s.xp = grow(&s.padBuf, g.C*hp*s.wp)
+		for c := 0; c < g.C; c++ {
+			plane := s.xp[c*hp*s.wp : (c+1)*hp*s.wp]
+			clear(plane[:g.PH*s.wp])
+			for r := 0; r < g.H; r++ {
+				row := plane[(g.PH+r)*s.wp : (g.PH+r+1)*s.wp]
+				clear(row[:g.PW])
+				copy(row[g.PW:], x[(c*g.H+r)*g.W:(c*g.H+r+1)*g.W])
+				clear(row[g.PW+g.W:])
+			}
+			clear(plane[(g.PH+g.H)*s.wp:])
+		}
+	}
+	offs := grow(&s.offs, k)
+	l = 0
+	for c := 0; c < g.C; c++ {
+		for i := 0; i < g.KH; i++ {
+			for j := 0; j < g.KW; j++ {
+				offs[l] = (c*hp+i)*s.wp + j
+				l++
+			}
+		}
+	}
 }
 
 // Each computes panels [i·convChunk, (i+1)·convChunk) of output positions.
 func (s *convCall[T]) Each(i int) {
 	d, g := s.d, s.g
-	mr, nr, k, p := d.mr, d.nr, g.Rows(), g.Cols()
+	nr, p := d.nr, g.Cols()
 	w := d.getWorkspace()
 	for j0 := i * convChunk * nr; j0 < min(p, (i+1)*convChunk*nr); j0 += nr {
 		cols := min(nr, p-j0)
-		for pc := 0; pc < k; pc += blockK {
-			kb := min(blockK, k-pc)
-			bp := grow(&w.bp, kb*nr)
-			s.packB(bp, pc, kb, j0, cols, nr)
-			load := pc > 0
-			for ir := 0; ir*mr < s.m; ir++ {
-				rows := min(mr, s.m-ir*mr)
-				apan := &s.ap[pc*s.mp+ir*mr*kb]
-				ci := ir*mr*s.ldy + j0
-				if rows == mr && cols == nr {
-					d.fn(kb, apan, mr, &bp[0], nr, &s.y[ci], s.ldy, 1, 0, load)
-					continue
-				}
-				d.edgeTile(w, kb, apan, mr, &bp[0], nr, s.y[ci:], s.ldy, rows, cols, 1, 0, load)
-			}
+		if oy, ox := j0/g.OW, j0%g.OW; s.tk != nil && cols == nr && ox+nr <= g.OW {
+			s.tapPanel(w, j0, oy*g.SH*s.wp+ox)
+		} else {
+			s.packedPanel(w, j0, cols)
 		}
 		if s.bias != nil {
 			for o, b := range s.bias[:s.m] {
@@ -151,6 +186,59 @@ func (s *convCall[T]) Each(i int) {
 		}
 	}
 	d.ws.Put(w)
+}
+
+// tapPanel computes the nr output positions from j0, whose taps the kernel
+// reads from xp[base + offs[l]].
+func (s *convCall[T]) tapPanel(w *workspace[T], j0, base int) {
+	mr, nr, k := s.d.mr, s.d.nr, s.g.Rows()
+	for pc := 0; pc < k; pc += blockK {
+		kb := min(blockK, k-pc)
+		load := pc > 0
+		for ir := 0; ir*mr < s.m; ir++ {
+			rows := min(mr, s.m-ir*mr)
+			apan := &s.ap[pc*s.mp+ir*mr*kb]
+			ci := ir*mr*s.ldy + j0
+			if rows == mr {
+				s.tk(kb, apan, &s.xp[base], &s.offs[pc], &s.y[ci], s.ldy, load)
+				continue
+			}
+			// The last rows, through a whole tile.
+			t := grow(&w.tile, mr*nr)
+			if load {
+				for i := 0; i < rows; i++ {
+					copy(t[i*nr:(i+1)*nr], s.y[ci+i*s.ldy:ci+i*s.ldy+nr])
+				}
+			}
+			s.tk(kb, apan, &s.xp[base], &s.offs[pc], &t[0], nr, load)
+			for i := 0; i < rows; i++ {
+				copy(s.y[ci+i*s.ldy:ci+i*s.ldy+nr], t[i*nr:(i+1)*nr])
+			}
+		}
+	}
+}
+
+// packedPanel computes the cols ≤ nr output positions from j0, packing
+// their taps.
+func (s *convCall[T]) packedPanel(w *workspace[T], j0, cols int) {
+	d := s.d
+	mr, nr, k := d.mr, d.nr, s.g.Rows()
+	for pc := 0; pc < k; pc += blockK {
+		kb := min(blockK, k-pc)
+		bp := grow(&w.bp, kb*nr)
+		s.packB(bp, pc, kb, j0, cols, nr)
+		load := pc > 0
+		for ir := 0; ir*mr < s.m; ir++ {
+			rows := min(mr, s.m-ir*mr)
+			apan := &s.ap[pc*s.mp+ir*mr*kb]
+			ci := ir*mr*s.ldy + j0
+			if rows == mr && cols == nr {
+				d.fn(kb, apan, mr, &bp[0], nr, &s.y[ci], s.ldy, 1, 0, load)
+				continue
+			}
+			d.edgeTile(w, kb, apan, mr, &bp[0], nr, s.y[ci:], s.ldy, rows, cols, 1, 0, load)
+		}
+	}
 }
 
 // packB sets dst[l·nr + t], for l < kb and t < nr, to row pc+l and column

@@ -55,6 +55,7 @@ func TestConvForward(t *testing.T) {
 			pad                 int
 		}{
 			{3, 9, 7, 4, 3, 1, 1, true, 0},
+			{40, 6, 32, 11, 3, 1, 1, true, 2}, // taps read in place: two blocks, last rows through a tile
 			{64, 16, 40, 9, 3, 1, 1, true, 3}, // k = 576: three blocks of the sum
 			{5, 13, 64, 17, 3, 1, 1, false, 0},
 			{3, 11, 10, 2, 7, 1, 3, true, 0},

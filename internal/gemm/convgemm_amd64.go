@@ -1,0 +1,17 @@
+//go:build amd64 && !purego && !openblas
+
+package gemm
+
+//go:noescape
+func convKernelAVX512(k int, a *float32, b *float32, offs *int, c *float32, ldc int, load bool)
+
+// tapKernel returns the micro-kernel that reads step l of B at b +
+// offs[l], for the driver's kernel, or nil where there is none (then
+// ConvForward packs every panel).
+func tapKernel[T Float](d *driver[T]) func(k int, a *T, b *T, offs *int, c *T, ldc int, load bool) {
+	if d.name != "avx512" || d.mr != mrAVX512 || d.nr != nrAVX512 {
+		return nil
+	}
+	f, _ := any(convKernelAVX512).(func(int, *T, *T, *int, *T, int, bool))
+	return f
+}
