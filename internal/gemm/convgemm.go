@@ -2,10 +2,7 @@
 
 package gemm
 
-import (
-	"sync"
-	"unsafe"
-)
+import "sync"
 
 // ConvForward is a convolution's forward product without its column
 // matrix (an implicit GEMM): it sets y, the outC × g.Cols() output of one
@@ -98,6 +95,7 @@ type convCall[T Float] struct {
 	padBuf []T
 	offs   []int
 	wp     int // xp's row length
+
 }
 
 func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g Geom, bias []T) {
@@ -245,28 +243,9 @@ func (s *convCall[T]) packedPanel(w *workspace[T], j0, cols int) {
 // j0+t of the column matrix of s's image: zero past cols, and where the
 // tap falls in the padding.
 func (s *convCall[T]) packB(dst []T, pc, kb, j0, cols, nr int) {
-	g, x := s.g, s.x
+	g := s.g
 	ow := g.OW
 	oy, ox := j0/ow, j0%ow
-	if ox+cols <= ow && g.SW == 1 && cols == nr && nr*int(unsafe.Sizeof(T(0))) == 128 {
-		// The common case: a whole panel inside one output row, stride 1,
-		// AVX-512's 32 float32s.
-		rowOff := oy*g.SH*g.W + ox
-		for l, t := range s.taps[pc : pc+kb] {
-			d := dst[l*nr : l*nr+nr]
-			if oy < t.ys.lo || oy >= t.ys.hi {
-				clear(d)
-				continue
-			}
-			if ox >= t.xs.lo && ox+nr <= t.xs.hi {
-				src := x[t.off+rowOff : t.off+rowOff+nr]
-				*(*[128]byte)(unsafe.Pointer(&d[0])) = *(*[128]byte)(unsafe.Pointer(&src[0]))
-				continue
-			}
-			s.packSeg(d, t, oy, ox, nr)
-		}
-		return
-	}
 	for l, t := range s.taps[pc : pc+kb] {
 		d := dst[l*nr : l*nr+nr]
 		done := 0
