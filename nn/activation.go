@@ -100,7 +100,39 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 		n, err := apply(bop, g)
 		return gorgonia.Nodes{n}, err
 	}
-	return apply(op, x)
+	lop := &leakyOp{diffOp: op}
+	get := op.Func.Fn
+	op.Func.Fn = func(ins []*tensor.Dense) (*tensor.Dense, error) {
+		lop.ran = true
+		if lop.slot != nil && !isF64(ins[0]) {
+			// Placed in a concatenation's memory (concat.go): the same
+			// pass, into the view.
+			y := lop.slot.get(xShape)
+			x := ins[0]
+			if grad {
+				in.s32 = grow(in.s32, x.Size())
+				fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), in.s32
+				elementwise(len(fwd.src), fwd)
+				return y, nil
+			}
+			apply1.src, apply1.dst, apply1.saved = data[float32](x), data[float32](y), data[float32](x)
+			elementwise(len(apply1.src), apply1)
+			apply1.src, apply1.dst, apply1.saved = nil, nil, nil
+			return y, nil
+		}
+		return get(ins)
+	}
+	return apply(lop, x)
+}
+
+// leakyOp is the op of a LeakyReLU or ReLU node, whose float32 output a
+// concatenation of one image that takes it may place in its own memory
+// (slot, set by Concat before any run), so that the concatenation need not
+// copy it.
+type leakyOp struct {
+	*diffOp
+	slot *catSlot
+	ran  bool
 }
 
 // passJob is a float32 pass of an element-wise op, split by elementwise:
