@@ -88,15 +88,27 @@ type convCall[T Float] struct {
 
 	// With a kernel that reads B by offsets (tapKernel), a panel of nr
 	// positions in one output row, at stride 1, is not packed at all: the
-	// kernel reads tap l at xp[base + offs[l]], xp the image with its
-	// padding (x itself without).
-	tk     func(k int, a *T, b *T, offs *int, c *T, ldc int, load bool)
-	xp     []T
-	padBuf []T
-	offs   []int
-	wp     int // xp's row length
+	// kernel reads tap l at xp[base + offs[l]], xp the image.
+	tk    func(k int, a *T, b *T, offs *int, c *T, ldc int, load bool)
+	xp    []T
+	offs  []int
+	wp    int // xp's row length
+	base0 int // where position (0, 0)'s taps start in xp, less offs[l]
 
+	// With mk, the kernel that reads B under masks, x is not padded: the
+	// panels of positions in yAll × xAll read only the image, the others
+	// mask off their taps in the padding.
+	mk         func(k int, a *T, b *T, offs *int, masks *uint32, c *T, ldc int, load bool)
+	yAll, xAll span
 }
+
+// maskBuf holds one border panel's taps: offsets in the image and masks.
+type maskBuf struct {
+	offs  []int
+	masks []uint32
+}
+
+var maskBufs sync.Pool // *maskBuf
 
 func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g Geom, bias []T) {
 	s.d, s.y, s.ldy, s.w, s.m, s.x, s.g, s.bias = d, y, ldy, w, m, x, g, bias
@@ -124,38 +136,34 @@ func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g G
 			}
 		}
 	}
-	s.tk = nil
+	s.tk, s.mk = nil, nil
 	if g.SW != 1 || g.OW < d.nr {
 		return
 	}
 	if s.tk = tapKernel(d); s.tk == nil {
 		return
 	}
-	s.xp, s.wp = x, g.W
-	hp := g.H + 2*g.PH
-	if g.PH > 0 || g.PW > 0 {
-		// One copy of the image with its zeros costs less than packing
-		// the border panels, whose taps fall partly in the padding.
-		s.wp = g.W + 2*g.PW
-		s.xp = grow(&s.padBuf, g.C*hp*s.wp)
-		for c := 0; c < g.C; c++ {
-			plane := s.xp[c*hp*s.wp : (c+1)*hp*s.wp]
-			clear(plane[:g.PH*s.wp])
-			for r := 0; r < g.H; r++ {
-				row := plane[(g.PH+r)*s.wp : (g.PH+r+1)*s.wp]
-				clear(row[:g.PW])
-				copy(row[g.PW:], x[(c*g.H+r)*g.W:(c*g.H+r+1)*g.W])
-				clear(row[g.PW+g.W:])
-			}
-			clear(plane[(g.PH+g.H)*s.wp:])
-		}
+	if s.mk = maskKernel(d); s.mk == nil {
+		s.tk = nil
+		return
+	}
+	// Taps in the padding are masked off at the border panels: the image
+	// is read in place, not copied with its padding. Position (oy, ox)
+	// starts at oy·SH·W + ox + base0, tap l at offs[l] from there.
+	s.xp, s.wp, s.base0 = x, g.W, -g.PH*g.W-g.PW
+	s.yAll, s.xAll = span{0, g.OH}, span{0, g.OW}
+	for _, y := range ys {
+		s.yAll = span{max(s.yAll.lo, y.lo), min(s.yAll.hi, y.hi)}
+	}
+	for _, x := range xs {
+		s.xAll = span{max(s.xAll.lo, x.lo), min(s.xAll.hi, x.hi)}
 	}
 	offs := grow(&s.offs, k)
 	l = 0
 	for c := 0; c < g.C; c++ {
 		for i := 0; i < g.KH; i++ {
 			for j := 0; j < g.KW; j++ {
-				offs[l] = (c*hp+i)*s.wp + j
+				offs[l] = (c*g.H+i)*s.wp + j
 				l++
 			}
 		}
@@ -169,10 +177,14 @@ func (s *convCall[T]) Each(i int) {
 	w := d.getWorkspace()
 	for j0 := i * convChunk * nr; j0 < min(p, (i+1)*convChunk*nr); j0 += nr {
 		cols := min(nr, p-j0)
-		if oy, ox := j0/g.OW, j0%g.OW; s.tk != nil && cols == nr && ox+nr <= g.OW {
-			s.tapPanel(w, j0, oy*g.SH*s.wp+ox)
-		} else {
+		oy, ox := j0/g.OW, j0%g.OW
+		switch {
+		case s.tk == nil || cols != nr || ox+nr > g.OW:
 			s.packedPanel(w, j0, cols)
+		case s.mk == nil || (oy >= s.yAll.lo && oy < s.yAll.hi && ox >= s.xAll.lo && ox+nr <= s.xAll.hi):
+			s.tapPanel(w, j0, oy*g.SH*s.wp+ox+s.base0)
+		default:
+			s.maskPanel(w, j0, oy, ox)
 		}
 		if s.bias != nil {
 			for o, b := range s.bias[:s.m] {
@@ -214,6 +226,51 @@ func (s *convCall[T]) tapPanel(w *workspace[T], j0, base int) {
 			}
 		}
 	}
+}
+
+// maskPanel computes the nr output positions from j0 = (oy, ox), at the
+// border, reading each tap from the image under the mask of its lanes
+// inside it.
+func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
+	mr, nr, k, g := s.d.mr, s.d.nr, s.g.Rows(), s.g
+	mb, ok := maskBufs.Get().(*maskBuf)
+	if !ok {
+		mb = new(maskBuf)
+	}
+	po, masks := grow(&mb.offs, k), grow(&mb.masks, k)
+	base := oy*g.SH*s.wp + ox + s.base0
+	for l, t := range s.taps {
+		po[l] = base + s.offs[l]
+		masks[l] = 0
+		if oy >= t.ys.lo && oy < t.ys.hi {
+			lo, hi := min(max(t.xs.lo-ox, 0), nr), min(max(t.xs.hi-ox, 0), nr)
+			masks[l] = uint32(uint64(1)<<hi - uint64(1)<<lo)
+		}
+	}
+	for pc := 0; pc < k; pc += blockK {
+		kb := min(blockK, k-pc)
+		load := pc > 0
+		for ir := 0; ir*mr < s.m; ir++ {
+			rows := min(mr, s.m-ir*mr)
+			apan := &s.ap[pc*s.mp+ir*mr*kb]
+			ci := ir*mr*s.ldy + j0
+			if rows == mr {
+				s.mk(kb, apan, &s.x[0], &po[pc], &masks[pc], &s.y[ci], s.ldy, load)
+				continue
+			}
+			t := grow(&w.tile, mr*nr)
+			if load {
+				for i := 0; i < rows; i++ {
+					copy(t[i*nr:(i+1)*nr], s.y[ci+i*s.ldy:ci+i*s.ldy+nr])
+				}
+			}
+			s.mk(kb, apan, &s.x[0], &po[pc], &masks[pc], &t[0], nr, load)
+			for i := 0; i < rows; i++ {
+				copy(s.y[ci+i*s.ldy:ci+i*s.ldy+nr], t[i*nr:(i+1)*nr])
+			}
+		}
+	}
+	maskBufs.Put(mb)
 }
 
 // packedPanel computes the cols ≤ nr output positions from j0, packing

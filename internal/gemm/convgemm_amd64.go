@@ -15,3 +15,16 @@ func tapKernel[T Float](d *driver[T]) func(k int, a *T, b *T, offs *int, c *T, l
 	f, _ := any(convKernelAVX512).(func(int, *T, *T, *int, *T, int, bool))
 	return f
 }
+
+//go:noescape
+func convKernelMaskAVX512(k int, a *float32, b *float32, offs *int, masks *uint32, c *float32, ldc int, load bool)
+
+// maskKernel returns tapKernel's kernel for the panels at the border,
+// which reads step l under masks[l] (convKernelMaskAVX512), or nil.
+func maskKernel[T Float](d *driver[T]) func(k int, a *T, b *T, offs *int, masks *uint32, c *T, ldc int, load bool) {
+	if tapKernel(d) == nil {
+		return nil
+	}
+	f, _ := any(convKernelMaskAVX512).(func(int, *T, *T, *int, *uint32, *T, int, bool))
+	return f
+}

@@ -55,8 +55,11 @@ func TestConvForward(t *testing.T) {
 			pad                 int
 		}{
 			{3, 9, 7, 4, 3, 1, 1, true, 0},
-			{40, 6, 32, 11, 3, 1, 1, true, 2}, // taps read in place: two blocks, last rows through a tile
-			{64, 16, 40, 9, 3, 1, 1, true, 3}, // k = 576: three blocks of the sum
+			{40, 6, 32, 11, 3, 1, 1, true, 2},  // taps read in place: two blocks, last rows through a tile
+			{3, 4, 40, 8, 3, 1, 4, true, 0},    // padding past the kernel: whole rows of taps masked off
+			{4, 5, 128, 12, 3, 1, 1, true, 0},  // inner panels read in place, last rows through a tile
+			{3, 20, 64, 16, 7, 1, 3, false, 0}, // 7×7 taps, masked at three rows and columns of borders
+			{64, 16, 40, 9, 3, 1, 1, true, 3},  // k = 576: three blocks of the sum
 			{5, 13, 64, 17, 3, 1, 1, false, 0},
 			{3, 11, 10, 2, 7, 1, 3, true, 0},
 			{4, 12, 12, 3, 4, 2, 1, false, 1},
