@@ -2,7 +2,10 @@
 
 package gemm
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // ConvForward is a convolution's forward product without its column
 // matrix (an implicit GEMM): it sets y, the outC × g.Cols() output of one
@@ -98,17 +101,15 @@ type convCall[T Float] struct {
 	// With mk, the kernel that reads B under masks, x is not padded: the
 	// panels of positions in yAll × xAll read only the image, the others
 	// mask off their taps in the padding.
-	mk         func(k int, a *T, b *T, offs *int, masks *uint32, c *T, ldc int, load bool)
+	mk         func(k int, a *T, b *T, base int, offs *int, masks *uint32, c *T, ldc int, load bool)
 	yAll, xAll span
+	// The masks of the taps for each class of border panel: row class r
+	// (rowKeys[r], an output row outside yAll, or the last: any inside)
+	// and column class c (colKeys[c] likewise, a panel's first column)
+	// at masks[(r·len(colKeys) + c)·K:].
+	rowKeys, colKeys []int
+	masks            []uint32
 }
-
-// maskBuf holds one border panel's taps: offsets in the image and masks.
-type maskBuf struct {
-	offs  []int
-	masks []uint32
-}
-
-var maskBufs sync.Pool // *maskBuf
 
 func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g Geom, bias []T) {
 	s.d, s.y, s.ldy, s.w, s.m, s.x, s.g, s.bias = d, y, ldy, w, m, x, g, bias
@@ -168,6 +169,53 @@ func (s *convCall[T]) set(d *driver[T], y []T, ldy int, w []T, m int, x []T, g G
 			}
 		}
 	}
+	s.rowKeys, s.colKeys = s.rowKeys[:0], s.colKeys[:0]
+	for oy := range g.OH {
+		if oy < s.yAll.lo || oy >= s.yAll.hi {
+			s.rowKeys = append(s.rowKeys, oy)
+		}
+	}
+	s.rowKeys = append(s.rowKeys, max(s.yAll.lo, 0)) // any row inside: all taps in
+	// Panels start at multiples of nr of the positions: in a row of OW
+	// not a multiple of nr, at any column.
+	for j0 := 0; j0 < g.Cols(); j0 += d.nr {
+		if ox := j0 % g.OW; ox+d.nr <= g.OW && (ox < s.xAll.lo || ox+d.nr > s.xAll.hi) && !slices.Contains(s.colKeys, ox) {
+			s.colKeys = append(s.colKeys, ox)
+		}
+	}
+	slices.Sort(s.colKeys)
+	s.colKeys = append(s.colKeys, -1) // any panel inside: all lanes in
+	masks := grow(&s.masks, len(s.rowKeys)*len(s.colKeys)*k)
+	for r, oy := range s.rowKeys {
+		inRow := r == len(s.rowKeys)-1
+		for c, ox := range s.colKeys {
+			m := masks[(r*len(s.colKeys)+c)*k : (r*len(s.colKeys)+c+1)*k]
+			for l, t := range taps {
+				m[l] = 0
+				if inRow || (oy >= t.ys.lo && oy < t.ys.hi) {
+					m[l] = 1<<32 - 1
+					if c < len(s.colKeys)-1 {
+						lo, hi := min(max(t.xs.lo-ox, 0), d.nr), min(max(t.xs.hi-ox, 0), d.nr)
+						m[l] = uint32(uint64(1)<<hi - uint64(1)<<lo)
+					}
+				}
+			}
+		}
+	}
+}
+
+// class returns the index of v in keys, all but the last of which are
+// sorted, or the last index if v is not among them.
+func class(keys []int, v int) int {
+	for i, k := range keys[:len(keys)-1] {
+		if k == v {
+			return i
+		}
+		if k > v {
+			break
+		}
+	}
+	return len(keys) - 1
 }
 
 // Each computes panels [i·convChunk, (i+1)·convChunk) of output positions.
@@ -233,20 +281,9 @@ func (s *convCall[T]) tapPanel(w *workspace[T], j0, base int) {
 // inside it.
 func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
 	mr, nr, k, g := s.d.mr, s.d.nr, s.g.Rows(), s.g
-	mb, ok := maskBufs.Get().(*maskBuf)
-	if !ok {
-		mb = new(maskBuf)
-	}
-	po, masks := grow(&mb.offs, k), grow(&mb.masks, k)
+	cl := class(s.rowKeys, oy)*len(s.colKeys) + class(s.colKeys, ox)
+	masks := s.masks[cl*k : (cl+1)*k]
 	base := oy*g.SH*s.wp + ox + s.base0
-	for l, t := range s.taps {
-		po[l] = base + s.offs[l]
-		masks[l] = 0
-		if oy >= t.ys.lo && oy < t.ys.hi {
-			lo, hi := min(max(t.xs.lo-ox, 0), nr), min(max(t.xs.hi-ox, 0), nr)
-			masks[l] = uint32(uint64(1)<<hi - uint64(1)<<lo)
-		}
-	}
 	for pc := 0; pc < k; pc += blockK {
 		kb := min(blockK, k-pc)
 		load := pc > 0
@@ -255,7 +292,7 @@ func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
 			apan := &s.ap[pc*s.mp+ir*mr*kb]
 			ci := ir*mr*s.ldy + j0
 			if rows == mr {
-				s.mk(kb, apan, &s.x[0], &po[pc], &masks[pc], &s.y[ci], s.ldy, load)
+				s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &s.y[ci], s.ldy, load)
 				continue
 			}
 			t := grow(&w.tile, mr*nr)
@@ -264,13 +301,12 @@ func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
 					copy(t[i*nr:(i+1)*nr], s.y[ci+i*s.ldy:ci+i*s.ldy+nr])
 				}
 			}
-			s.mk(kb, apan, &s.x[0], &po[pc], &masks[pc], &t[0], nr, load)
+			s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &t[0], nr, load)
 			for i := 0; i < rows; i++ {
 				copy(s.y[ci+i*s.ldy:ci+i*s.ldy+nr], t[i*nr:(i+1)*nr])
 			}
 		}
 	}
-	maskBufs.Put(mb)
 }
 
 // packedPanel computes the cols ≤ nr output positions from j0, packing

@@ -17,14 +17,15 @@ func tapKernel[T Float](d *driver[T]) func(k int, a *T, b *T, offs *int, c *T, l
 }
 
 //go:noescape
-func convKernelMaskAVX512(k int, a *float32, b *float32, offs *int, masks *uint32, c *float32, ldc int, load bool)
+func convKernelMaskAVX512(k int, a *float32, b *float32, base int, offs *int, masks *uint32, c *float32, ldc int, load bool)
 
 // maskKernel returns tapKernel's kernel for the panels at the border,
-// which reads step l under masks[l] (convKernelMaskAVX512), or nil.
-func maskKernel[T Float](d *driver[T]) func(k int, a *T, b *T, offs *int, masks *uint32, c *T, ldc int, load bool) {
+// which reads step l at b + base + offs[l] under masks[l]
+// (convKernelMaskAVX512), or nil.
+func maskKernel[T Float](d *driver[T]) func(k int, a *T, b *T, base int, offs *int, masks *uint32, c *T, ldc int, load bool) {
 	if tapKernel(d) == nil {
 		return nil
 	}
-	f, _ := any(convKernelMaskAVX512).(func(int, *T, *T, *int, *uint32, *T, int, bool))
+	f, _ := any(convKernelMaskAVX512).(func(int, *T, *T, int, *int, *uint32, *T, int, bool))
 	return f
 }

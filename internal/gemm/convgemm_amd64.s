@@ -205,21 +205,25 @@ store:
 	VZEROUPPER
 	RET
 
-// func convKernelMaskAVX512(k int, a *float32, b *float32, offs *int, masks *uint32, c *float32, ldc int, load bool)
+// func convKernelMaskAVX512(k int, a *float32, b *float32, base int, offs *int, masks *uint32, c *float32, ldc int, load bool)
 // convKernelAVX512 for the panels at the image's border: step l's 32
 // values of B are read under masks[l] (bit t: lane t), the others zero,
 // so that taps in the padding read zeros without a padded copy of the
-// image (a masked-off lane is never read).
-TEXT ·convKernelMaskAVX512(SB), NOSPLIT, $0-57
+// image (a masked-off lane is never read). B's taps are at b + base +
+// offs[l]: base, which may lie before the image, is added here rather than
+// to a pointer.
+TEXT ·convKernelMaskAVX512(SB), NOSPLIT, $0-65
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
-	MOVQ offs+24(FP), SI
-	MOVQ masks+32(FP), R11
-	MOVQ c+40(FP), DI
-	MOVQ ldc+48(FP), DX
+	MOVQ base+24(FP), R12
+	LEAQ (BX)(R12*4), BX
+	MOVQ offs+32(FP), SI
+	MOVQ masks+40(FP), R11
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), DX
 	SHLQ $2, DX
-	MOVBQZX load+56(FP), R10
+	MOVBQZX load+64(FP), R10
 	TESTQ R10, R10
 	JZ mzero
 	MOVQ DI, R10
@@ -269,10 +273,8 @@ mstart:
 	JZ mstore
 mloop:
 	MOVQ (SI), R12
-	MOVL (R11), R13
-	KMOVW R13, K1
-	SHRL $16, R13
-	KMOVW R13, K2
+	KMOVW (R11), K1
+	KMOVW 2(R11), K2
 	VMOVUPS.Z (BX)(R12*4), K1, Z16
 	VMOVUPS.Z 64(BX)(R12*4), K2, Z17
 	VFMADD231PS.BCST 0(AX), Z16, Z0

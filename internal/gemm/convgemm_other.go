@@ -9,6 +9,6 @@ func tapKernel[T Float](d *driver[T]) func(k int, a *T, b *T, offs *int, c *T, l
 }
 
 // maskKernel: none here.
-func maskKernel[T Float](d *driver[T]) func(k int, a *T, b *T, offs *int, masks *uint32, c *T, ldc int, load bool) {
+func maskKernel[T Float](d *driver[T]) func(k int, a *T, b *T, base int, offs *int, masks *uint32, c *T, ldc int, load bool) {
 	return nil
 }

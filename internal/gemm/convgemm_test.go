@@ -87,7 +87,7 @@ func TestConvForward(t *testing.T) {
 			name := fmt.Sprintf("%s %+v", ki.name, tc)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("%s: y[%d] = %v, want %v", name, i, got[i], want[i])
+					t.Fatalf("%s: y[%d] (channel %d, row %d, column %d) = %v, want %v", name, i, i/ldy, i%ldy/g.OW, i%ldy%g.OW, got[i], want[i])
 				}
 			}
 		}
