@@ -35,6 +35,10 @@ func TestConvForwardBands(t *testing.T) {
 		{"3x3 stride 2 odd, no pad", 2, 2, 13, 9, 3, 3, 2, 0, 0, 0, true, LayerFormats{}},
 		{"5x3 kernel, padding 2 and 1, stride 2", 1, 3, 11, 9, 2, 5, 2, 2, 3, 1, true, LayerFormats{}},
 		{"posit(6,1) operands", 2, 6, 10, 8, 5, 3, 1, 1, 0, 0, true, LayerFormats{Weight: p6, Act: p6, Out: p16}},
+		// At least chunkCols positions an image: the implicit GEMM.
+		{"3x3 pad 1, 32×40, implicit", 2, 3, 32, 40, 9, 3, 1, 1, 0, 0, true, LayerFormats{}},
+		{"4x4 stride 2, 66×70, implicit", 1, 2, 66, 70, 3, 4, 2, 1, 0, 0, false, LayerFormats{}},
+		{"posit(6,1) operands, 36×36, implicit", 1, 4, 36, 36, 8, 3, 1, 1, 0, 0, true, LayerFormats{Weight: p6, Act: p6, Out: p16}},
 	} {
 		g := gorgonia.NewGraph()
 		conv, err := NewConv2d(g, "c", tc.c, tc.out, tc.k, tc.s, tc.pad, tc.f)
