@@ -92,7 +92,7 @@ type convCall[T Float] struct {
 	// With a kernel that reads B by offsets (tapKernel), a panel of nr
 	// positions in one output row, at stride 1, is not packed at all: the
 	// kernel reads tap l at xp[base + offs[l]], xp the image.
-	tk    func(k int, a *T, b *T, offs *int, c *T, ldc int, load bool)
+	tk    func(k int, a *T, b *T, offs *int, c *T, ldc int, load bool, bias *T)
 	xp    []T
 	offs  []int
 	wp    int // xp's row length
@@ -101,7 +101,7 @@ type convCall[T Float] struct {
 	// With mk, the kernel that reads B under masks, x is not padded: the
 	// panels of positions in yAll × xAll read only the image, the others
 	// mask off their taps in the padding.
-	mk         func(k int, a *T, b *T, base int, offs *int, masks *uint32, c *T, ldc int, load bool)
+	mk         func(k int, a *T, b *T, base int, offs *int, masks *uint32, c *T, ldc int, load bool, bias *T)
 	yAll, xAll span
 	// The masks of the taps for each class of border panel: row class r
 	// (rowKeys[r], an output row outside yAll, or the last: any inside)
@@ -229,21 +229,37 @@ func (s *convCall[T]) Each(i int) {
 		switch {
 		case s.tk == nil || cols != nr || ox+nr > g.OW:
 			s.packedPanel(w, j0, cols)
+			s.addBias(j0, cols, 0, s.m)
 		case s.mk == nil || (oy >= s.yAll.lo && oy < s.yAll.hi && ox >= s.xAll.lo && ox+nr <= s.xAll.hi):
 			s.tapPanel(w, j0, oy*g.SH*s.wp+ox+s.base0)
 		default:
 			s.maskPanel(w, j0, oy, ox)
 		}
-		if s.bias != nil {
-			for o, b := range s.bias[:s.m] {
-				row := s.y[o*s.ldy+j0 : o*s.ldy+j0+cols]
-				for t := range row {
-					row[t] += b
-				}
-			}
-		}
 	}
 	d.ws.Put(w)
+}
+
+// addBias adds bias[o] to columns [j0, j0+cols) of rows [o0, o1) of y.
+func (s *convCall[T]) addBias(j0, cols, o0, o1 int) {
+	if s.bias == nil {
+		return
+	}
+	for o := o0; o < o1; o++ {
+		b := s.bias[o]
+		row := s.y[o*s.ldy+j0 : o*s.ldy+j0+cols]
+		for t := range row {
+			row[t] += b
+		}
+	}
+}
+
+// tileBias returns the bias of the mr rows from o for a kernel to add as
+// it stores the last block (pc + kb = k) of a sum, or nil.
+func (s *convCall[T]) tileBias(o int, last bool) *T {
+	if s.bias == nil || !last {
+		return nil
+	}
+	return &s.bias[o]
 }
 
 // tapPanel computes the nr output positions from j0, whose taps the kernel
@@ -258,7 +274,7 @@ func (s *convCall[T]) tapPanel(w *workspace[T], j0, base int) {
 			apan := &s.ap[pc*s.mp+ir*mr*kb]
 			ci := ir*mr*s.ldy + j0
 			if rows == mr {
-				s.tk(kb, apan, &s.xp[base], &s.offs[pc], &s.y[ci], s.ldy, load)
+				s.tk(kb, apan, &s.xp[base], &s.offs[pc], &s.y[ci], s.ldy, load, s.tileBias(ir*mr, pc+kb == k))
 				continue
 			}
 			// The last rows, through a whole tile.
@@ -268,9 +284,12 @@ func (s *convCall[T]) tapPanel(w *workspace[T], j0, base int) {
 					copy(t[i*nr:(i+1)*nr], s.y[ci+i*s.ldy:ci+i*s.ldy+nr])
 				}
 			}
-			s.tk(kb, apan, &s.xp[base], &s.offs[pc], &t[0], nr, load)
+			s.tk(kb, apan, &s.xp[base], &s.offs[pc], &t[0], nr, load, nil)
 			for i := 0; i < rows; i++ {
 				copy(s.y[ci+i*s.ldy:ci+i*s.ldy+nr], t[i*nr:(i+1)*nr])
+			}
+			if pc+kb == k {
+				s.addBias(j0, nr, ir*mr, s.m)
 			}
 		}
 	}
@@ -292,7 +311,7 @@ func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
 			apan := &s.ap[pc*s.mp+ir*mr*kb]
 			ci := ir*mr*s.ldy + j0
 			if rows == mr {
-				s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &s.y[ci], s.ldy, load)
+				s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &s.y[ci], s.ldy, load, s.tileBias(ir*mr, pc+kb == k))
 				continue
 			}
 			t := grow(&w.tile, mr*nr)
@@ -301,9 +320,12 @@ func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
 					copy(t[i*nr:(i+1)*nr], s.y[ci+i*s.ldy:ci+i*s.ldy+nr])
 				}
 			}
-			s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &t[0], nr, load)
+			s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &t[0], nr, load, nil)
 			for i := 0; i < rows; i++ {
 				copy(s.y[ci+i*s.ldy:ci+i*s.ldy+nr], t[i*nr:(i+1)*nr])
+			}
+			if pc+kb == k {
+				s.addBias(j0, nr, ir*mr, s.m)
 			}
 		}
 	}

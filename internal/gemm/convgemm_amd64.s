@@ -2,12 +2,13 @@
 
 #include "textflag.h"
 
-// func convKernelAVX512(k int, a *float32, b *float32, offs *int, c *float32, ldc int, load bool)
+// func convKernelAVX512(k int, a *float32, b *float32, offs *int, c *float32, ldc int, load bool, bias *float32)
 // sgemmKernelAVX512's 8×32 tile with alpha 1 and beta 0, step l's 32
 // values of B read at b + offs[l] (elements) instead of a fixed stride:
 // the taps of a convolution read straight from its (padded) image.
-// A is a packed panel, 8 values a step.
-TEXT ·convKernelAVX512(SB), NOSPLIT, $0-49
+// A is a packed panel, 8 values a step. Unless bias is nil, row i of the
+// tile is stored plus bias[i], one add after the sum (the last block's).
+TEXT ·convKernelAVX512(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
@@ -179,6 +180,34 @@ loop1:
 	DECQ CX
 	JNZ loop1
 store:
+	MOVQ bias+56(FP), R14
+	TESTQ R14, R14
+	JZ storenb
+	VBROADCASTSS 0(R14), Z18
+	VADDPS Z18, Z0, Z0
+	VADDPS Z18, Z1, Z1
+	VBROADCASTSS 4(R14), Z18
+	VADDPS Z18, Z2, Z2
+	VADDPS Z18, Z3, Z3
+	VBROADCASTSS 8(R14), Z18
+	VADDPS Z18, Z4, Z4
+	VADDPS Z18, Z5, Z5
+	VBROADCASTSS 12(R14), Z18
+	VADDPS Z18, Z6, Z6
+	VADDPS Z18, Z7, Z7
+	VBROADCASTSS 16(R14), Z18
+	VADDPS Z18, Z8, Z8
+	VADDPS Z18, Z9, Z9
+	VBROADCASTSS 20(R14), Z18
+	VADDPS Z18, Z10, Z10
+	VADDPS Z18, Z11, Z11
+	VBROADCASTSS 24(R14), Z18
+	VADDPS Z18, Z12, Z12
+	VADDPS Z18, Z13, Z13
+	VBROADCASTSS 28(R14), Z18
+	VADDPS Z18, Z14, Z14
+	VADDPS Z18, Z15, Z15
+storenb:
 	VMOVUPS Z0, 0(DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ DX, DI
@@ -205,14 +234,14 @@ store:
 	VZEROUPPER
 	RET
 
-// func convKernelMaskAVX512(k int, a *float32, b *float32, base int, offs *int, masks *uint32, c *float32, ldc int, load bool)
+// func convKernelMaskAVX512(k int, a *float32, b *float32, base int, offs *int, masks *uint32, c *float32, ldc int, load bool, bias *float32)
 // convKernelAVX512 for the panels at the image's border: step l's 32
 // values of B are read under masks[l] (bit t: lane t), the others zero,
 // so that taps in the padding read zeros without a padded copy of the
 // image (a masked-off lane is never read). B's taps are at b + base +
 // offs[l]: base, which may lie before the image, is added here rather than
 // to a pointer.
-TEXT ·convKernelMaskAVX512(SB), NOSPLIT, $0-65
+TEXT ·convKernelMaskAVX512(SB), NOSPLIT, $0-80
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), BX
@@ -299,6 +328,34 @@ mloop:
 	DECQ CX
 	JNZ mloop
 mstore:
+	MOVQ bias+72(FP), R14
+	TESTQ R14, R14
+	JZ mstorenb
+	VBROADCASTSS 0(R14), Z18
+	VADDPS Z18, Z0, Z0
+	VADDPS Z18, Z1, Z1
+	VBROADCASTSS 4(R14), Z18
+	VADDPS Z18, Z2, Z2
+	VADDPS Z18, Z3, Z3
+	VBROADCASTSS 8(R14), Z18
+	VADDPS Z18, Z4, Z4
+	VADDPS Z18, Z5, Z5
+	VBROADCASTSS 12(R14), Z18
+	VADDPS Z18, Z6, Z6
+	VADDPS Z18, Z7, Z7
+	VBROADCASTSS 16(R14), Z18
+	VADDPS Z18, Z8, Z8
+	VADDPS Z18, Z9, Z9
+	VBROADCASTSS 20(R14), Z18
+	VADDPS Z18, Z10, Z10
+	VADDPS Z18, Z11, Z11
+	VBROADCASTSS 24(R14), Z18
+	VADDPS Z18, Z12, Z12
+	VADDPS Z18, Z13, Z13
+	VBROADCASTSS 28(R14), Z18
+	VADDPS Z18, Z14, Z14
+	VADDPS Z18, Z15, Z15
+mstorenb:
 	VMOVUPS Z0, 0(DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ DX, DI
