@@ -35,32 +35,104 @@ func LeakyReLU(x *gorgonia.Node, alpha float64) (*gorgonia.Node, error) {
 
 func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, error) {
 	var in saved // the input, for the backward pass
+	// grad: the backward pass has been built. Until then (a node of an
+	// inference graph, or a generator's forward pass inside a
+	// discriminator's update) nothing reads the saved input, so the
+	// forward pass neither copies it nor keeps a buffer of it.
+	grad := false
 	a := float32(alpha)
 	fwd := &passJob{f: func(dst, src, saved []float32) {
 		copy(saved, src)
 		compute.LeakyReLU(dst, saved, a)
 	}}
+	apply1 := &passJob{f: func(dst, src, _ []float32) { compute.LeakyReLU(dst, src, a) }}
 	back := &passJob{f: func(dx, dy, saved []float32) { compute.LeakyReLUBack(dx, dy, saved, a) }}
-	return unary(x, fmt.Sprintf("%s[%p]", name, &in), x.Shape(),
-		func(x, y *tensor.Dense) {
-			if isF64(x) {
-				in.s64 = grow(in.s64, x.Size())
-				copy(in.s64, data[float64](x))
-				compute.LeakyReLU(data[float64](y), in.s64, alpha)
-			} else {
+	xShape := x.Shape().Clone()
+	var yBuf, dxBuf outBuf
+	op := &diffOp{
+		Func: funcOp{
+			Name: fmt.Sprintf("%s[%p]%v", name, &in, xShape),
+			In:   []tensor.Shape{xShape},
+			Out:  xShape,
+			Fn: func(ins []*tensor.Dense) (*tensor.Dense, error) {
+				x := ins[0]
+				y := yBuf.Get(x.Dtype(), xShape)
+				switch {
+				case isF64(x) && grad:
+					in.s64 = grow(in.s64, x.Size())
+					copy(in.s64, data[float64](x))
+					compute.LeakyReLU(data[float64](y), in.s64, alpha)
+				case isF64(x):
+					compute.LeakyReLU(data[float64](y), data[float64](x), alpha)
+				case grad:
+					in.s32 = grow(in.s32, x.Size())
+					fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), in.s32
+					elementwise(len(fwd.src), fwd)
+				default:
+					// saved is unused: the source stands in for it.
+					apply1.src, apply1.dst, apply1.saved = data[float32](x), data[float32](y), data[float32](x)
+					elementwise(len(apply1.src), apply1)
+					apply1.src, apply1.dst, apply1.saved = nil, nil, nil
+				}
+				return y, nil
+			},
+		},
+		WRT: []bool{true},
+	}
+	op.Grad = func(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
+		grad = true
+		bop := &funcOp{
+			Name: op.Name + ".grad",
+			In:   []tensor.Shape{xShape},
+			Out:  xShape,
+			Fn: func(ins []*tensor.Dense) (*tensor.Dense, error) {
+				dy := ins[0]
+				dx := dxBuf.Get(dy.Dtype(), xShape)
+				if isF64(dy) {
+					compute.LeakyReLUBack(data[float64](dx), data[float64](dy), in.s64, alpha)
+				} else {
+					back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), in.s32
+					elementwise(len(back.src), back)
+				}
+				return dx, nil
+			},
+		}
+		n, err := apply(bop, g)
+		return gorgonia.Nodes{n}, err
+	}
+	lop := &leakyOp{diffOp: op}
+	get := op.Func.Fn
+	op.Func.Fn = func(ins []*tensor.Dense) (*tensor.Dense, error) {
+		lop.ran = true
+		if lop.slot != nil && !isF64(ins[0]) {
+			// Placed in a concatenation's memory (concat.go): the same
+			// pass, into the view.
+			y := lop.slot.get(xShape)
+			x := ins[0]
+			if grad {
 				in.s32 = grow(in.s32, x.Size())
 				fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), in.s32
 				elementwise(len(fwd.src), fwd)
+				return y, nil
 			}
-		},
-		func(dy, dx *tensor.Dense) {
-			if isF64(dy) {
-				compute.LeakyReLUBack(data[float64](dx), data[float64](dy), in.s64, alpha)
-			} else {
-				back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), in.s32
-				elementwise(len(back.src), back)
-			}
-		})
+			apply1.src, apply1.dst, apply1.saved = data[float32](x), data[float32](y), data[float32](x)
+			elementwise(len(apply1.src), apply1)
+			apply1.src, apply1.dst, apply1.saved = nil, nil, nil
+			return y, nil
+		}
+		return get(ins)
+	}
+	return apply(lop, x)
+}
+
+// leakyOp is the op of a LeakyReLU or ReLU node, whose float32 output a
+// concatenation of one image that takes it may place in its own memory
+// (slot, set by Concat before any run), so that the concatenation need not
+// copy it.
+type leakyOp struct {
+	*diffOp
+	slot *catSlot
+	ran  bool
 }
 
 // passJob is a float32 pass of an element-wise op, split by elementwise:

@@ -13,8 +13,9 @@ import (
 )
 
 // TestConvForwardBands: an inference convolution packed a band of output
-// rows at a time (bandRows, convForwardBands) gives the bits of the whole
-// batch packed at once, for paddings, strides and kernels that put the
+// rows at a time (bandRows, convForwardBands) or not packed at all
+// (directConv, the implicit GEMM) gives the bits of the whole batch packed
+// at once, for paddings, strides and kernels that put the
 // band edges in the padding and inside the image, with and without bias,
 // in float32 and with posit operands.
 func TestConvForwardBands(t *testing.T) {
@@ -34,6 +35,10 @@ func TestConvForwardBands(t *testing.T) {
 		{"3x3 stride 2 odd, no pad", 2, 2, 13, 9, 3, 3, 2, 0, 0, 0, true, LayerFormats{}},
 		{"5x3 kernel, padding 2 and 1, stride 2", 1, 3, 11, 9, 2, 5, 2, 2, 3, 1, true, LayerFormats{}},
 		{"posit(6,1) operands", 2, 6, 10, 8, 5, 3, 1, 1, 0, 0, true, LayerFormats{Weight: p6, Act: p6, Out: p16}},
+		// At least chunkCols positions an image: the implicit GEMM.
+		{"3x3 pad 1, 32×40, implicit", 2, 3, 32, 40, 9, 3, 1, 1, 0, 0, true, LayerFormats{}},
+		{"4x4 stride 2, 66×70, implicit", 1, 2, 66, 70, 3, 4, 2, 1, 0, 0, false, LayerFormats{}},
+		{"posit(6,1) operands, 36×36, implicit", 1, 4, 36, 36, 8, 3, 1, 1, 0, 0, true, LayerFormats{Weight: p6, Act: p6, Out: p16}},
 	} {
 		g := gorgonia.NewGraph()
 		conv, err := NewConv2d(g, "c", tc.c, tc.out, tc.k, tc.s, tc.pad, tc.f)
@@ -57,8 +62,8 @@ func TestConvForwardBands(t *testing.T) {
 		if tc.bias {
 			in = append(in, rnd(tc.out))
 		}
-		run := func(band int) []float32 {
-			st := &convState{name: "c", roles: conv.roles, g: geom, batch: tc.batch, inC: tc.c, outC: tc.out, band: band, lend: true,
+		run := func(band int, lend bool) []float32 {
+			st := &convState{name: "c", roles: conv.roles, g: geom, batch: tc.batch, inC: tc.c, outC: tc.out, band: band, lend: lend,
 				xShape: tensor.Shape{tc.batch, tc.c, tc.h, tc.w}, yShape: tensor.Shape{tc.batch, tc.out, geom.OH, geom.OW}}
 			y, err := st.forward(in)
 			if err != nil {
@@ -66,9 +71,11 @@ func TestConvForwardBands(t *testing.T) {
 			}
 			return append([]float32(nil), y.Float32s()...)
 		}
-		want := run(0)
-		for band := 1; band <= geom.OH; band++ {
-			got := run(band)
+		// A node with a gradient packs the whole batch's columns; one
+		// without runs the implicit GEMM (directConv), or bands.
+		want := run(0, false)
+		for band := 0; band <= geom.OH; band++ {
+			got := run(band, true)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Errorf("%s, bands of %d rows: y[%d] = %v, want %v", tc.name, band, i, got[i], want[i])

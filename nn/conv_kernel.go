@@ -27,6 +27,11 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	if b != nil {
 		bias = data[T](b)
 	}
+	if directConv[T](st) && convForwardDirect(st, xq, bb.wq, bias, data[T](y)) {
+		compute.RoundSlice(r.out, data[T](y), data[T](y))
+		bb.gen++
+		return
+	}
 	if band := bandRows[T](st); band > 0 {
 		convForwardBands(st, bb, xq, bb.wq, bias, data[T](y), band)
 		compute.RoundSlice(r.out, data[T](y), data[T](y))
