@@ -63,10 +63,11 @@ func sqDev4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int, mean [4]float64) [4]
 			d1 := float64(x1[i]) - m1
 			d2 := float64(x2[i]) - m2
 			d3 := float64(x3[i]) - m3
-			s0 += d0 * d0
-			s1 += d1 * d1
-			s2 += d2 * d2
-			s3 += d3 * d3
+			// float64(…) stops arm64 fusing the multiply-adds: same bits as amd64.
+			s0 += float64(d0 * d0)
+			s1 += float64(d1 * d1)
+			s2 += float64(d2 * d2)
+			s3 += float64(d3 * d3)
 		}
 	}
 	return [4]float64{s0, s1, s2, s3}
@@ -87,10 +88,10 @@ func sumDot4[T Float](dy []T, xhat []float64, g *Norm, ch [4]int, b0, b1 int) (s
 			s1 += v1
 			s2 += v2
 			s3 += v3
-			t0 += v0 * h0[i]
-			t1 += v1 * h1[i]
-			t2 += v2 * h2[i]
-			t3 += v3 * h3[i]
+			t0 += float64(v0 * h0[i])
+			t1 += float64(v1 * h1[i])
+			t2 += float64(v2 * h2[i])
+			t3 += float64(v3 * h3[i])
 		}
 	}
 	return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
@@ -186,8 +187,8 @@ func (j *normForwardJob[T]) Each(q int) {
 				if m > 1 {
 					unbiased = variance * m / (m - 1)
 				}
-				rm[c] = T((1-mo)*float64(rm[c]) + mo*mean)
-				rv[c] = T((1-mo)*float64(rv[c]) + mo*unbiased)
+				rm[c] = T(float64((1-mo)*float64(rm[c])) + float64(mo*mean))
+				rv[c] = T(float64((1-mo)*float64(rv[c])) + float64(mo*unbiased))
 			}
 			inv := 1 / math.Sqrt(variance+g.Eps)
 			j.invstd[c*ng+gi] = inv
@@ -198,7 +199,7 @@ func (j *normForwardJob[T]) Each(q int) {
 				for i, v := range xs {
 					h := (float64(v) - mean) * inv
 					xh[i] = h
-					ys[i] = T(ga*h + be)
+					ys[i] = T(float64(ga*h) + be)
 				}
 			}
 		}
@@ -260,7 +261,7 @@ func (j *normBackXJob[T]) Each(q int) {
 				d, xh, o := plane(dy, g, b, c), plane(j.xhat, g, b, c), plane(dx, g, b, c)
 				xh, o = xh[:len(d)], o[:len(d)]
 				for i, v := range d {
-					o[i] = T(f * (m*float64(v) - sk - xh[i]*sxk))
+					o[i] = T(f * (float64(m*float64(v)) - sk - float64(xh[i]*sxk)))
 				}
 			}
 		}

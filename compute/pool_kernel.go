@@ -28,7 +28,7 @@ func avgPoolBack[T Float](g Pool, dst, dy []T) {
 		d := dy[p*g.OH*g.OW : (p+1)*g.OH*g.OW]
 		for oy := 0; oy < g.OH; oy++ {
 			for ox := 0; ox < g.OW; ox++ {
-				v := d[oy*g.OW+ox] * inv
+				v := T(d[oy*g.OW+ox] * inv) // T(…) stops arm64 fusing it into row[j] += v: same bits as amd64
 				for i := 0; i < g.K; i++ {
 					row := img[(oy*g.S+i)*g.W+ox*g.S:]
 					for j := range row[:g.K] {

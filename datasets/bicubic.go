@@ -28,9 +28,9 @@ func cubicKernel(x float64) float64 {
 	x = math.Abs(x)
 	switch {
 	case x <= 1:
-		return (1.5*x-2.5)*x*x + 1
+		return float64((float64(1.5*x)-2.5)*x*x) + 1
 	case x <= 2:
-		return ((-0.5*x+2.5)*x-4)*x + 2
+		return float64((float64((float64(-0.5*x)+2.5)*x)-4)*x) + 2
 	}
 	return 0
 }
@@ -55,8 +55,8 @@ func bicubicWeights(n, m int, scale float64) resizeWeights {
 	p := int(math.Ceil(width)) + 2
 	rw := resizeWeights{p: p, w: make([]float64, m*p), idx: make([]int, m*p)}
 	for i := range m {
-		u := float64(i+1)/scale + 0.5*(1-1/scale)
-		left := math.Floor(u - width/2)
+		u := float64(i+1)/scale + float64(0.5*(1-1/scale))
+		left := math.Floor(u - float64(width/2))
 		var sum float64
 		for k := range p {
 			j := left + float64(k)
@@ -109,7 +109,7 @@ func Bicubic(src []float64, c, h, w int, scale float64) (dst []float64, oh, ow i
 			for k := range rows.p {
 				wt, r := rows.w[i*rows.p+k], in[rows.idx[i*rows.p+k]*w:][:w]
 				for x, v := range r {
-					row[x] += wt * v
+					row[x] += float64(wt * v) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 				}
 			}
 		}
@@ -119,7 +119,7 @@ func Bicubic(src []float64, c, h, w int, scale float64) (dst []float64, oh, ow i
 			for j := range ow {
 				var s float64
 				for k := range cols.p {
-					s += cols.w[j*cols.p+k] * r[cols.idx[j*cols.p+k]]
+					s += float64(cols.w[j*cols.p+k] * r[cols.idx[j*cols.p+k]])
 				}
 				out[y*ow+j] = s
 			}
@@ -137,7 +137,7 @@ func Round8(v float64) uint8 {
 	case v >= 255:
 		return 255
 	}
-	return uint8(math.Floor(v + 0.5))
+	return uint8(math.Floor(float64(v) + 0.5)) // float64(…): not fused with an inlined caller's product on arm64
 }
 
 // Planes returns the pixels of img as 3 planes (R, G, B) of 8-bit values

@@ -227,7 +227,7 @@ func (c *DeployTable) WriteChart(w io.Writer) error {
 	p.Add(bars)
 	p.NominalY(names...)
 	p.X.Min = 0
-	wt, err := p.WriterTo(6*vg.Inch, vg.Length(1+0.28*float64(n))*vg.Inch, "png")
+	wt, err := p.WriterTo(6*vg.Inch, vg.Length(1+float64(0.28*float64(n)))*vg.Inch, "png")
 	if err != nil {
 		return fmt.Errorf("experiment: deploy-compare: chart: %w", err)
 	}

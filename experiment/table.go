@@ -322,7 +322,7 @@ func (t *Table) WriteChart(w io.Writer) error {
 			pols++
 		}
 	}
-	wt, err := p.WriterTo(max(12*vg.Centimeter, vg.Length(4+2.5*float64(pols))*vg.Centimeter), 10*vg.Centimeter, "png")
+	wt, err := p.WriterTo(max(12*vg.Centimeter, vg.Length(4+float64(2.5*float64(pols)))*vg.Centimeter), 10*vg.Centimeter, "png")
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func (m imported) Feed(in gan.Inputs, data []gan.Batch, noise *rand.Rand) {
 		copy(x, data[0].X)
 	case m.images:
 		for i := range x {
-			x[i] = float32(2*noise.Float64() - 1)
+			x[i] = float32(2*float64(noise.Float64()) - 1) // float64(…): no arm64 FMA, same bits as amd64
 		}
 	default:
 		for i := range x {

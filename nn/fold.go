@@ -34,9 +34,9 @@ func FoldBatchNorm(dstW, dstB, w, b []float32, inner int, gamma, beta, mean, var
 	for i := range dstB {
 		if b == nil {
 			// β − μ·s is (0 − μ)·s + β but for the sign of a zero.
-			dstB[i] = float32(float64(beta[i]) - float64(mean[i])*s[i])
+			dstB[i] = float32(float64(beta[i]) - float64(float64(mean[i])*s[i]))
 			continue
 		}
-		dstB[i] = float32((float64(b[i])-float64(mean[i]))*s[i] + float64(beta[i]))
+		dstB[i] = float32(float64((float64(b[i])-float64(mean[i]))*s[i]) + float64(beta[i]))
 	}
 }

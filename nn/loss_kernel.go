@@ -24,7 +24,7 @@ func lossSum[T compute.Float](kind lossKind, x, y []T, c T) float64 {
 		case lossL1:
 			s += math.Abs(float64(d))
 		case lossMSE:
-			s += float64(d) * float64(d)
+			s += float64(float64(d) * float64(d)) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 		}
 	}
 	return s
@@ -89,7 +89,7 @@ func addRowDot[T compute.Float](dst, s, h, e []T, rows, n int) {
 	for r := 0; r < rows; r++ {
 		var acc float64
 		for j := r * n; j < (r+1)*n; j++ {
-			acc += float64(h[j]) * float64(e[j])
+			acc += float64(float64(h[j]) * float64(e[j]))
 		}
 		dst[r] = s[r] + T(acc)
 	}

@@ -29,9 +29,9 @@ func WeightedSum(ws []float64, losses ...*gorgonia.Node) (*gorgonia.Node, error)
 			var s float64
 			for i, d := range in {
 				if isF64(d) {
-					s += ws[i] * scalarOf[float64](d)
+					s += float64(ws[i] * scalarOf[float64](d)) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 				} else {
-					s += ws[i] * float64(scalarOf[float32](d))
+					s += float64(ws[i] * float64(scalarOf[float32](d)))
 				}
 			}
 			return scalarOut(&fwd, in[0].Dtype(), s), nil

@@ -67,7 +67,7 @@ func initWeights(o options, wShape []int, fanIn, nBias int) (w, b *tensor.Dense)
 		if o.std > 0 {
 			return o.std * rng.NormFloat64()
 		}
-		return bound * (2*rng.Float64() - 1)
+		return bound * (2*float64(rng.Float64()) - 1) // float64(…) stops arm64 fusing Float64's scaling into 2x-1: same bits as amd64
 	})
 	if o.bias {
 		b = newParam(o.dtype, []int{nBias}, func(int) float64 { return 0 })

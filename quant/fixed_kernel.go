@@ -25,7 +25,7 @@ func (x Fixed) RoundSlice(dst, src []float32) {
 		// subtracting 1.5·2^52: |y| <= 2^31 is well inside its binade.
 		y = min(max(y, lo), hi)
 		k := y + 0x1.8p52 - 0x1.8p52
-		dst[i] = float32(k*down + 0) // +0 turns -0 into +0
+		dst[i] = float32(float64(k*down) + 0) // +0 turns -0 into +0; float64(…) stops arm64 fusing it
 	}
 }
 
@@ -52,6 +52,6 @@ func (x Fixed) RoundSliceStochastic(dst, src []float32, rng *rand.PCG) {
 		if float64(int64(rng.Uint64()>>11))*0x1p-53 < y-k {
 			k++ // k < hi here, as y-k > 0
 		}
-		dst[i] = float32(k*down + 0)
+		dst[i] = float32(float64(k*down) + 0)
 	}
 }

@@ -209,7 +209,7 @@ func (t *lookup) RoundSliceStochastic(dst, src []float32, rng *rand.PCG) {
 		if p != p { // lo = -Inf: never chosen
 			p = 1
 		}
-		u := float64(rng.Uint64()>>11) * 0x1p-53
-		dst[i] = out[jj-1+math.Float64bits(u-p)>>63] // + 1 if u < p
+		u := float64(float64(rng.Uint64()>>11) * 0x1p-53) // float64(…): not fused into u-p on arm64
+		dst[i] = out[jj-1+math.Float64bits(u-p)>>63]      // + 1 if u < p
 	}
 }

@@ -161,7 +161,7 @@ func (p Posit) Add64(x, y float64) float64 {
 func (p Posit) Mul64(x, y float64) float64 {
 	// As in Add64: a product exact in float64 (all products of float32s)
 	// is rounded once as it is. Above 2^-960 the FMA's error is exact.
-	if q := x * y; isFinite(q) && math.Abs(q) >= 0x1p-960 && math.FMA(x, y, -q) == 0 {
+	if q := float64(x * y); isFinite(q) && math.Abs(q) >= 0x1p-960 && math.FMA(x, y, -q) == 0 {
 		return p.Round64(q)
 	}
 	switch {

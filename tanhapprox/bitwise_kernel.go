@@ -157,7 +157,7 @@ func tanhKernel(dst, src []float32, n uint, corrected bool, theta, delta float64
 			u = nar - t
 		}
 		u >>= 2
-		r := float64(u)*scale - 1 + corr[1+b2u(u > uHi)-b2u(u < uLo)] // u·scale - 1 is exact
+		r := float64(float64(u)*scale) - 1 + corr[1+b2u(u > uHi)-b2u(u < uLo)] // u·scale - 1 is exact
 		dst[i] = float32(max(min(r, 1), -1))
 	}
 }
@@ -166,7 +166,7 @@ func tanhKernel(dst, src []float32, n uint, corrected bool, theta, delta float64
 // smallest u with u·scale - 1 >= -theta, for 0 <= u < top, deciding each
 // by the same exact comparison the scalar path makes.
 func thresholds(theta, scale float64, top uint32) (uHi, uLo uint32) {
-	r := func(u uint32) float64 { return float64(u)*scale - 1 }
+	r := func(u uint32) float64 { return float64(float64(u)*scale) - 1 } // float64(…): no arm64 FMA
 	uHi = uint32(math.Floor((theta + 1) / scale))
 	for uHi+1 < top && r(uHi+1) <= theta {
 		uHi++

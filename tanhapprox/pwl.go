@@ -60,7 +60,7 @@ func NewPWL(fn Func, k int) (PWL, error) {
 	}
 	lo, hi := 0.0, 1.0 // K = 1 (a constant) has error 1: every K >= 2 does better
 	for hi-lo > 1e-13 {
-		mid := (lo + hi) / 2
+		mid := float64((lo + hi) / 2) // float64(…): not fused into below's x-x0 on arm64
 		if _, _, ok := tanhTube(mid, k); ok {
 			hi = mid
 		} else {
@@ -95,7 +95,7 @@ func tanhTube(e float64, k int) (xs, ys []float64, ok bool) {
 			break
 		}
 		t := tangentPoint(x, y, e)
-		m := 1 - math.Tanh(t)*math.Tanh(t) // tanh'(t)
+		m := 1 - float64(math.Tanh(t)*math.Tanh(t)) // tanh'(t)
 		end := exitPoint(x, y, m, t, e)
 		if reach := x + (top-y)/m; reach <= end {
 			xs, ys = append(xs, reach), append(ys, top)
@@ -124,7 +124,7 @@ func tanhTube(e float64, k int) (xs, ys []float64, ok bool) {
 func tangentPoint(x0, y0, e float64) float64 {
 	phi := func(t float64) float64 {
 		th := math.Tanh(t)
-		return th - e + (1-th*th)*(x0-t)
+		return th - e + float64((1-float64(th*th))*(x0-t)) // float64(…) stops arm64 fusing multiply-adds: same bits as amd64
 	}
 	lo, hi := x0, x0+1
 	for phi(hi) < y0 && hi < 40 {
@@ -137,7 +137,7 @@ func tangentPoint(x0, y0, e float64) float64 {
 // m, tangent to tanh - e at t, meets tanh + e. The gap line - tanh - e is
 // convex, -2e at t, and grows without bound.
 func exitPoint(x0, y0, m, t, e float64) float64 {
-	gap := func(x float64) float64 { return y0 + m*(x-x0) - math.Tanh(x) - e }
+	gap := func(x float64) float64 { return y0 + float64(m*(x-x0)) - math.Tanh(x) - e }
 	lo, hi := t, t+1
 	for gap(hi) < 0 {
 		hi = t + 2*(hi-t)
@@ -149,7 +149,7 @@ func exitPoint(x0, y0, m, t, e float64) float64 {
 // (below(lo) is true, below(hi) false), to float64 precision.
 func bisect(below func(float64) bool, lo, hi float64) float64 {
 	for range 200 {
-		mid := (lo + hi) / 2
+		mid := float64((lo + hi) / 2) // float64(…): not fused into below's x-x0 on arm64
 		if mid <= lo || mid >= hi {
 			break
 		}
@@ -210,7 +210,7 @@ func (p PWL) piece(a float64) int {
 // half evaluates the x >= 0 branch at a >= 0.
 func (p PWL) half(a float64) float64 {
 	i := p.piece(a)
-	return p.ys[i] + p.slopes[i]*(a-p.xs[i])
+	return p.ys[i] + float64(p.slopes[i]*(a-p.xs[i]))
 }
 
 // At returns the approximation at x (NaN for NaN).

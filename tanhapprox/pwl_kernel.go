@@ -15,7 +15,7 @@ func pwlKernel(dst, src []float32, p PWL) {
 		for _, b := range xs {
 			j += b2u(a >= b)
 		}
-		v := ys[j] + slopes[j]*(a-x0[j])
+		v := ys[j] + float64(slopes[j]*(a-x0[j])) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 		if sig {
 			// 1-v for x < 0, exactly as At computes it: v-0.5 and
 			// 0.5-(v-0.5) are exact for v in [0.5,1].

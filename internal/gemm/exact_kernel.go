@@ -154,7 +154,7 @@ func quireGemm[T Float](f quant.Format, tA, tB bool, m, n, k int, a []T, lda int
 			special := false
 			for l := 0; l < k; l++ {
 				x, y := at(a, tA, i, l, lda), at(b, tB, l, j, ldb)
-				p := x * y
+				p := float64(x * y) // float64(…) stops arm64 fusing it into plain += p: same bits as amd64
 				plain += p
 				if math.IsInf(p, 0) || math.IsNaN(p) {
 					special = true

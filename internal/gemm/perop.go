@@ -210,7 +210,7 @@ func (w *PerOpWorkspace) Gemm(f quant.Format, tA, tB bool, m, n, k int, a []floa
 // spread evenly.
 func perOpWork(rows, cols, zeros, k int) float64 {
 	z := float64(zeros) / float64(rows*k)
-	return float64((rows+1)/2*2) * float64((cols+perOpLanes-1)/perOpLanes*perOpLanes) * (1 - z*z)
+	return float64((rows+1)/2*2) * float64((cols+perOpLanes-1)/perOpLanes*perOpLanes) * (1 - float64(z*z)) // float64(…): no arm64 FMA
 }
 
 // A perOpKernelInfo names a row kernel and its instruction-set level.

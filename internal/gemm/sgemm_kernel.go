@@ -85,7 +85,7 @@ func fmaT[T Float](x, y, z T) T {
 // product is exact in float64; the sum is rounded to float64 with round to
 // odd (53 ≥ 24+2 bits), which makes the final rounding to float32 correct.
 func fma32(x, y, z float32) float32 {
-	p := float64(x) * float64(y)
+	p := float64(float64(x) * float64(y)) // float64(…): never fused with the sums below on arm64
 	zz := float64(z)
 	s := p + zz
 	bb := s - p
