@@ -108,3 +108,52 @@ func TestConvForward(t *testing.T) {
 		useKernel(old)
 	}
 }
+
+// TestConvForwardPacked checks that ConvForward gives, at every kernel of
+// this machine, the bits of the explicit lowering it replaces: Im2col,
+// Gemm with the same kernel on packed panels, then the bias. The kernels
+// that read taps in place (tapKernel, maskKernel) must exist for the
+// AVX-512 and AVX2 drivers, so that this compares them and not the
+// packed path with itself.
+func TestConvForwardPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 2))
+	for _, ki := range kernels[float32]() {
+		old := useKernel(ki)
+		d := driverOf[float32]()
+		if (ki.name == "avx512" || ki.name == "avx2") && (tapKernel(d) == nil || maskKernel(d) == nil) {
+			t.Errorf("%s: no in-place convolution kernel", ki.name)
+		}
+		for _, tc := range []struct{ c, h, w, m, k, s, p int }{
+			{3, 20, 64, 16, 7, 1, 3},
+			{64, 16, 40, 9, 3, 1, 1},
+			{5, 13, 67, 13, 3, 1, 1},
+			{3, 4, 40, 8, 3, 1, 4},
+		} {
+			g, err := ConvGeom(tc.c, tc.h, tc.w, tc.k, tc.k, tc.s, tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, p := g.Rows(), g.Cols()
+			x := randSlice[float32](rng, g.C*g.H*g.W)
+			w := randSlice[float32](rng, tc.m*k)
+			bias := randSlice[float32](rng, tc.m)
+			col := make([]float32, k*p)
+			Im2col(col, p, x, g)
+			want := make([]float32, tc.m*p)
+			Gemm(false, false, tc.m, p, k, 1, w, k, col, p, 0, want, p)
+			for o := range tc.m {
+				for j := range p {
+					want[o*p+j] += bias[o]
+				}
+			}
+			got := make([]float32, tc.m*p)
+			ConvForward(got, p, w, tc.m, x, g, bias)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s %+v: y[%d] = %v, packed path %v", ki.name, tc, i, got[i], want[i])
+				}
+			}
+		}
+		useKernel(old)
+	}
+}
