@@ -16,10 +16,12 @@ import (
 // of what its backward pass needs, so an in-place op downstream cannot
 // corrupt it.
 
-// saved is a private per-element-type buffer.
+// saved is a private per-element-type buffer, kept only when the op's
+// gradient is built (unarySaving).
 type saved struct {
-	s32 []float32
-	s64 []float64
+	s32  []float32
+	s64  []float64
+	keep bool
 }
 
 // ReLU returns max(x, 0).
@@ -40,9 +42,19 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 		copy(saved, src)
 		compute.LeakyReLU(dst, saved, a)
 	}}
+	direct := &passJob{f: func(dst, src, _ []float32) { compute.LeakyReLU(dst, src, a) }}
 	back := &passJob{f: func(dx, dy, saved []float32) { compute.LeakyReLUBack(dx, dy, saved, a) }}
-	return unary(x, fmt.Sprintf("%s[%p]", name, &in), x.Shape(),
+	return unarySaving(x, fmt.Sprintf("%s[%p]", name, &in), &in.keep,
 		func(x, y *tensor.Dense) {
+			switch {
+			case !in.keep && isF64(x):
+				compute.LeakyReLU(data[float64](y), data[float64](x), alpha)
+				return
+			case !in.keep:
+				direct.src, direct.dst, direct.saved = data[float32](x), data[float32](y), data[float32](x)
+				elementwise(len(direct.src), direct)
+				return
+			}
 			if isF64(x) {
 				in.s64 = grow(in.s64, x.Size())
 				copy(in.s64, data[float64](x))
@@ -86,9 +98,19 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 		compute.Tanh(out, x)
 		copy(y, out)
 	}}
+	direct := &passJob{f: func(y, x, _ []float32) { compute.Tanh(y, x) }}
 	back := &passJob{f: compute.TanhBack[float32]}
-	return unary(x, fmt.Sprintf("Tanh[%p]", &out), x.Shape(),
+	return unarySaving(x, fmt.Sprintf("Tanh[%p]", &out), &out.keep,
 		func(x, y *tensor.Dense) {
+			switch {
+			case !out.keep && isF64(x):
+				compute.Tanh(data[float64](y), data[float64](x))
+				return
+			case !out.keep:
+				direct.src, direct.dst, direct.saved = data[float32](x), data[float32](y), data[float32](x)
+				elementwise(len(direct.src), direct)
+				return
+			}
 			if isF64(x) {
 				out.s64 = grow(out.s64, x.Size())
 				compute.Tanh(out.s64, data[float64](x))
@@ -115,8 +137,16 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 // saved output y.
 func Sigmoid(x *gorgonia.Node) (*gorgonia.Node, error) {
 	var out saved // the output, for the backward pass
-	return unary(x, fmt.Sprintf("Sigmoid[%p]", &out), x.Shape(),
+	return unarySaving(x, fmt.Sprintf("Sigmoid[%p]", &out), &out.keep,
 		func(x, y *tensor.Dense) {
+			switch {
+			case !out.keep && isF64(x):
+				compute.Sigmoid(data[float64](y), data[float64](x))
+				return
+			case !out.keep:
+				compute.Sigmoid(data[float32](y), data[float32](x))
+				return
+			}
 			if isF64(x) {
 				out.s64 = grow(out.s64, x.Size())
 				compute.Sigmoid(out.s64, data[float64](x))

@@ -33,7 +33,7 @@ func Concat(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 	var fwd outBuf
 	name := fmt.Sprintf("Concat(%v,%v)", as, bs)
 	op := &diffOp{
-		Func: funcOp{Name: name, In: []tensor.Shape{as.Clone(), bs.Clone()}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+		Func: funcOp{Name: name, In: []tensor.Shape{as.Clone(), bs.Clone()}, Out: shape, Buf: &fwd, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 			y := fwd.Get(in[0].Dtype(), shape)
 			if isF64(y) {
 				compute.ConcatRows(data[float64](y), data[float64](in[0]), data[float64](in[1]), rows, n, m)
