@@ -41,7 +41,8 @@ type Releaser interface {
 
 // get returns a tensor of element type dt and the given shape, a free
 // one of that size if there is one. Its values are those its last user
-// left: the ops write every element of their output.
+// left: the ops write every element of their output. shape is only read
+// (OutBuf.Get's callers pass literals, which must stay off the heap).
 func (p *Pool) get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 	k := poolKey{dt, shape.TotalSize()}
 	var t *tensor.Dense
@@ -50,7 +51,7 @@ func (p *Pool) get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 		l[len(l)-1] = nil
 		p.free[k] = l[:len(l)-1]
 		if !t.Shape().Eq(shape) {
-			if err := t.Reshape(shape...); err != nil {
+			if err := t.Reshape(shape.Clone()...); err != nil {
 				panic("graphop: reshaping a pooled tensor: " + err.Error())
 			}
 		}
