@@ -9,6 +9,12 @@
 // it, and the rest of the generator's update after it. A TapeMachine runs
 // all of its program or nothing, and allocates for every instruction of
 // every run; a Program run allocates only what the ops themselves do.
+//
+// A Program keeps every node's result between runs, as training needs
+// (the backward pass reads the forward results). An inference program
+// can instead Recycle: each op's output buffer is lent on to later ops
+// once its last reader has run, so that a run holds the largest set of
+// live results, not the whole network's.
 package graphexec
 
 import (
