@@ -2,7 +2,9 @@
 // work is a Go function over dense tensors: Func, an op whose shapes are
 // fixed when the graph is built, Diff, a Func with a symbolic gradient,
 // and Map, a one-input op whose output has its input's shape, whatever
-// the rank, written into a buffer the op keeps.
+// the rank, written into a buffer the op keeps. Such a buffer (OutBuf) can
+// be lent on through a Pool once its result is dead, in an inference
+// program (graphexec's Recycle): the op is then a Releaser.
 //
 // Gorgonia merges nodes whose ops hash alike and whose children agree, so
 // an op's hash (its Name, or its Key when set) must spell out every
