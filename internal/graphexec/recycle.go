@@ -1,6 +1,8 @@
 package graphexec
 
 import (
+	"slices"
+
 	"gorgonia.org/gorgonia"
 
 	"github.com/positgan/positgan/internal/graphop"
@@ -41,7 +43,7 @@ func (p *Program) Recycle(keep ...*gorgonia.Node) {
 			s.own = r
 		}
 	}
-	for _, n := range append(keep, p.roots...) {
+	for _, n := range slices.Concat(keep, p.roots) {
 		if i, ok := index[n]; ok {
 			last[i] = forever
 		}
