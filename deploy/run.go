@@ -224,6 +224,13 @@ func newRunner(net nn.Module, spec gan.GeneratorSpec, n int) (r *runner, err err
 	if r.vm, err = graphexec.Compile(r.out); err != nil {
 		return nil, fmt.Errorf("deploy: %w", err)
 	}
+	// Only the images and the taps (golden vectors) are read after a
+	// run; the other results are lent on once read.
+	var keep []*gorgonia.Node
+	for _, t := range r.taps {
+		keep = append(keep, t.In, t.Out)
+	}
+	r.vm.Recycle(keep...)
 	return r, nil
 }
 

@@ -125,6 +125,9 @@ func NewApplier(nets *Nets, net string, shape []int) (a *Applier, err error) {
 	if a.m, err = graphexec.Compile(a.node); err != nil {
 		return nil, fmt.Errorf("gan: %s: %w", net, err)
 	}
+	// Only the output is read: the layers' results are lent on once
+	// read, so a run holds what PyTorch's would, not the whole network's.
+	a.m.Recycle()
 	return a, nil
 }
 

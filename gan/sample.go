@@ -94,6 +94,7 @@ func NewSampler(nets *Nets, n int, o SampleOptions) (s *Sampler, err error) {
 	if s.m, err = graphexec.Compile(s.out); err != nil {
 		return nil, fmt.Errorf("gan: sampler: %w", err)
 	}
+	s.m.Recycle() // only the images are read (see graphexec.Program.Recycle)
 	return s, nil
 }
 

@@ -16,10 +16,12 @@ import (
 // of what its backward pass needs, so an in-place op downstream cannot
 // corrupt it.
 
-// saved is a private per-element-type buffer.
+// saved is a private per-element-type buffer, kept only when the op's
+// gradient is built (unarySaving).
 type saved struct {
-	s32 []float32
-	s64 []float64
+	s32  []float32
+	s64  []float64
+	keep bool
 }
 
 // ReLU returns max(x, 0).
@@ -35,104 +37,42 @@ func LeakyReLU(x *gorgonia.Node, alpha float64) (*gorgonia.Node, error) {
 
 func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, error) {
 	var in saved // the input, for the backward pass
-	// grad: the backward pass has been built. Until then (a node of an
-	// inference graph, or a generator's forward pass inside a
-	// discriminator's update) nothing reads the saved input, so the
-	// forward pass neither copies it nor keeps a buffer of it.
-	grad := false
 	a := float32(alpha)
 	fwd := &passJob{f: func(dst, src, saved []float32) {
 		copy(saved, src)
 		compute.LeakyReLU(dst, saved, a)
 	}}
-	apply1 := &passJob{f: func(dst, src, _ []float32) { compute.LeakyReLU(dst, src, a) }}
+	direct := &passJob{f: func(dst, src, _ []float32) { compute.LeakyReLU(dst, src, a) }}
 	back := &passJob{f: func(dx, dy, saved []float32) { compute.LeakyReLUBack(dx, dy, saved, a) }}
-	xShape := x.Shape().Clone()
-	var yBuf, dxBuf outBuf
-	op := &diffOp{
-		Func: funcOp{
-			Name: fmt.Sprintf("%s[%p]%v", name, &in, xShape),
-			In:   []tensor.Shape{xShape},
-			Out:  xShape,
-			Fn: func(ins []*tensor.Dense) (*tensor.Dense, error) {
-				x := ins[0]
-				y := yBuf.Get(x.Dtype(), xShape)
-				switch {
-				case isF64(x) && grad:
-					in.s64 = grow(in.s64, x.Size())
-					copy(in.s64, data[float64](x))
-					compute.LeakyReLU(data[float64](y), in.s64, alpha)
-				case isF64(x):
-					compute.LeakyReLU(data[float64](y), data[float64](x), alpha)
-				case grad:
-					in.s32 = grow(in.s32, x.Size())
-					fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), in.s32
-					elementwise(len(fwd.src), fwd)
-				default:
-					// saved is unused: the source stands in for it.
-					apply1.src, apply1.dst, apply1.saved = data[float32](x), data[float32](y), data[float32](x)
-					elementwise(len(apply1.src), apply1)
-					apply1.src, apply1.dst, apply1.saved = nil, nil, nil
-				}
-				return y, nil
-			},
-		},
-		WRT: []bool{true},
-	}
-	op.Grad = func(_ gorgonia.Nodes, _, g *gorgonia.Node) (gorgonia.Nodes, error) {
-		grad = true
-		bop := &funcOp{
-			Name: op.Name + ".grad",
-			In:   []tensor.Shape{xShape},
-			Out:  xShape,
-			Fn: func(ins []*tensor.Dense) (*tensor.Dense, error) {
-				dy := ins[0]
-				dx := dxBuf.Get(dy.Dtype(), xShape)
-				if isF64(dy) {
-					compute.LeakyReLUBack(data[float64](dx), data[float64](dy), in.s64, alpha)
-				} else {
-					back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), in.s32
-					elementwise(len(back.src), back)
-				}
-				return dx, nil
-			},
-		}
-		n, err := apply(bop, g)
-		return gorgonia.Nodes{n}, err
-	}
-	lop := &leakyOp{diffOp: op}
-	get := op.Func.Fn
-	op.Func.Fn = func(ins []*tensor.Dense) (*tensor.Dense, error) {
-		lop.ran = true
-		if lop.slot != nil && !isF64(ins[0]) {
-			// Placed in a concatenation's memory (concat.go): the same
-			// pass, into the view.
-			y := lop.slot.get(xShape)
-			x := ins[0]
-			if grad {
+	return unarySaving(x, fmt.Sprintf("%s[%p]", name, &in), &in.keep,
+		func(x, y *tensor.Dense) {
+			switch {
+			case !in.keep && isF64(x):
+				compute.LeakyReLU(data[float64](y), data[float64](x), alpha)
+				return
+			case !in.keep:
+				direct.src, direct.dst, direct.saved = data[float32](x), data[float32](y), data[float32](x)
+				elementwise(len(direct.src), direct)
+				return
+			}
+			if isF64(x) {
+				in.s64 = grow(in.s64, x.Size())
+				copy(in.s64, data[float64](x))
+				compute.LeakyReLU(data[float64](y), in.s64, alpha)
+			} else {
 				in.s32 = grow(in.s32, x.Size())
 				fwd.src, fwd.dst, fwd.saved = data[float32](x), data[float32](y), in.s32
 				elementwise(len(fwd.src), fwd)
-				return y, nil
 			}
-			apply1.src, apply1.dst, apply1.saved = data[float32](x), data[float32](y), data[float32](x)
-			elementwise(len(apply1.src), apply1)
-			apply1.src, apply1.dst, apply1.saved = nil, nil, nil
-			return y, nil
-		}
-		return get(ins)
-	}
-	return apply(lop, x)
-}
-
-// leakyOp is the op of a LeakyReLU or ReLU node, whose float32 output a
-// concatenation of one image that takes it may place in its own memory
-// (slot, set by Concat before any run), so that the concatenation need not
-// copy it.
-type leakyOp struct {
-	*diffOp
-	slot *catSlot
-	ran  bool
+		},
+		func(dy, dx *tensor.Dense) {
+			if isF64(dy) {
+				compute.LeakyReLUBack(data[float64](dx), data[float64](dy), in.s64, alpha)
+			} else {
+				back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), in.s32
+				elementwise(len(back.src), back)
+			}
+		})
 }
 
 // passJob is a float32 pass of an element-wise op, split by elementwise:
@@ -158,9 +98,19 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 		compute.Tanh(out, x)
 		copy(y, out)
 	}}
+	direct := &passJob{f: func(y, x, _ []float32) { compute.Tanh(y, x) }}
 	back := &passJob{f: compute.TanhBack[float32]}
-	return unary(x, fmt.Sprintf("Tanh[%p]", &out), x.Shape(),
+	return unarySaving(x, fmt.Sprintf("Tanh[%p]", &out), &out.keep,
 		func(x, y *tensor.Dense) {
+			switch {
+			case !out.keep && isF64(x):
+				compute.Tanh(data[float64](y), data[float64](x))
+				return
+			case !out.keep:
+				direct.src, direct.dst, direct.saved = data[float32](x), data[float32](y), data[float32](x)
+				elementwise(len(direct.src), direct)
+				return
+			}
 			if isF64(x) {
 				out.s64 = grow(out.s64, x.Size())
 				compute.Tanh(out.s64, data[float64](x))
@@ -187,8 +137,16 @@ func Tanh(x *gorgonia.Node) (*gorgonia.Node, error) {
 // saved output y.
 func Sigmoid(x *gorgonia.Node) (*gorgonia.Node, error) {
 	var out saved // the output, for the backward pass
-	return unary(x, fmt.Sprintf("Sigmoid[%p]", &out), x.Shape(),
+	return unarySaving(x, fmt.Sprintf("Sigmoid[%p]", &out), &out.keep,
 		func(x, y *tensor.Dense) {
+			switch {
+			case !out.keep && isF64(x):
+				compute.Sigmoid(data[float64](y), data[float64](x))
+				return
+			case !out.keep:
+				compute.Sigmoid(data[float32](y), data[float32](x))
+				return
+			}
 			if isF64(x) {
 				out.s64 = grow(out.s64, x.Size())
 				compute.Sigmoid(out.s64, data[float64](x))

@@ -23,7 +23,7 @@ func Add(a, b *gorgonia.Node) (*gorgonia.Node, error) {
 	var fwd outBuf
 	name := fmt.Sprintf("Add%v", shape)
 	op := &diffOp{
-		Func: funcOp{Name: name, In: []tensor.Shape{shape, shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
+		Func: funcOp{Name: name, In: []tensor.Shape{shape, shape}, Out: shape, Buf: &fwd, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 			y := fwd.Get(in[0].Dtype(), shape)
 			if isF64(y) {
 				compute.Add(data[float64](y), data[float64](in[0]), data[float64](in[1]))

@@ -111,6 +111,7 @@ func (l *Linear) Fwd(x *gorgonia.Node) (*gorgonia.Node, error) {
 			Name: fmt.Sprintf("Linear[%s %p](%d→%d, %v)", l.name, st, l.In, l.Out, l.roles.f),
 			In:   in,
 			Out:  tensor.Shape{xs[0], l.Out},
+			Buf:  &st.y,
 			Fn:   st.forward,
 		},
 		WRT: []bool{true, true, true}[:len(in)],

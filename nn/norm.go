@@ -169,6 +169,7 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 			Name: fmt.Sprintf("%s[%p](eps=%g)", st.name, st, st.eps),
 			In:   []tensor.Shape{st.xShape, gamma.Shape().Clone(), beta.Shape().Clone()},
 			Out:  st.xShape,
+			Buf:  &st.y,
 			Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 				y := st.y.Get(in[0].Dtype(), st.xShape)
 				if isF64(y) {

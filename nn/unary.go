@@ -19,6 +19,7 @@ func unary(x *gorgonia.Node, name string, yShape tensor.Shape, fwd func(x, y *te
 			Name: fmt.Sprintf("%s%v", name, xShape),
 			In:   []tensor.Shape{xShape},
 			Out:  yShape.Clone(),
+			Buf:  &yBuf,
 			Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 				y := yBuf.Get(in[0].Dtype(), yShape)
 				fwd(in[0], y)

@@ -9,6 +9,12 @@
 // it, and the rest of the generator's update after it. A TapeMachine runs
 // all of its program or nothing, and allocates for every instruction of
 // every run; a Program run allocates only what the ops themselves do.
+//
+// A Program keeps every node's result between runs, as training needs
+// (the backward pass reads the forward results). An inference program
+// can instead Recycle: each op's output buffer is lent on to later ops
+// once its last reader has run, so that a run holds the largest set of
+// live results, not the whole network's.
 package graphexec
 
 import (
@@ -16,21 +22,27 @@ import (
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/positgan/positgan/internal/graphop"
 )
 
 // A Program runs the op nodes of a graph in a fixed order. Its runs must
 // not overlap: the graph's nodes hold one value each.
 type Program struct {
 	steps []step
+	roots []*gorgonia.Node
+	pool  *graphop.Pool // set by Recycle
 }
 
 // step computes one op node from its arguments.
 type step struct {
 	node *gorgonia.Node
 	args gorgonia.Nodes
-	vals []gorgonia.Value // the arguments' values, reused by every run
-	add  bool             // Gorgonia's element-wise add (see isAdd)
-	last gorgonia.Value   // the value last bound to node
+	vals []gorgonia.Value   // the arguments' values, reused by every run
+	add  bool               // Gorgonia's element-wise add (see isAdd)
+	last gorgonia.Value     // the value last bound to node
+	own  graphop.Releaser   // the node's op, if it owns its output (Recycle)
+	free []graphop.Releaser // Recycle: the ops whose results are dead once this step has run
 }
 
 // Compile returns the program computing roots (nodes of one graph) and
@@ -52,7 +64,7 @@ func Compile(roots ...*gorgonia.Node) (*Program, error) {
 	}
 	// Sort puts the roots first; run the leaves first, in reverse, as a
 	// TapeMachine does.
-	p := &Program{}
+	p := &Program{roots: roots}
 	for i := len(sorted) - 1; i >= 0; i-- {
 		n := sorted[i]
 		if n.Op() == nil {
@@ -85,6 +97,9 @@ func (p *Program) Len() int { return len(p.steps) }
 // Running first and then rest computes what p computes, provided nothing
 // first reads changes in between.
 func (p *Program) Split(early ...*gorgonia.Node) (first, rest *Program) {
+	if p.pool != nil {
+		panic("graphexec: Split of a recycling program")
+	}
 	need := map[*gorgonia.Node]bool{}
 	for _, n := range early {
 		need[n] = true
@@ -147,33 +162,52 @@ func (p *Program) Run() error {
 			}
 			s.vals[j] = v
 		}
-		if s.add {
-			if v, ok := addInto(s.node.Value(), s.vals); ok {
-				if err := s.bind(v); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		var v gorgonia.Value
-		var err error
-		// Gorgonia's own ops (the adds that sum a gradient's paths) make
-		// a new tensor on every Do; given their last result, they reuse it,
-		// unless it shares memory with an argument (an op that returned
-		// one of its inputs, or a view of one).
-		if pre, ok := s.node.Op().(gorgonia.UsePreallocDoer); ok && reusable(s.node.Value(), s.vals) {
-			v, err = pre.UsePreallocDo(s.node.Value(), s.vals...)
-		} else {
-			v, err = s.node.Op().Do(s.vals...)
-		}
+		v, err := s.do(p.pool != nil)
 		if err != nil {
-			return fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
+			return err
 		}
 		if err := s.bind(v); err != nil {
 			return err
 		}
+		for _, r := range s.free {
+			r.ReleaseOutput(p.pool)
+		}
 	}
 	return nil
+}
+
+// do computes the step's value from its arguments' (s.vals). In a
+// recycling program (Recycle), an op that does not own its output gets no
+// last result to write into: that may be a view of a buffer since lent to
+// another op.
+func (s *step) do(recycling bool) (gorgonia.Value, error) {
+	prev := s.node.Value()
+	if recycling {
+		prev = nil
+	}
+	if s.add {
+		if v, ok := addInto(prev, s.vals); ok {
+			return v, nil
+		}
+	}
+	var v gorgonia.Value
+	var err error
+	// Gorgonia's own ops (the adds that sum a gradient's paths) make
+	// a new tensor on every Do; given their last result, they reuse it,
+	// unless it shares memory with an argument (an op that returned
+	// one of its inputs, or a view of one).
+	if pre, ok := s.node.Op().(gorgonia.UsePreallocDoer); ok && reusable(prev, s.vals) {
+		v, err = pre.UsePreallocDo(prev, s.vals...)
+	} else {
+		v, err = s.node.Op().Do(s.vals...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
+	}
+	if s.own != nil && overlaps(v, s.vals) {
+		return nil, fmt.Errorf("graphexec: %v returned memory of its arguments, not a buffer of its own", s.node.Op())
+	}
+	return v, nil
 }
 
 // reusable reports whether prev, a node's last value, can receive its new
@@ -182,14 +216,19 @@ func reusable(prev gorgonia.Value, args []gorgonia.Value) bool {
 	if prev == nil || prev.Shape().IsScalar() {
 		return false
 	}
-	lo, hi := prev.Uintptr(), prev.Uintptr()+prev.MemSize()
+	return !overlaps(prev, args)
+}
+
+// overlaps reports whether v shares memory with one of args.
+func overlaps(v gorgonia.Value, args []gorgonia.Value) bool {
+	lo, hi := v.Uintptr(), v.Uintptr()+v.MemSize()
 	for _, a := range args {
 		alo := a.Uintptr()
 		if alo < hi && lo < alo+a.MemSize() {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // isAdd reports whether op is Gorgonia's element-wise add, with which

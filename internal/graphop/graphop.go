@@ -2,7 +2,9 @@
 // work is a Go function over dense tensors: Func, an op whose shapes are
 // fixed when the graph is built, Diff, a Func with a symbolic gradient,
 // and Map, a one-input op whose output has its input's shape, whatever
-// the rank, written into a buffer the op keeps.
+// the rank, written into a buffer the op keeps. Such a buffer (OutBuf) can
+// be lent on through a Pool once its result is dead, in an inference
+// program (graphexec's Recycle): the op is then a Releaser.
 //
 // Gorgonia merges nodes whose ops hash alike and whose children agree, so
 // an op's hash (its Name, or its Key when set) must spell out every
@@ -46,6 +48,10 @@ type Func struct {
 	// and Mul of two losses, or of a loss and a constant) accept only
 	// those. The op keeps the scalar and hands it out again at every run.
 	ScalarOut bool
+	// Buf, if set, is the buffer Fn returns its result in, always: the
+	// op is then a Releaser, whose buffer an inference program lends to
+	// later ops once the result has been read for the last time.
+	Buf *OutBuf
 
 	ins     []*tensor.Dense // Do's, reused
 	scalars []*tensor.Dense // scalar inputs as tensors, by input, reused
@@ -182,6 +188,18 @@ func (o *Func) scalarOut(y *tensor.Dense) (gorgonia.Value, error) {
 	return nil, fmt.Errorf("%s: result of element type %v is not a float scalar", o.Name, y.Dtype())
 }
 
+// OwnsOutput reports whether the op has a Buf and hands out its result
+// as a tensor (see Releaser).
+func (o *Func) OwnsOutput() bool { return o.Buf != nil && !o.ScalarOut }
+
+// ReleaseOutput gives Buf to p (see Releaser).
+func (o *Func) ReleaseOutput(p *Pool) {
+	if !o.OwnsOutput() {
+		panic("graphop: " + o.Name + ": releasing the output of an op that does not own it")
+	}
+	o.Buf.Release(p)
+}
+
 // Diff is a Func with a symbolic gradient: Grad returns the gradient
 // nodes of the inputs WRT marks.
 type Diff struct {
@@ -278,6 +296,12 @@ func (o *Map) Do(vals ...gorgonia.Value) (gorgonia.Value, error) {
 	return y, nil
 }
 
+// OwnsOutput reports true: a Map's result is always its buffer.
+func (o *Map) OwnsOutput() bool { return true }
+
+// ReleaseOutput gives the op's output buffer to p (see Releaser).
+func (o *Map) ReleaseOutput(p *Pool) { o.out.Release(p) }
+
 // DiffWRT reports whether the op has a gradient.
 func (o *Map) DiffWRT(int) []bool { return []bool{o.Grad != nil} }
 
@@ -297,8 +321,11 @@ func (o *Map) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgo
 
 // OutBuf keeps one output tensor per element type and hands it out again
 // while the shape is the same, so that a node allocates its result once.
+// Once released to a Pool (an inference program does so after the
+// result's last reader), it takes its tensors from that pool.
 type OutBuf struct {
 	t32, t64 *tensor.Dense
+	pool     *Pool
 }
 
 // Get returns the buffer for element type dt and shape.
@@ -308,9 +335,28 @@ func (o *OutBuf) Get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 		p = &o.t64
 	}
 	if *p == nil || !(*p).Shape().Eq(shape) {
-		*p = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+		if o.pool == nil {
+			*p = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
+		} else {
+			if *p != nil {
+				o.pool.put(*p)
+			}
+			*p = o.pool.get(dt, shape)
+		}
 	}
 	return *p
+}
+
+// Release gives the buffers to pool, from which Get takes them from now
+// on. The caller must no longer read what Get returned.
+func (o *OutBuf) Release(pool *Pool) {
+	o.pool = pool
+	for _, p := range []**tensor.Dense{&o.t32, &o.t64} {
+		if *p != nil {
+			pool.put(*p)
+			*p = nil
+		}
+	}
 }
 
 // Float32s returns the values of a float32 value: a tensor's backing
