@@ -1,10 +1,11 @@
 package models
 
 // Tiled super-resolution of large images, as Real-ESRGAN's tile_process
-// (realesrgan/utils.py) does it: the graph of a network holds every
-// intermediate tensor of its input, and RRDBNet's are hundreds of
-// kilobytes per input pixel, so a large image is enlarged a tile at a
-// time, each tile with a margin of context that is cropped off again.
+// (realesrgan/utils.py) does it: even with each activation freed after
+// its last reader (the Applier's recycling program), RRDBNet's live set
+// and its ×4 tail are tens of kilobytes per input pixel, so a large
+// image is enlarged a tile at a time, each tile with a margin of context
+// that is cropped off again.
 
 import (
 	"fmt"
