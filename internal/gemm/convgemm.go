@@ -270,6 +270,30 @@ func (s *convCall[T]) tileBias(o int, last bool) *T {
 // tapPanel computes the nr output positions from j0, whose taps the kernel
 // reads from xp[base + offs[l]].
 func (s *convCall[T]) tapPanel(w *workspace[T], j0, base int) {
+	s.inPlacePanel(w, j0, func(pc, kb int, apan, c *T, ldc int, load bool, bias *T) {
+		s.tk(kb, apan, &s.xp[base], &s.offs[pc], c, ldc, load, bias)
+	})
+}
+
+// maskPanel computes the nr output positions from j0 = (oy, ox), at the
+// border, reading each tap from the image under the mask of its lanes
+// inside it.
+func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
+	k, g := s.g.Rows(), s.g
+	cl := class(s.rowKeys, oy)*len(s.colKeys) + class(s.colKeys, ox)
+	masks := s.masks[cl*k : (cl+1)*k]
+	base := oy*g.SH*s.wp + ox + s.base0
+	s.inPlacePanel(w, j0, func(pc, kb int, apan, c *T, ldc int, load bool, bias *T) {
+		s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], c, ldc, load, bias)
+	})
+}
+
+// inPlacePanel computes the nr output positions from j0 with a kernel
+// that reads the taps in place: tile(pc, kb, apan, c, ldc, load, bias)
+// runs it on block pc (kb long) of the sum for the mr rows of A's panel
+// apan into c. The last rows of an m not a multiple of mr go through a
+// whole tile, their bias added after the sum as the kernel's store does.
+func (s *convCall[T]) inPlacePanel(w *workspace[T], j0 int, tile func(pc, kb int, apan, c *T, ldc int, load bool, bias *T)) {
 	mr, nr, k := s.d.mr, s.d.nr, s.g.Rows()
 	for pc := 0; pc < k; pc += blockK {
 		kb := min(blockK, k-pc)
@@ -279,44 +303,7 @@ func (s *convCall[T]) tapPanel(w *workspace[T], j0, base int) {
 			apan := &s.ap[pc*s.mp+ir*mr*kb]
 			ci := ir*mr*s.ldy + j0
 			if rows == mr {
-				s.tk(kb, apan, &s.xp[base], &s.offs[pc], &s.y[ci], s.ldy, load, s.tileBias(ir*mr, pc+kb == k))
-				continue
-			}
-			// The last rows, through a whole tile.
-			t := grow(&w.tile, mr*nr)
-			if load {
-				for i := 0; i < rows; i++ {
-					copy(t[i*nr:(i+1)*nr], s.y[ci+i*s.ldy:ci+i*s.ldy+nr])
-				}
-			}
-			s.tk(kb, apan, &s.xp[base], &s.offs[pc], &t[0], nr, load, nil)
-			for i := 0; i < rows; i++ {
-				copy(s.y[ci+i*s.ldy:ci+i*s.ldy+nr], t[i*nr:(i+1)*nr])
-			}
-			if pc+kb == k {
-				s.addBias(j0, nr, ir*mr, s.m)
-			}
-		}
-	}
-}
-
-// maskPanel computes the nr output positions from j0 = (oy, ox), at the
-// border, reading each tap from the image under the mask of its lanes
-// inside it.
-func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
-	mr, nr, k, g := s.d.mr, s.d.nr, s.g.Rows(), s.g
-	cl := class(s.rowKeys, oy)*len(s.colKeys) + class(s.colKeys, ox)
-	masks := s.masks[cl*k : (cl+1)*k]
-	base := oy*g.SH*s.wp + ox + s.base0
-	for pc := 0; pc < k; pc += blockK {
-		kb := min(blockK, k-pc)
-		load := pc > 0
-		for ir := 0; ir*mr < s.m; ir++ {
-			rows := min(mr, s.m-ir*mr)
-			apan := &s.ap[pc*s.mp+ir*mr*kb]
-			ci := ir*mr*s.ldy + j0
-			if rows == mr {
-				s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &s.y[ci], s.ldy, load, s.tileBias(ir*mr, pc+kb == k))
+				tile(pc, kb, apan, &s.y[ci], s.ldy, load, s.tileBias(ir*mr, pc+kb == k))
 				continue
 			}
 			t := grow(&w.tile, mr*nr)
@@ -325,7 +312,7 @@ func (s *convCall[T]) maskPanel(w *workspace[T], j0, oy, ox int) {
 					copy(t[i*nr:(i+1)*nr], s.y[ci+i*s.ldy:ci+i*s.ldy+nr])
 				}
 			}
-			s.mk(kb, apan, &s.x[0], base, &s.offs[pc], &masks[pc], &t[0], nr, load, nil)
+			tile(pc, kb, apan, &t[0], nr, load, nil)
 			for i := 0; i < rows; i++ {
 				copy(s.y[ci+i*s.ldy:ci+i*s.ldy+nr], t[i*nr:(i+1)*nr])
 			}
