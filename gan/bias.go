@@ -141,6 +141,7 @@ func (t *Trainer) rebuild() error {
 	old, now := t.nets.Params(), n.Params()
 	for i := range now {
 		copy(now[i].Data(), old[i].Data())
+		now[i].Changed()
 	}
 	oldB, nowB := t.nets.Buffers(), n.Buffers()
 	for i := range nowB {
@@ -157,6 +158,7 @@ func (t *Trainer) rebuild() error {
 		t.nets = prev
 		return err
 	}
+	t.cacheWeights()
 	t.gr = gr
 	return nil
 }

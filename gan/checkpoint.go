@@ -323,6 +323,7 @@ func loadNets(c *ckpt.Checkpoint, n *Nets, optional bool) error {
 		if err := loadTensor(c, p.Name, p.Node.Shape(), p.Data(), true); err != nil {
 			return err
 		}
+		p.Changed()
 	}
 	for _, b := range n.Buffers() {
 		if _, ok := c.Tensors[b.Name]; !ok && optional {

@@ -98,6 +98,9 @@ type Trainer struct {
 	biases  Biases
 	adam    map[string]*Adam               // by group
 	scalers map[string]*scaling.LossScaler // by update
+	// noWeightCache turns off the layers' caches of rounded weights
+	// (tests compare the bits with and without).
+	noWeightCache bool
 
 	nets *Nets
 	gr   *graphs
@@ -155,8 +158,10 @@ func newTrainer(m Model, data []datasets.Dataset, opt Options, biases Biases) (*
 	for _, p := range t.nets.Params() {
 		if f := t.formats(p.Layer).Master.Format; f != nil {
 			compute.Round(p.Data(), p.Data(), f, quant.Nearest, nil)
+			p.Changed()
 		}
 	}
+	t.cacheWeights()
 	for _, u := range m.Updates() {
 		for _, g := range u.Groups {
 			if t.adam[g] == nil {
@@ -234,8 +239,21 @@ func (t *Trainer) Model() Model { return t.model }
 
 // Nets returns the networks being trained. Their parameters change in
 // place at every step; after a bias change the trainer switches to new
-// networks (over copies of the same values).
+// networks (over copies of the same values). Their layers cache their
+// rounded weights (nn.CacheWeights): code that writes to a parameter
+// between steps must call its Changed method after writing.
 func (t *Trainer) Nets() *Nets { return t.nets }
+
+// cacheWeights makes the layers of the networks round their weights once
+// per write instead of at every read (nn.CacheWeights), with the same
+// bits. Every write the trainer makes reports itself with
+// nn.Param.Changed: Adam's updates, the master format's first rounding,
+// checkpoint loads and the copies into rebuilt networks.
+func (t *Trainer) cacheWeights() {
+	for _, g := range t.nets.Groups {
+		nn.CacheWeights(g.Net, !t.noWeightCache)
+	}
+}
 
 // Adam returns the optimiser state of the group named name, or nil.
 func (t *Trainer) Adam(group string) *Adam { return t.adam[group] }
@@ -386,6 +404,9 @@ func (t *Trainer) update(u *updateGraph) bool {
 			pd[i] = u.params[off+i].Data()
 		}
 		a.Step(pd, gd[off:off+k], scale)
+		for _, p := range u.params[off : off+k] {
+			p.Changed()
+		}
 		off += k
 	}
 	return true

@@ -117,8 +117,10 @@ func (c *ConvTranspose2d) Params() gorgonia.Nodes { return params(c.W, c.B) }
 // convBufs are the working buffers of one convolution node.
 type convBufs[T compute.Float] struct {
 	xq, wq, col, yt, dyq, dcol, dxt []T
+	wOwn                            []T          // the rounded weights, unless wq is the cache's or the tensor (wcache.go)
 	blk                             blockBufs[T] // block-rounded operands (roles.go)
 	gen, dyGen                      int
+	rd                              wRead // the weights the forward read (wcache.go)
 }
 
 // convState is what a convolution node's kernels share. For Conv2d the

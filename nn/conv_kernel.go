@@ -21,8 +21,7 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 		compute.RoundSlice(r.act, bb.xq, xq)
 		xq = bb.xq
 	}
-	bb.wq = grow(bb.wq, w.Size())
-	compute.RoundSlice(r.w, bb.wq, data[T](w))
+	convWeights(st, bb, data[T](w))
 	var bias []T
 	if b != nil {
 		bias = data[T](b)
@@ -46,7 +45,7 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	if r.actB != nil {
 		compute.RoundMatrix(r.actB, bb.col, bb.col, rows, ld, quant.AlongColumn)
 	}
-	wf := blocked(r.wB, &bb.blk.w, bb.wq, st.outC, rows, quant.AlongRow)
+	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.outC, rows, quant.AlongRow, formRow, bb.rd.cached)
 	bb.yt = grow(bb.yt, st.outC*ld)
 	mm(r, r.accOut, false, false, st.outC, ld, rows, wf, rows, bb.col, ld, bb.yt)
 	compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
@@ -122,7 +121,7 @@ func convBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.D
 	dyq := convDY(st, bb, dy)
 	// dcol = Wᵀ·dy sums over OutC: both blocked down their columns.
 	dyx := blocked(r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn)
-	wb := blocked(r.wB, &bb.blk.wb, bb.wq, st.outC, rows, quant.AlongColumn)
+	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.outC, rows, quant.AlongColumn, formCol, bb.rd.backCache(r, st.name))
 	d := data[T](dx)
 	col2imProduct(r, r.accErr, d, wb, dyx, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
 	compute.RoundSlice(r.err, d, d)
@@ -158,12 +157,11 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	bb.xq = grow(bb.xq, x.Size())
 	compute.ImagesToMatrix(bb.xq, data[T](x), n, st.inC, p)
 	compute.RoundSlice(r.act, bb.xq, bb.xq)
-	bb.wq = grow(bb.wq, w.Size())
-	compute.RoundSlice(r.w, bb.wq, data[T](w))
+	convWeights(st, bb, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
 	// (InC), into copies (the backward products re-block the originals).
 	xf := blocked(r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
-	wf := blocked(r.wB, &bb.blk.w, bb.wq, st.inC, rows, quant.AlongColumn)
+	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.inC, rows, quant.AlongColumn, formCol, bb.rd.cached)
 	yd := data[T](y)
 	col2imProduct(r, r.accOut, yd, wf, xf, st.inC, n, g, colChunk[T](r, n, p), &bb.col)
 	if b != nil {
@@ -181,7 +179,7 @@ func convTBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.
 	// dx = W·dcol sums over OutC·K·K: W along its rows, dcol down its
 	// columns.
 	dcx := blocked(r.errB, &bb.blk.dyx, bb.dcol, rows, ld, quant.AlongColumn)
-	wb := blocked(r.wB, &bb.blk.wb, bb.wq, st.inC, rows, quant.AlongRow)
+	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.inC, rows, quant.AlongRow, formRow, bb.rd.backCache(r, st.name))
 	bb.dxt = grow(bb.dxt, st.inC*ld)
 	mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
 	d := data[T](dx)

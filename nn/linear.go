@@ -65,13 +65,15 @@ func params(w, b *gorgonia.Node) gorgonia.Nodes {
 // linBufs are the working buffers of one Linear node for element type T.
 type linBufs[T compute.Float] struct {
 	xq, wq, dyq []T
-	// wOwn holds the rounded weights; without a weight format wq is the
-	// weight tensor itself, which nothing changes between a forward and
-	// its backward (the optimiser runs after both), so copying it would
-	// only cost memory traffic.
+	// wOwn holds the rounded weights unless the layer's cache does
+	// (wcache.go); without a weight format wq is the weight tensor
+	// itself, which nothing changes between a forward and its backward
+	// (the optimiser runs after both), so copying it would only cost
+	// memory traffic.
 	wOwn       []T
 	blk        blockBufs[T] // block-rounded operands (roles.go)
 	gen, dyGen int          // forward runs; the run dyq was rounded in
+	rd         wRead        // the weights the forward read (wcache.go)
 }
 
 // linState is what a Linear node's forward and backward kernels share.

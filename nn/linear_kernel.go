@@ -12,17 +12,17 @@ func linForward[T compute.Float](st *linState, bb *linBufs[T], x, w, b, y *tenso
 	n, in, out := st.batch, st.l.In, st.l.Out
 	bb.xq = grow(bb.xq, n*in)
 	compute.RoundSlice(r.act, bb.xq, data[T](x))
-	if r.w.IsIdentity() {
-		bb.wq = data[T](w)[:out*in]
-	} else {
-		bb.wOwn = grow(bb.wOwn, out*in)
-		compute.RoundSlice(r.w, bb.wOwn, data[T](w))
-		bb.wq = bb.wOwn
-	}
+	// The weights rounded, once per version of them if the layer caches
+	// them (wcache.go).
+	wd := data[T](w)[:out*in]
+	cache := r.wc.caches(st.mask != nil)
+	var shared bool
+	bb.wq, shared = elemWeights(r, &bb.wOwn, wd, cache)
+	bb.rd = wRead{cached: cache, shared: shared, ver: r.wc.ver.Load()}
 	// Block formats: both operands blocked along the reduction dimension
 	// (in); xq and wq keep the unrounded values for the backward products.
 	xf := blocked(r.actB, &bb.blk.x, bb.xq, n, in, quant.AlongRow)
-	wf := blocked(r.wB, &bb.blk.w, bb.wq, out, in, quant.AlongRow)
+	wf := blockWeights(r, &bb.blk.w, wd, bb.wq, out, in, quant.AlongRow, formRow, cache)
 	yd := data[T](y)
 	mm(r, r.accOut, false, true, n, out, in, xf, in, wf, in, yd)
 	if b != nil {
@@ -50,7 +50,7 @@ func linBackX[T compute.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dens
 	// dx = dy·W sums over out: dy blocked along its rows, W down its
 	// columns (re-blocked from the unrounded weights).
 	dyb := blocked(r.errB, &bb.blk.dyx, dyq, n, out, quant.AlongRow)
-	wb := blocked(r.wB, &bb.blk.wb, bb.wq, out, in, quant.AlongColumn)
+	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, out, in, quant.AlongColumn, formCol, bb.rd.backCache(r, st.l.name))
 	d := data[T](dx)
 	mm(r, r.accErr, false, false, n, in, out, dyb, out, wb, in, d)
 	compute.RoundSlice(r.err, d, d)

@@ -39,10 +39,20 @@ type Param struct {
 	// whose gradients the layer rounds to its WGrad format.
 	Quantized bool
 	Node      *gorgonia.Node
+
+	wc *weightCache // the layer's rounded weights, for a Weight tensor (wcache.go)
 }
 
-// Data returns the parameter's float32 values (its backing slice).
+// Data returns the parameter's float32 values (its backing slice). After
+// writing to them, call Changed.
 func (p Param) Data() []float32 { return graphop.Float32s(p.Node.Value()) }
+
+// Changed records that p's values were written (through Data or the
+// node's tensor): a layer that caches its rounded weights (CacheWeights)
+// rounds them again at its next read. Writers of a network's parameters
+// (an optimiser, a checkpoint load, a weight import) call it after each
+// write; for a parameter whose layer caches nothing it does nothing.
+func (p Param) Changed() { p.wc.changed() }
 
 // Buffer is a tensor of a module's state that is not learnt.
 type Buffer struct {

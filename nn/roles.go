@@ -22,6 +22,7 @@ type roles struct {
 	wB, actB, errB *compute.Rounder
 	quire          compute.Workspace
 	mask           *WeightMask          // N:M weight mask (sparse.go); nil: dense
+	wc             *weightCache         // the rounded weights (wcache.go)
 	perOp          [3]compute.Workspace // by role: out, err, wgrad (each keeps its format's tables)
 }
 
@@ -43,7 +44,7 @@ func newRoles(f LayerFormats, seed uint64) *roles {
 		}
 		return Quantizer{Format: q.Format, Rounding: q.Rounding}
 	}
-	r := &roles{f: f}
+	r := &roles{f: f, wc: newWeightCache(f)}
 	r.w = mk(el(f.Weight), 1)
 	r.act = mk(el(f.Act), 2)
 	r.out = mk(el(f.Out), 3)

@@ -233,6 +233,7 @@ func (q *quantLayer) Params() []Param {
 	for i, nd := range ns {
 		ps[i] = Param{Name: nd.Name(), Layer: q.name, Weight: i == 0, Quantized: true, Node: nd}
 	}
+	ps[0].wc = q.roles().wc
 	return ps
 }
 
