@@ -43,6 +43,7 @@ TEXT ·absMaxBlocksAVX2(SB), NOSPLIT, $0-33
 	MOVQ nb+16(FP), R8
 	MOVQ k+24(FP), R9
 	SETUPMAX(finite+32)
+	MOVBLZX finite+32(FP), R12
 	SHRQ $3, R9
 	TESTQ R8, R8
 	JZ   maxdone
@@ -50,6 +51,16 @@ TEXT ·absMaxBlocksAVX2(SB), NOSPLIT, $0-33
 maxblock:
 	VPXOR Y0, Y0, Y0
 	MOVQ R9, R10
+	TESTQ R12, R12
+	JNZ  maxvec
+
+maxvecall: // finite false: every lane counts, ±Inf and NaN too
+	VPAND (SI), Y14, Y1
+	VPMAXUD Y1, Y0, Y0
+	ADDQ $32, SI
+	DECQ R10
+	JNZ  maxvecall
+	JMP  maxreduce
 
 maxvec:
 	VMOVDQU (SI), Y1
@@ -57,6 +68,8 @@ maxvec:
 	ADDQ $32, SI
 	DECQ R10
 	JNZ  maxvec
+
+maxreduce:
 	VEXTRACTI128 $1, Y0, X1
 	VPMAXUD X1, X0, X0
 	VPSHUFD $0x4e, X0, X1
@@ -80,6 +93,19 @@ TEXT ·absMaxColsAVX2(SB), NOSPLIT, $0-25
 	SETUPMAX(finite+24)
 	SHRQ $3, CX
 	JZ   colsmaxdone
+	MOVBLZX finite+24(FP), R12
+	TESTQ R12, R12
+	JNZ  colsmax
+
+colsmaxall: // finite false: every lane counts, ±Inf and NaN too
+	VPAND (SI), Y14, Y1
+	VPMAXUD (DI), Y1, Y0
+	VMOVDQU Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  colsmaxall
+	JMP  colsmaxdone
 
 colsmax:
 	VMOVDQU (SI), Y1
@@ -119,6 +145,40 @@ colsmaxdone:
 	VPOR Y2, R, R; \
 	VPOR NAN, R, R
 
+// MXFAST8 is MXROUND8 in fewer operations, for a block or column whose
+// maxBits has an exponent byte below 255-d (mxFastLimit): both paths in
+// one float addition. The quantum of |x| on the block's grid is that of
+// its binade clamped to [minNorm's, maxBits'], so with magic = that
+// binade's power of two times 2^d, (|x| + magic) - magic rounds |x| to
+// nearest even on the grid below minNorm as MXROUND8 does and above it
+// as MXROUND8's integer rounding does; a magnitude beyond maxBits' binade
+// (±Inf and NaN included) gets maxBits + 2^d·ulp as its magic and rounds
+// to at least maxBits, which the clamp then gives, as MXROUND8 does.
+// Constants: Y14 0x7fffffff; EXPM 0x7f800000 and D d<<23 (registers or
+// memory operands), MINNORM and MAXBITS (MAXBITS a register). Y1, Y2
+// and Y3 are clobbered; NaN blocks are not handled (nan is not or-ed in).
+#define MXFAST8(X, R, EXPM, D, MINNORM, MAXBITS) \
+	VPAND Y14, X, Y1; \
+	VPXOR Y1, X, Y2; \
+	VPAND EXPM, X, Y3; \
+	VPMAXUD MINNORM, Y3, Y3; \
+	VPMINUD MAXBITS, Y3, Y3; \
+	VPADDD D, Y3, Y3; \
+	VADDPS Y3, Y1, R; \
+	VSUBPS Y3, R, R; \
+	VPMINUD MAXBITS, R, R; \
+	VPOR Y2, R, R
+
+DATA expMask<>+0(SB)/4, $0x7f800000
+DATA expMask<>+4(SB)/4, $0x7f800000
+DATA expMask<>+8(SB)/4, $0x7f800000
+DATA expMask<>+12(SB)/4, $0x7f800000
+DATA expMask<>+16(SB)/4, $0x7f800000
+DATA expMask<>+20(SB)/4, $0x7f800000
+DATA expMask<>+24(SB)/4, $0x7f800000
+DATA expMask<>+28(SB)/4, $0x7f800000
+GLOBL expMask<>(SB), RODATA|NOPTR, $32
+
 // SETUPROUND loads MXROUND8's constants for the shift in dr+off(FP).
 #define SETUPROUND(off) \
 	MOVL dr+off(FP), CX; \
@@ -153,12 +213,38 @@ TEXT ·mxRoundBlocksAVX2(SB), NOSPLIT, $0-44
 	TESTQ R8, R8
 	JZ   blocksdone
 
+	// R13: d<<23 (MXFAST8's D); BX: the bound on maxBits of MXFAST8.
+	MOVL CX, R13
+	SHLL $23, R13
+	MOVL $255, BX
+	SUBL CX, BX
+	SHLL $23, BX
+
 block:
 	VPBROADCASTD C_MINNORM(AX), Y10
-	VPBROADCASTD C_MAGIC(AX), Y9
 	VPBROADCASTD C_MAXBITS(AX), Y8
-	VPBROADCASTD C_NAN(AX), Y7
 	MOVQ R9, R10
+	MOVL C_NAN(AX), R12
+	TESTL R12, R12
+	JNZ  blockslow
+	CMPL C_MAXBITS(AX), BX
+	JAE  blockslow
+	VMOVD R13, X9
+	VPBROADCASTD X9, Y9
+
+blockfast:
+	VMOVDQU (SI), Y0
+	MXFAST8(Y0, Y4, expMask<>(SB), Y9, Y10, Y8)
+	VMOVDQU Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ R10
+	JNZ  blockfast
+	JMP  blocknext
+
+blockslow:
+	VPBROADCASTD C_MAGIC(AX), Y9
+	VPBROADCASTD C_NAN(AX), Y7
 
 blockvec:
 	VMOVDQU (SI), Y0
@@ -168,6 +254,8 @@ blockvec:
 	ADDQ $32, DI
 	DECQ R10
 	JNZ  blockvec
+
+blocknext:
 	ADDQ $4, AX
 	DECQ R8
 	JNZ  block
@@ -184,12 +272,38 @@ TEXT ·mxRoundColsAVX2(SB), NOSPLIT, $0-36
 	MOVQ n+16(FP), R8
 	MOVQ cc+24(FP), AX
 	SETUPROUND(32)
+	// Y10 0x7f800000, Y9 d<<23 (MXFAST8's EXPM and D), Y7 the bound on
+	// maxBits of MXFAST8.
+	MOVL $0x7f800000, R11
+	VMOVD R11, X10
+	VPBROADCASTD X10, Y10
+	MOVL CX, R11
+	SHLL $23, R11
+	VMOVD R11, X9
+	VPBROADCASTD X9, Y9
+	MOVL $255, R11
+	SUBL CX, R11
+	SHLL $23, R11
+	VMOVD R11, X7
+	VPBROADCASTD X7, Y7
 	SHRQ $3, R8
 	JZ   colsdone
 
 cols:
 	VMOVDQU (SI), Y0
-	MXROUND8(Y0, Y4, C_MINNORM(AX), C_MAGIC(AX), C_MAXBITS(AX), C_NAN(AX))
+	VMOVDQU C_MAXBITS(AX), Y8
+	VPMAXUD Y7, Y8, Y1 // maxBits >= the bound (unsigned: maxBits may wrap)
+	VPCMPEQD Y8, Y1, Y1
+	VPTEST Y1, Y1
+	JNZ  colsslow
+	MXFAST8(Y0, Y4, Y10, Y9, C_MINNORM(AX), Y8)
+	VPOR C_NAN(AX), Y4, Y4
+	JMP  colsstore
+
+colsslow:
+	MXROUND8(Y0, Y4, C_MINNORM(AX), C_MAGIC(AX), Y8, C_NAN(AX))
+
+colsstore:
 	VMOVDQU Y4, (DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
@@ -342,6 +456,16 @@ TEXT ·absMaxBlocksAVX512(SB), NOSPLIT, $0-33
 max16block:
 	VPXORD Z0, Z0, Z0
 	MOVQ R9, R10
+	TESTQ R12, R12
+	JNZ  max16vec
+
+max16vecall: // finite false: every lane counts, ±Inf and NaN too
+	VPANDD (SI), Z30, Z1
+	VPMAXUD Z1, Z0, Z0
+	ADDQ $64, SI
+	DECQ R10
+	JNZ  max16vecall
+	JMP  max16reduce
 
 max16vec:
 	VMOVDQU32 (SI), Z1
@@ -349,6 +473,8 @@ max16vec:
 	ADDQ $64, SI
 	DECQ R10
 	JNZ  max16vec
+
+max16reduce:
 	VEXTRACTI64X4 $1, Z0, Y1
 	VPMAXUD Y1, Y0, Y0
 	VEXTRACTI128 $1, Y0, X1
@@ -374,6 +500,18 @@ TEXT ·absMaxColsAVX512(SB), NOSPLIT, $0-25
 	SETUPMAX16(finite+24)
 	SHRQ $4, CX
 	JZ   colsmax16done
+	TESTQ R12, R12
+	JNZ  colsmax16
+
+colsmax16all: // finite false: every lane counts, ±Inf and NaN too
+	VPANDD (SI), Z30, Z1
+	VPMAXUD (DI), Z1, Z0
+	VMOVDQU32 Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  colsmax16all
+	JMP  colsmax16done
 
 colsmax16:
 	VMOVDQU32 (SI), Z1
@@ -409,6 +547,35 @@ colsmax16done:
 	VPORD NAN, Z2, Z2; \
 	VPORD Z2, R, R
 
+// MXFAST16 is MXFAST8 on 16 lanes: MXROUND16 in fewer operations for a
+// block or column whose maxBits has an exponent byte below 255-d. Z30
+// holds 0x7fffffff, Z26 0x7f800000 and Z25 d<<23; MAXBITS is a register.
+// Z1 and Z2 are clobbered; nan is not or-ed in. The last step or-s the
+// sign in: r ^ x ^ |x| (imm 0x96, the three-way exclusive or).
+#define MXFAST16(X, R, MINNORM, MAXBITS) \
+	VPANDD Z30, X, Z1; \
+	VPANDD Z26, X, Z2; \
+	VPMAXUD MINNORM, Z2, Z2; \
+	VPMINUD MAXBITS, Z2, Z2; \
+	VPADDD Z25, Z2, Z2; \
+	VADDPS Z2, Z1, R; \
+	VSUBPS Z2, R, R; \
+	VPMINUD MAXBITS, R, R; \
+	VPTERNLOGD $0x96, Z1, X, R
+
+// SETUPFAST16 loads MXFAST16's Z26 and Z25, and Z24 and BX, the bound on
+// maxBits of MXFAST16 ((255-d)<<23), for the shift d in CX.
+#define SETUPFAST16 \
+	MOVL $0x7f800000, R11; \
+	VPBROADCASTD R11, Z26; \
+	MOVL CX, R11; \
+	SHLL $23, R11; \
+	VPBROADCASTD R11, Z25; \
+	MOVL $255, BX; \
+	SUBL CX, BX; \
+	SHLL $23, BX; \
+	VPBROADCASTD BX, Z24
+
 // SETUPROUND16 loads MXROUND16's constants for the shift in dr+off(FP).
 #define SETUPROUND16(off) \
 	MOVL dr+off(FP), CX; \
@@ -435,16 +602,34 @@ TEXT ·mxRoundBlocksAVX512(SB), NOSPLIT, $0-44
 	MOVQ k+24(FP), R9
 	MOVQ cc+32(FP), AX
 	SETUPROUND16(40)
+	SETUPFAST16
 	SHRQ $4, R9
 	TESTQ R8, R8
 	JZ   blocks16done
 
 block16:
 	VPBROADCASTD C_MINNORM(AX), Z10
-	VPBROADCASTD C_MAGIC(AX), Z9
 	VPBROADCASTD C_MAXBITS(AX), Z8
-	VPBROADCASTD C_NAN(AX), Z7
 	MOVQ R9, R10
+	MOVL C_NAN(AX), R12
+	TESTL R12, R12
+	JNZ  block16slow
+	CMPL C_MAXBITS(AX), BX
+	JAE  block16slow
+
+block16fast:
+	VMOVDQU32 (SI), Z0
+	MXFAST16(Z0, Z4, Z10, Z8)
+	VMOVDQU32 Z4, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ R10
+	JNZ  block16fast
+	JMP  block16next
+
+block16slow:
+	VPBROADCASTD C_MAGIC(AX), Z9
+	VPBROADCASTD C_NAN(AX), Z7
 
 block16vec:
 	VMOVDQU32 (SI), Z0
@@ -454,6 +639,8 @@ block16vec:
 	ADDQ $64, DI
 	DECQ R10
 	JNZ  block16vec
+
+block16next:
 	ADDQ $4, AX
 	DECQ R8
 	JNZ  block16
@@ -469,13 +656,25 @@ TEXT ·mxRoundColsAVX512(SB), NOSPLIT, $0-36
 	MOVQ n+16(FP), R8
 	MOVQ cc+24(FP), AX
 	SETUPROUND16(32)
+	SETUPFAST16
 	SHRQ $4, R8
 	JZ   cols16done
 
 cols16:
 	VMOVDQU32 (SI), Z0
+	VMOVDQU32 C_MAXBITS(AX), Z8
+	VPCMPUD   $5, Z24, Z8, K2 // maxBits >= the bound
+	KORTESTW  K2, K2
+	JNZ       cols16slow
+	MXFAST16(Z0, Z4, C_MINNORM(AX), Z8)
+	VPORD     C_NAN(AX), Z4, Z4
+	JMP       cols16store
+
+cols16slow:
 	VMOVDQU32 C_MINNORM(AX), Z10
-	MXROUND16(Z0, Z4, Z10, C_MAGIC(AX), C_MAXBITS(AX), C_NAN(AX))
+	MXROUND16(Z0, Z4, Z10, C_MAGIC(AX), Z8, C_NAN(AX))
+
+cols16store:
 	VMOVDQU32 Z4, (DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
