@@ -36,6 +36,30 @@
 	JZ 2(PC); \
 	VPXOR Y12, Y12, Y12
 
+// BMAX32X8 sets A to the lane-wise maximum of |x| over the 32 values at
+// off(SI), every lane counting (Y14 0x7fffffff); Y8 and Y9 are clobbered.
+// absMaxBlocksAVX2 reduces eight such accumulators at once: 128-bit
+// halves, then pairs of lanes, then lanes, leaving block j's maximum in
+// lane 4(j%2)+j/2, which maxPerm8 puts back in lane j.
+#define BMAX32X8(off, A) \
+	VPAND off(SI), Y14, A; \
+	VPAND off+32(SI), Y14, Y8; \
+	VPAND off+64(SI), Y14, Y9; \
+	VPMAXUD Y8, A, A; \
+	VPAND off+96(SI), Y14, Y8; \
+	VPMAXUD Y9, Y8, Y8; \
+	VPMAXUD Y8, A, A
+
+DATA maxPerm8<>+0(SB)/4, $0
+DATA maxPerm8<>+4(SB)/4, $4
+DATA maxPerm8<>+8(SB)/4, $1
+DATA maxPerm8<>+12(SB)/4, $5
+DATA maxPerm8<>+16(SB)/4, $2
+DATA maxPerm8<>+20(SB)/4, $6
+DATA maxPerm8<>+24(SB)/4, $3
+DATA maxPerm8<>+28(SB)/4, $7
+GLOBL maxPerm8<>(SB), RODATA|NOPTR, $32
+
 // func absMaxBlocksAVX2(amax *uint32, src *float32, nb, k int, finite bool)
 TEXT ·absMaxBlocksAVX2(SB), NOSPLIT, $0-33
 	MOVQ amax+0(FP), DI
@@ -45,6 +69,53 @@ TEXT ·absMaxBlocksAVX2(SB), NOSPLIT, $0-33
 	SETUPMAX(finite+32)
 	MOVBLZX finite+32(FP), R12
 	SHRQ $3, R9
+	// Blocks of 32 with every value counting go eight at a time.
+	TESTQ R12, R12
+	JNZ  maxblocks
+	CMPQ R9, $4
+	JNE  maxblocks
+	VMOVDQU maxPerm8<>(SB), Y10
+
+maxgroup:
+	CMPQ R8, $8
+	JB   maxblocks
+	BMAX32X8(0, Y0)
+	BMAX32X8(128, Y1)
+	BMAX32X8(256, Y2)
+	BMAX32X8(384, Y3)
+	BMAX32X8(512, Y4)
+	BMAX32X8(640, Y5)
+	BMAX32X8(768, Y6)
+	BMAX32X8(896, Y7)
+	VPERM2I128 $0x20, Y1, Y0, Y8
+	VPERM2I128 $0x31, Y1, Y0, Y9
+	VPMAXUD Y9, Y8, Y0
+	VPERM2I128 $0x20, Y3, Y2, Y8
+	VPERM2I128 $0x31, Y3, Y2, Y9
+	VPMAXUD Y9, Y8, Y2
+	VPERM2I128 $0x20, Y5, Y4, Y8
+	VPERM2I128 $0x31, Y5, Y4, Y9
+	VPMAXUD Y9, Y8, Y4
+	VPERM2I128 $0x20, Y7, Y6, Y8
+	VPERM2I128 $0x31, Y7, Y6, Y9
+	VPMAXUD Y9, Y8, Y6
+	VSHUFPS $0x44, Y2, Y0, Y8
+	VSHUFPS $0xee, Y2, Y0, Y9
+	VPMAXUD Y9, Y8, Y0
+	VSHUFPS $0x44, Y6, Y4, Y8
+	VSHUFPS $0xee, Y6, Y4, Y9
+	VPMAXUD Y9, Y8, Y4
+	VSHUFPS $0x88, Y4, Y0, Y8
+	VSHUFPS $0xdd, Y4, Y0, Y9
+	VPMAXUD Y9, Y8, Y0
+	VPERMD Y0, Y10, Y0
+	VMOVDQU Y0, (DI)
+	ADDQ $1024, SI
+	ADDQ $32, DI
+	SUBQ $8, R8
+	JMP  maxgroup
+
+maxblocks:
 	TESTQ R8, R8
 	JZ   maxdone
 
@@ -442,6 +513,42 @@ pcdone:
 	XORL R11, R11; \
 	KMOVW R11, K7
 
+// BMAX32X16 sets A to the lane-wise maximum of |x| over the 32 values at
+// off(SI), every lane counting (Z30 0x7fffffff); Z16 is clobbered.
+#define BMAX32X16(off, A) \
+	VPANDD off(SI), Z30, A; \
+	VPANDD off+64(SI), Z30, Z16; \
+	VPMAXUD Z16, A, A
+
+// MAXPAIR16 sets X to the lane-wise maximum of two shuffles (SHUF with
+// immediates LO and HI) of X and Y: one level of absMaxBlocksAVX512's
+// reduction of sixteen accumulators at once (128-bit quarters, then
+// pairs of quarters, then pairs of lanes, then lanes), which leaves block
+// j's maximum in lane 4(j%4)+j/4; maxPerm16 puts it back in lane j.
+// Z16 and Z17 are clobbered.
+#define MAXPAIR16(SHUF, LO, HI, X, Y) \
+	SHUF LO, Y, X, Z16; \
+	SHUF HI, Y, X, Z17; \
+	VPMAXUD Z17, Z16, X
+
+DATA maxPerm16<>+0(SB)/4, $0
+DATA maxPerm16<>+4(SB)/4, $4
+DATA maxPerm16<>+8(SB)/4, $8
+DATA maxPerm16<>+12(SB)/4, $12
+DATA maxPerm16<>+16(SB)/4, $1
+DATA maxPerm16<>+20(SB)/4, $5
+DATA maxPerm16<>+24(SB)/4, $9
+DATA maxPerm16<>+28(SB)/4, $13
+DATA maxPerm16<>+32(SB)/4, $2
+DATA maxPerm16<>+36(SB)/4, $6
+DATA maxPerm16<>+40(SB)/4, $10
+DATA maxPerm16<>+44(SB)/4, $14
+DATA maxPerm16<>+48(SB)/4, $3
+DATA maxPerm16<>+52(SB)/4, $7
+DATA maxPerm16<>+56(SB)/4, $11
+DATA maxPerm16<>+60(SB)/4, $15
+GLOBL maxPerm16<>(SB), RODATA|NOPTR, $64
+
 // func absMaxBlocksAVX512(amax *uint32, src *float32, nb, k int, finite bool)
 TEXT ·absMaxBlocksAVX512(SB), NOSPLIT, $0-33
 	MOVQ amax+0(FP), DI
@@ -450,6 +557,55 @@ TEXT ·absMaxBlocksAVX512(SB), NOSPLIT, $0-33
 	MOVQ k+24(FP), R9
 	SETUPMAX16(finite+32)
 	SHRQ $4, R9
+	// Blocks of 32 with every value counting go sixteen at a time.
+	TESTQ R12, R12
+	JNZ  max16blocks
+	CMPQ R9, $2
+	JNE  max16blocks
+	VMOVDQU32 maxPerm16<>(SB), Z31
+
+max16group:
+	CMPQ R8, $16
+	JB   max16blocks
+	BMAX32X16(0, Z0)
+	BMAX32X16(128, Z1)
+	BMAX32X16(256, Z2)
+	BMAX32X16(384, Z3)
+	BMAX32X16(512, Z4)
+	BMAX32X16(640, Z5)
+	BMAX32X16(768, Z6)
+	BMAX32X16(896, Z7)
+	BMAX32X16(1024, Z8)
+	BMAX32X16(1152, Z9)
+	BMAX32X16(1280, Z10)
+	BMAX32X16(1408, Z11)
+	BMAX32X16(1536, Z12)
+	BMAX32X16(1664, Z13)
+	BMAX32X16(1792, Z14)
+	BMAX32X16(1920, Z15)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z0, Z1)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z2, Z3)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z4, Z5)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z6, Z7)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z8, Z9)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z10, Z11)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z12, Z13)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z14, Z15)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z0, Z2)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z4, Z6)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z8, Z10)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z12, Z14)
+	MAXPAIR16(VSHUFPS, $0x44, $0xee, Z0, Z4)
+	MAXPAIR16(VSHUFPS, $0x44, $0xee, Z8, Z12)
+	MAXPAIR16(VSHUFPS, $0x88, $0xdd, Z0, Z8)
+	VPERMD Z0, Z31, Z0
+	VMOVDQU32 Z0, (DI)
+	ADDQ $2048, SI
+	ADDQ $64, DI
+	SUBQ $16, R8
+	JMP  max16group
+
+max16blocks:
 	TESTQ R8, R8
 	JZ   max16done
 
