@@ -45,6 +45,8 @@ var goldenCases = []goldenCase{
 	{"cgan28-posit8+", models.Config{Arch: models.CGAN, ZDim: 100, Classes: 2, Channels: 1, Height: 28, Width: 28, Features: 32}, "posit8+", 1, 2, ""},
 	{"dcgan28-posit8+", models.Config{Arch: models.DCGAN, ZDim: 16, Channels: 1, Height: 28, Width: 28, Features: 8}, "posit8+", 1, 2, ""},
 	{"dcgan16-rgb-fp32", models.Config{Arch: models.DCGAN, ZDim: 16, Channels: 3, Height: 16, Width: 16, Features: 8}, "fp32", 0, 2, ""},
+	{"cgan-mxfp8", tinyCGAN(), "mxfp8", 0, 3, ""},
+	{"dcgan28-mxfp8", models.Config{Arch: models.DCGAN, ZDim: 16, Channels: 1, Height: 28, Width: 28, Features: 8}, "mxfp8", 1, 2, ""},
 }
 
 func TestGoldenBits(t *testing.T) {

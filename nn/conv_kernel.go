@@ -13,10 +13,10 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	r, g, n := st.roles, st.g, st.batch
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
-	// The rounded input is kept only for convBackW to pack again with
-	// block formats; otherwise, unrounded, it is packed straight from x.
+	// The input is rounded into a copy only if it rounds; otherwise it is
+	// packed straight from x.
 	xq := data[T](x)
-	if !r.act.IsIdentity() || r.actB != nil {
+	if !r.act.IsIdentity() {
 		bb.xq = grow(bb.xq, x.Size())
 		compute.RoundSlice(r.act, bb.xq, xq)
 		xq = bb.xq
@@ -40,14 +40,20 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	bb.col = grow(bb.col, rows*ld)
 	compute.Im2colBatch(bb.col, xq, n, g)
 	// Block formats: both operands blocked along the reduction dimension
-	// (C·K·K): the packed columns in place (convBackW packs the unrounded
-	// input again), the weights into a copy.
-	if r.actB != nil {
+	// (C·K·K), the weights into a copy and the packed columns into one
+	// too, as convBackW blocks the unrounded columns again along their
+	// rows (packing them again would cost more than the copy); a node
+	// without a gradient, whose columns are borrowed, rounds them in place.
+	col := bb.col
+	switch {
+	case r.actB != nil && st.lend:
 		compute.RoundMatrix(r.actB, bb.col, bb.col, rows, ld, quant.AlongColumn)
+	case r.actB != nil:
+		col = blocked(r.actB, &bb.blk.col, bb.col, rows, ld, quant.AlongColumn)
 	}
 	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.outC, rows, quant.AlongRow, formRow, bb.rd.cached)
 	bb.yt = grow(bb.yt, st.outC*ld)
-	mm(r, r.accOut, false, false, st.outC, ld, rows, wf, rows, bb.col, ld, bb.yt)
+	mm(r, r.accOut, false, false, st.outC, ld, rows, wf, rows, col, ld, bb.yt)
 	compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
 	compute.RoundSlice(r.out, data[T](y), data[T](y))
 	bb.gen++
@@ -132,15 +138,9 @@ func convBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.D
 	rows, ld := g.Rows(), st.batch*g.Cols()
 	dyq := convDY(st, bb, dy)
 	// dw = dy·colᵀ sums over B·P: both blocked along their rows, the
-	// columns packed again from the unrounded input.
+	// forward's unrounded columns into a copy.
 	dyw := blocked(r.errB, &bb.blk.dyw, dyq, st.outC, ld, quant.AlongRow)
-	col := bb.col
-	if r.actB != nil {
-		bb.blk.col = grow(bb.blk.col, rows*ld)
-		compute.Im2colBatch(bb.blk.col, bb.xq, st.batch, g)
-		compute.RoundMatrix(r.actB, bb.blk.col, bb.blk.col, rows, ld, quant.AlongRow)
-		col = bb.blk.col
-	}
+	col := blocked(r.actB, &bb.blk.col, bb.col, rows, ld, quant.AlongRow)
 	d := data[T](dw)
 	mm(r, r.accWGrad, false, true, st.outC, rows, ld, dyw, ld, col, ld, d)
 	compute.RoundSlice(r.wgrad, d, d)

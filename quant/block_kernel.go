@@ -553,7 +553,18 @@ func (k *blockKernel) roundRowFused(d, s []float32, amax []uint32, sc *blockScra
 // maximum in am, vectorised where it can, and reports whether all are
 // valid.
 func (k *blockKernel) mxConstsAll(cc *mxCols, am []uint32) bool {
-	for c := mxConstsVec(cc, am, &k.mp); c < len(am); c++ {
+	// The vector kernels take whole vectors of maxima: am is a prefix of
+	// blockScratch.amax, so it is padded to a multiple of 16 with its
+	// first entry, which cannot stop the kernel before am[0] would (the
+	// padding's constants land in entries of cc no one reads).
+	v := am
+	if n := len(am); n > 0 && n%16 != 0 && cap(am) >= n+16-n%16 {
+		v = am[:n+16-n%16]
+		for i := n; i < len(v); i++ {
+			v[i] = am[0]
+		}
+	}
+	for c := mxConstsVec(cc, v, &k.mp); c < len(am); c++ {
 		m, ok := k.mxConstsOf(am[c])
 		if !ok {
 			return false

@@ -36,6 +36,30 @@
 	JZ 2(PC); \
 	VPXOR Y12, Y12, Y12
 
+// BMAX32X8 sets A to the lane-wise maximum of |x| over the 32 values at
+// off(SI), every lane counting (Y14 0x7fffffff); Y8 and Y9 are clobbered.
+// absMaxBlocksAVX2 reduces eight such accumulators at once: 128-bit
+// halves, then pairs of lanes, then lanes, leaving block j's maximum in
+// lane 4(j%2)+j/2, which maxPerm8 puts back in lane j.
+#define BMAX32X8(off, A) \
+	VPAND off(SI), Y14, A; \
+	VPAND off+32(SI), Y14, Y8; \
+	VPAND off+64(SI), Y14, Y9; \
+	VPMAXUD Y8, A, A; \
+	VPAND off+96(SI), Y14, Y8; \
+	VPMAXUD Y9, Y8, Y8; \
+	VPMAXUD Y8, A, A
+
+DATA maxPerm8<>+0(SB)/4, $0
+DATA maxPerm8<>+4(SB)/4, $4
+DATA maxPerm8<>+8(SB)/4, $1
+DATA maxPerm8<>+12(SB)/4, $5
+DATA maxPerm8<>+16(SB)/4, $2
+DATA maxPerm8<>+20(SB)/4, $6
+DATA maxPerm8<>+24(SB)/4, $3
+DATA maxPerm8<>+28(SB)/4, $7
+GLOBL maxPerm8<>(SB), RODATA|NOPTR, $32
+
 // func absMaxBlocksAVX2(amax *uint32, src *float32, nb, k int, finite bool)
 TEXT ·absMaxBlocksAVX2(SB), NOSPLIT, $0-33
 	MOVQ amax+0(FP), DI
@@ -43,13 +67,71 @@ TEXT ·absMaxBlocksAVX2(SB), NOSPLIT, $0-33
 	MOVQ nb+16(FP), R8
 	MOVQ k+24(FP), R9
 	SETUPMAX(finite+32)
+	MOVBLZX finite+32(FP), R12
 	SHRQ $3, R9
+	// Blocks of 32 with every value counting go eight at a time.
+	TESTQ R12, R12
+	JNZ  maxblocks
+	CMPQ R9, $4
+	JNE  maxblocks
+	VMOVDQU maxPerm8<>(SB), Y10
+
+maxgroup:
+	CMPQ R8, $8
+	JB   maxblocks
+	BMAX32X8(0, Y0)
+	BMAX32X8(128, Y1)
+	BMAX32X8(256, Y2)
+	BMAX32X8(384, Y3)
+	BMAX32X8(512, Y4)
+	BMAX32X8(640, Y5)
+	BMAX32X8(768, Y6)
+	BMAX32X8(896, Y7)
+	VPERM2I128 $0x20, Y1, Y0, Y8
+	VPERM2I128 $0x31, Y1, Y0, Y9
+	VPMAXUD Y9, Y8, Y0
+	VPERM2I128 $0x20, Y3, Y2, Y8
+	VPERM2I128 $0x31, Y3, Y2, Y9
+	VPMAXUD Y9, Y8, Y2
+	VPERM2I128 $0x20, Y5, Y4, Y8
+	VPERM2I128 $0x31, Y5, Y4, Y9
+	VPMAXUD Y9, Y8, Y4
+	VPERM2I128 $0x20, Y7, Y6, Y8
+	VPERM2I128 $0x31, Y7, Y6, Y9
+	VPMAXUD Y9, Y8, Y6
+	VSHUFPS $0x44, Y2, Y0, Y8
+	VSHUFPS $0xee, Y2, Y0, Y9
+	VPMAXUD Y9, Y8, Y0
+	VSHUFPS $0x44, Y6, Y4, Y8
+	VSHUFPS $0xee, Y6, Y4, Y9
+	VPMAXUD Y9, Y8, Y4
+	VSHUFPS $0x88, Y4, Y0, Y8
+	VSHUFPS $0xdd, Y4, Y0, Y9
+	VPMAXUD Y9, Y8, Y0
+	VPERMD Y0, Y10, Y0
+	VMOVDQU Y0, (DI)
+	ADDQ $1024, SI
+	ADDQ $32, DI
+	SUBQ $8, R8
+	JMP  maxgroup
+
+maxblocks:
 	TESTQ R8, R8
 	JZ   maxdone
 
 maxblock:
 	VPXOR Y0, Y0, Y0
 	MOVQ R9, R10
+	TESTQ R12, R12
+	JNZ  maxvec
+
+maxvecall: // finite false: every lane counts, ±Inf and NaN too
+	VPAND (SI), Y14, Y1
+	VPMAXUD Y1, Y0, Y0
+	ADDQ $32, SI
+	DECQ R10
+	JNZ  maxvecall
+	JMP  maxreduce
 
 maxvec:
 	VMOVDQU (SI), Y1
@@ -57,6 +139,8 @@ maxvec:
 	ADDQ $32, SI
 	DECQ R10
 	JNZ  maxvec
+
+maxreduce:
 	VEXTRACTI128 $1, Y0, X1
 	VPMAXUD X1, X0, X0
 	VPSHUFD $0x4e, X0, X1
@@ -80,6 +164,19 @@ TEXT ·absMaxColsAVX2(SB), NOSPLIT, $0-25
 	SETUPMAX(finite+24)
 	SHRQ $3, CX
 	JZ   colsmaxdone
+	MOVBLZX finite+24(FP), R12
+	TESTQ R12, R12
+	JNZ  colsmax
+
+colsmaxall: // finite false: every lane counts, ±Inf and NaN too
+	VPAND (SI), Y14, Y1
+	VPMAXUD (DI), Y1, Y0
+	VMOVDQU Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  colsmaxall
+	JMP  colsmaxdone
 
 colsmax:
 	VMOVDQU (SI), Y1
@@ -119,6 +216,40 @@ colsmaxdone:
 	VPOR Y2, R, R; \
 	VPOR NAN, R, R
 
+// MXFAST8 is MXROUND8 in fewer operations, for a block or column whose
+// maxBits has an exponent byte below 255-d (mxFastLimit): both paths in
+// one float addition. The quantum of |x| on the block's grid is that of
+// its binade clamped to [minNorm's, maxBits'], so with magic = that
+// binade's power of two times 2^d, (|x| + magic) - magic rounds |x| to
+// nearest even on the grid below minNorm as MXROUND8 does and above it
+// as MXROUND8's integer rounding does; a magnitude beyond maxBits' binade
+// (±Inf and NaN included) gets maxBits + 2^d·ulp as its magic and rounds
+// to at least maxBits, which the clamp then gives, as MXROUND8 does.
+// Constants: Y14 0x7fffffff; EXPM 0x7f800000 and D d<<23 (registers or
+// memory operands), MINNORM and MAXBITS (MAXBITS a register). Y1, Y2
+// and Y3 are clobbered; NaN blocks are not handled (nan is not or-ed in).
+#define MXFAST8(X, R, EXPM, D, MINNORM, MAXBITS) \
+	VPAND Y14, X, Y1; \
+	VPXOR Y1, X, Y2; \
+	VPAND EXPM, X, Y3; \
+	VPMAXUD MINNORM, Y3, Y3; \
+	VPMINUD MAXBITS, Y3, Y3; \
+	VPADDD D, Y3, Y3; \
+	VADDPS Y3, Y1, R; \
+	VSUBPS Y3, R, R; \
+	VPMINUD MAXBITS, R, R; \
+	VPOR Y2, R, R
+
+DATA expMask<>+0(SB)/4, $0x7f800000
+DATA expMask<>+4(SB)/4, $0x7f800000
+DATA expMask<>+8(SB)/4, $0x7f800000
+DATA expMask<>+12(SB)/4, $0x7f800000
+DATA expMask<>+16(SB)/4, $0x7f800000
+DATA expMask<>+20(SB)/4, $0x7f800000
+DATA expMask<>+24(SB)/4, $0x7f800000
+DATA expMask<>+28(SB)/4, $0x7f800000
+GLOBL expMask<>(SB), RODATA|NOPTR, $32
+
 // SETUPROUND loads MXROUND8's constants for the shift in dr+off(FP).
 #define SETUPROUND(off) \
 	MOVL dr+off(FP), CX; \
@@ -153,12 +284,38 @@ TEXT ·mxRoundBlocksAVX2(SB), NOSPLIT, $0-44
 	TESTQ R8, R8
 	JZ   blocksdone
 
+	// R13: d<<23 (MXFAST8's D); BX: the bound on maxBits of MXFAST8.
+	MOVL CX, R13
+	SHLL $23, R13
+	MOVL $255, BX
+	SUBL CX, BX
+	SHLL $23, BX
+
 block:
 	VPBROADCASTD C_MINNORM(AX), Y10
-	VPBROADCASTD C_MAGIC(AX), Y9
 	VPBROADCASTD C_MAXBITS(AX), Y8
-	VPBROADCASTD C_NAN(AX), Y7
 	MOVQ R9, R10
+	MOVL C_NAN(AX), R12
+	TESTL R12, R12
+	JNZ  blockslow
+	CMPL C_MAXBITS(AX), BX
+	JAE  blockslow
+	VMOVD R13, X9
+	VPBROADCASTD X9, Y9
+
+blockfast:
+	VMOVDQU (SI), Y0
+	MXFAST8(Y0, Y4, expMask<>(SB), Y9, Y10, Y8)
+	VMOVDQU Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ R10
+	JNZ  blockfast
+	JMP  blocknext
+
+blockslow:
+	VPBROADCASTD C_MAGIC(AX), Y9
+	VPBROADCASTD C_NAN(AX), Y7
 
 blockvec:
 	VMOVDQU (SI), Y0
@@ -168,6 +325,8 @@ blockvec:
 	ADDQ $32, DI
 	DECQ R10
 	JNZ  blockvec
+
+blocknext:
 	ADDQ $4, AX
 	DECQ R8
 	JNZ  block
@@ -184,12 +343,38 @@ TEXT ·mxRoundColsAVX2(SB), NOSPLIT, $0-36
 	MOVQ n+16(FP), R8
 	MOVQ cc+24(FP), AX
 	SETUPROUND(32)
+	// Y10 0x7f800000, Y9 d<<23 (MXFAST8's EXPM and D), Y7 the bound on
+	// maxBits of MXFAST8.
+	MOVL $0x7f800000, R11
+	VMOVD R11, X10
+	VPBROADCASTD X10, Y10
+	MOVL CX, R11
+	SHLL $23, R11
+	VMOVD R11, X9
+	VPBROADCASTD X9, Y9
+	MOVL $255, R11
+	SUBL CX, R11
+	SHLL $23, R11
+	VMOVD R11, X7
+	VPBROADCASTD X7, Y7
 	SHRQ $3, R8
 	JZ   colsdone
 
 cols:
 	VMOVDQU (SI), Y0
-	MXROUND8(Y0, Y4, C_MINNORM(AX), C_MAGIC(AX), C_MAXBITS(AX), C_NAN(AX))
+	VMOVDQU C_MAXBITS(AX), Y8
+	VPMAXUD Y7, Y8, Y1 // maxBits >= the bound (unsigned: maxBits may wrap)
+	VPCMPEQD Y8, Y1, Y1
+	VPTEST Y1, Y1
+	JNZ  colsslow
+	MXFAST8(Y0, Y4, Y10, Y9, C_MINNORM(AX), Y8)
+	VPOR C_NAN(AX), Y4, Y4
+	JMP  colsstore
+
+colsslow:
+	MXROUND8(Y0, Y4, C_MINNORM(AX), C_MAGIC(AX), Y8, C_NAN(AX))
+
+colsstore:
 	VMOVDQU Y4, (DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
@@ -328,6 +513,42 @@ pcdone:
 	XORL R11, R11; \
 	KMOVW R11, K7
 
+// BMAX32X16 sets A to the lane-wise maximum of |x| over the 32 values at
+// off(SI), every lane counting (Z30 0x7fffffff); Z16 is clobbered.
+#define BMAX32X16(off, A) \
+	VPANDD off(SI), Z30, A; \
+	VPANDD off+64(SI), Z30, Z16; \
+	VPMAXUD Z16, A, A
+
+// MAXPAIR16 sets X to the lane-wise maximum of two shuffles (SHUF with
+// immediates LO and HI) of X and Y: one level of absMaxBlocksAVX512's
+// reduction of sixteen accumulators at once (128-bit quarters, then
+// pairs of quarters, then pairs of lanes, then lanes), which leaves block
+// j's maximum in lane 4(j%4)+j/4; maxPerm16 puts it back in lane j.
+// Z16 and Z17 are clobbered.
+#define MAXPAIR16(SHUF, LO, HI, X, Y) \
+	SHUF LO, Y, X, Z16; \
+	SHUF HI, Y, X, Z17; \
+	VPMAXUD Z17, Z16, X
+
+DATA maxPerm16<>+0(SB)/4, $0
+DATA maxPerm16<>+4(SB)/4, $4
+DATA maxPerm16<>+8(SB)/4, $8
+DATA maxPerm16<>+12(SB)/4, $12
+DATA maxPerm16<>+16(SB)/4, $1
+DATA maxPerm16<>+20(SB)/4, $5
+DATA maxPerm16<>+24(SB)/4, $9
+DATA maxPerm16<>+28(SB)/4, $13
+DATA maxPerm16<>+32(SB)/4, $2
+DATA maxPerm16<>+36(SB)/4, $6
+DATA maxPerm16<>+40(SB)/4, $10
+DATA maxPerm16<>+44(SB)/4, $14
+DATA maxPerm16<>+48(SB)/4, $3
+DATA maxPerm16<>+52(SB)/4, $7
+DATA maxPerm16<>+56(SB)/4, $11
+DATA maxPerm16<>+60(SB)/4, $15
+GLOBL maxPerm16<>(SB), RODATA|NOPTR, $64
+
 // func absMaxBlocksAVX512(amax *uint32, src *float32, nb, k int, finite bool)
 TEXT ·absMaxBlocksAVX512(SB), NOSPLIT, $0-33
 	MOVQ amax+0(FP), DI
@@ -336,12 +557,71 @@ TEXT ·absMaxBlocksAVX512(SB), NOSPLIT, $0-33
 	MOVQ k+24(FP), R9
 	SETUPMAX16(finite+32)
 	SHRQ $4, R9
+	// Blocks of 32 with every value counting go sixteen at a time.
+	TESTQ R12, R12
+	JNZ  max16blocks
+	CMPQ R9, $2
+	JNE  max16blocks
+	VMOVDQU32 maxPerm16<>(SB), Z31
+
+max16group:
+	CMPQ R8, $16
+	JB   max16blocks
+	BMAX32X16(0, Z0)
+	BMAX32X16(128, Z1)
+	BMAX32X16(256, Z2)
+	BMAX32X16(384, Z3)
+	BMAX32X16(512, Z4)
+	BMAX32X16(640, Z5)
+	BMAX32X16(768, Z6)
+	BMAX32X16(896, Z7)
+	BMAX32X16(1024, Z8)
+	BMAX32X16(1152, Z9)
+	BMAX32X16(1280, Z10)
+	BMAX32X16(1408, Z11)
+	BMAX32X16(1536, Z12)
+	BMAX32X16(1664, Z13)
+	BMAX32X16(1792, Z14)
+	BMAX32X16(1920, Z15)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z0, Z1)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z2, Z3)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z4, Z5)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z6, Z7)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z8, Z9)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z10, Z11)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z12, Z13)
+	MAXPAIR16(VSHUFI32X4, $0x44, $0xee, Z14, Z15)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z0, Z2)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z4, Z6)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z8, Z10)
+	MAXPAIR16(VSHUFI32X4, $0x88, $0xdd, Z12, Z14)
+	MAXPAIR16(VSHUFPS, $0x44, $0xee, Z0, Z4)
+	MAXPAIR16(VSHUFPS, $0x44, $0xee, Z8, Z12)
+	MAXPAIR16(VSHUFPS, $0x88, $0xdd, Z0, Z8)
+	VPERMD Z0, Z31, Z0
+	VMOVDQU32 Z0, (DI)
+	ADDQ $2048, SI
+	ADDQ $64, DI
+	SUBQ $16, R8
+	JMP  max16group
+
+max16blocks:
 	TESTQ R8, R8
 	JZ   max16done
 
 max16block:
 	VPXORD Z0, Z0, Z0
 	MOVQ R9, R10
+	TESTQ R12, R12
+	JNZ  max16vec
+
+max16vecall: // finite false: every lane counts, ±Inf and NaN too
+	VPANDD (SI), Z30, Z1
+	VPMAXUD Z1, Z0, Z0
+	ADDQ $64, SI
+	DECQ R10
+	JNZ  max16vecall
+	JMP  max16reduce
 
 max16vec:
 	VMOVDQU32 (SI), Z1
@@ -349,6 +629,8 @@ max16vec:
 	ADDQ $64, SI
 	DECQ R10
 	JNZ  max16vec
+
+max16reduce:
 	VEXTRACTI64X4 $1, Z0, Y1
 	VPMAXUD Y1, Y0, Y0
 	VEXTRACTI128 $1, Y0, X1
@@ -374,6 +656,18 @@ TEXT ·absMaxColsAVX512(SB), NOSPLIT, $0-25
 	SETUPMAX16(finite+24)
 	SHRQ $4, CX
 	JZ   colsmax16done
+	TESTQ R12, R12
+	JNZ  colsmax16
+
+colsmax16all: // finite false: every lane counts, ±Inf and NaN too
+	VPANDD (SI), Z30, Z1
+	VPMAXUD (DI), Z1, Z0
+	VMOVDQU32 Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  colsmax16all
+	JMP  colsmax16done
 
 colsmax16:
 	VMOVDQU32 (SI), Z1
@@ -409,6 +703,35 @@ colsmax16done:
 	VPORD NAN, Z2, Z2; \
 	VPORD Z2, R, R
 
+// MXFAST16 is MXFAST8 on 16 lanes: MXROUND16 in fewer operations for a
+// block or column whose maxBits has an exponent byte below 255-d. Z30
+// holds 0x7fffffff, Z26 0x7f800000 and Z25 d<<23; MAXBITS is a register.
+// Z1 and Z2 are clobbered; nan is not or-ed in. The last step or-s the
+// sign in: r ^ x ^ |x| (imm 0x96, the three-way exclusive or).
+#define MXFAST16(X, R, MINNORM, MAXBITS) \
+	VPANDD Z30, X, Z1; \
+	VPANDD Z26, X, Z2; \
+	VPMAXUD MINNORM, Z2, Z2; \
+	VPMINUD MAXBITS, Z2, Z2; \
+	VPADDD Z25, Z2, Z2; \
+	VADDPS Z2, Z1, R; \
+	VSUBPS Z2, R, R; \
+	VPMINUD MAXBITS, R, R; \
+	VPTERNLOGD $0x96, Z1, X, R
+
+// SETUPFAST16 loads MXFAST16's Z26 and Z25, and Z24 and BX, the bound on
+// maxBits of MXFAST16 ((255-d)<<23), for the shift d in CX.
+#define SETUPFAST16 \
+	MOVL $0x7f800000, R11; \
+	VPBROADCASTD R11, Z26; \
+	MOVL CX, R11; \
+	SHLL $23, R11; \
+	VPBROADCASTD R11, Z25; \
+	MOVL $255, BX; \
+	SUBL CX, BX; \
+	SHLL $23, BX; \
+	VPBROADCASTD BX, Z24
+
 // SETUPROUND16 loads MXROUND16's constants for the shift in dr+off(FP).
 #define SETUPROUND16(off) \
 	MOVL dr+off(FP), CX; \
@@ -435,16 +758,34 @@ TEXT ·mxRoundBlocksAVX512(SB), NOSPLIT, $0-44
 	MOVQ k+24(FP), R9
 	MOVQ cc+32(FP), AX
 	SETUPROUND16(40)
+	SETUPFAST16
 	SHRQ $4, R9
 	TESTQ R8, R8
 	JZ   blocks16done
 
 block16:
 	VPBROADCASTD C_MINNORM(AX), Z10
-	VPBROADCASTD C_MAGIC(AX), Z9
 	VPBROADCASTD C_MAXBITS(AX), Z8
-	VPBROADCASTD C_NAN(AX), Z7
 	MOVQ R9, R10
+	MOVL C_NAN(AX), R12
+	TESTL R12, R12
+	JNZ  block16slow
+	CMPL C_MAXBITS(AX), BX
+	JAE  block16slow
+
+block16fast:
+	VMOVDQU32 (SI), Z0
+	MXFAST16(Z0, Z4, Z10, Z8)
+	VMOVDQU32 Z4, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ R10
+	JNZ  block16fast
+	JMP  block16next
+
+block16slow:
+	VPBROADCASTD C_MAGIC(AX), Z9
+	VPBROADCASTD C_NAN(AX), Z7
 
 block16vec:
 	VMOVDQU32 (SI), Z0
@@ -454,6 +795,8 @@ block16vec:
 	ADDQ $64, DI
 	DECQ R10
 	JNZ  block16vec
+
+block16next:
 	ADDQ $4, AX
 	DECQ R8
 	JNZ  block16
@@ -469,13 +812,25 @@ TEXT ·mxRoundColsAVX512(SB), NOSPLIT, $0-36
 	MOVQ n+16(FP), R8
 	MOVQ cc+24(FP), AX
 	SETUPROUND16(32)
+	SETUPFAST16
 	SHRQ $4, R8
 	JZ   cols16done
 
 cols16:
 	VMOVDQU32 (SI), Z0
+	VMOVDQU32 C_MAXBITS(AX), Z8
+	VPCMPUD   $5, Z24, Z8, K2 // maxBits >= the bound
+	KORTESTW  K2, K2
+	JNZ       cols16slow
+	MXFAST16(Z0, Z4, C_MINNORM(AX), Z8)
+	VPORD     C_NAN(AX), Z4, Z4
+	JMP       cols16store
+
+cols16slow:
 	VMOVDQU32 C_MINNORM(AX), Z10
-	MXROUND16(Z0, Z4, Z10, C_MAGIC(AX), C_MAXBITS(AX), C_NAN(AX))
+	MXROUND16(Z0, Z4, Z10, C_MAGIC(AX), Z8, C_NAN(AX))
+
+cols16store:
 	VMOVDQU32 Z4, (DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
