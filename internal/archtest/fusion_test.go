@@ -17,12 +17,11 @@ import (
 // gives arm64 other bits than amd64. An explicit conversion,
 // float64(x*y) + z, rounds the product and stops the fusion. The test
 // builds the command for linux/arm64 (NEON and portable), and eval's and
-// featnet's test binaries, and fails on every scalar fused
-// multiply-add compiled from a Go line of this module, unless the line
-// asks for one with math.FMA (which amd64 computes fused too). Assembly
-// kernels are exempt: their fused instructions are meant. Metrics
-// (package eval and eval/featnet) are held to this too: an FID or PSNR
-// computed on arm64 must equal amd64's to the bit.
+// featnet's test binaries, and fails on every scalar fused multiply-add
+// compiled from a Go line of this module, unless the line asks for one
+// with math.FMA (which amd64 computes fused too). Assembly kernels are
+// exempt: their fused instructions are meant. The metrics are held to
+// this too (eval's TestArm64Bits compares their figures with amd64's).
 func TestNoArm64Fusion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command for arm64")
