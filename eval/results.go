@@ -349,7 +349,8 @@ func SaveResults(prefix string, rs []Result) ([]string, error) {
 				bars++
 			}
 		}
-		width := max(12*vg.Centimeter, vg.Length(4+2.5*float64(bars))*vg.Centimeter)
+		// float64(…) stops arm64 fusing a multiply-add: same bits as amd64.
+		width := max(12*vg.Centimeter, vg.Length(4+float64(2.5*float64(bars)))*vg.Centimeter)
 		w, err := p.WriterTo(width, 10*vg.Centimeter, "png")
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)

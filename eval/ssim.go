@@ -166,17 +166,20 @@ func ssimChannel(x, y []float64, w, h int, dataRange float64) float64 {
 	uxx := prod(func(i int) float64 { return x[i] * x[i] })
 	uyy := prod(func(i int) float64 { return y[i] * y[i] })
 	uxy := prod(func(i int) float64 { return x[i] * y[i] })
-	c1 := (ssimK1 * dataRange) * (ssimK1 * dataRange)
-	c2 := (ssimK2 * dataRange) * (ssimK2 * dataRange)
+	// float64(…) stops arm64 fusing c1's and c2's products into the sums
+	// below: same bits as amd64.
+	c1 := float64((ssimK1 * dataRange) * (ssimK1 * dataRange))
+	c2 := float64((ssimK2 * dataRange) * (ssimK2 * dataRange))
 	var sum float64
 	for r := ssimR; r < h-ssimR; r++ {
 		for c := ssimR; c < w-ssimR; c++ {
 			i := r*w + c
-			vx := uxx[i] - ux[i]*ux[i]
-			vy := uyy[i] - uy[i]*uy[i]
-			vxy := uxy[i] - ux[i]*uy[i]
-			a1, a2 := 2*ux[i]*uy[i]+c1, 2*vxy+c2
-			b1, b2 := ux[i]*ux[i]+uy[i]*uy[i]+c1, vx+vy+c2
+			// float64(…) stops arm64 fusing the multiply-adds: same bits as amd64.
+			vx := uxx[i] - float64(ux[i]*ux[i])
+			vy := uyy[i] - float64(uy[i]*uy[i])
+			vxy := uxy[i] - float64(ux[i]*uy[i])
+			a1, a2 := float64(2*ux[i]*uy[i])+c1, float64(2*vxy)+c2
+			b1, b2 := float64(ux[i]*ux[i])+float64(uy[i]*uy[i])+c1, vx+vy+c2
 			sum += a1 * a2 / (b1 * b2)
 		}
 	}
@@ -193,7 +196,7 @@ func gaussian2D(v []float64, w, h int, k []float64) []float64 {
 		for x := range w {
 			var s float64
 			for j, kj := range k {
-				s += kj * v[reflect(y+j-r, h)*w+x]
+				s += float64(kj * v[reflect(y+j-r, h)*w+x]) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 			}
 			tmp[y*w+x] = s
 		}
@@ -203,7 +206,7 @@ func gaussian2D(v []float64, w, h int, k []float64) []float64 {
 		for x := range w {
 			var s float64
 			for j, kj := range k {
-				s += kj * row[reflect(x+j-r, w)]
+				s += float64(kj * row[reflect(x+j-r, w)]) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 			}
 			v[y*w+x] = s
 		}

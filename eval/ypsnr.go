@@ -27,7 +27,8 @@ func Luma(p Pixels) []float64 {
 	}
 	for i := range y {
 		r, g, b := r8(p.Pix[3*i]), r8(p.Pix[3*i+1]), r8(p.Pix[3*i+2])
-		y[i] = 16 + (65.481*r+128.553*g+24.966*b)/255
+		// float64(…) stops arm64 fusing the multiply-adds: same bits as amd64.
+		y[i] = 16 + (float64(65.481*r)+float64(128.553*g)+float64(24.966*b))/255
 	}
 	return y
 }
@@ -62,7 +63,7 @@ func SRPSNR(a, b Pixels, shave int, y bool) (float64, error) {
 			for k := range ch {
 				i := (r*a.Width+c)*ch + k
 				d := va[i] - vb[i]
-				sum += d * d
+				sum += float64(d * d) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 				n++
 			}
 		}

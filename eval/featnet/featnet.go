@@ -125,7 +125,8 @@ func toGray(dst, src []float32, n, plane int) {
 		r, g, b := src[3*i*plane:], src[(3*i+1)*plane:], src[(3*i+2)*plane:]
 		d := dst[i*plane : (i+1)*plane]
 		for j := range d {
-			d[j] = 0.299*r[j] + 0.587*g[j] + 0.114*b[j]
+			// float32(…) stops arm64 fusing the multiply-adds: same bits as amd64.
+			d[j] = float32(0.299*r[j]) + float32(0.587*g[j]) + float32(0.114*b[j])
 		}
 	}
 }

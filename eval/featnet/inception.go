@@ -321,7 +321,7 @@ func cleanInput(x, unit, img []float32, s datasets.Shape, size int) {
 	eachChannel(x, unit, img, s, size, func(p []float32) {
 		for j, v := range unit {
 			// clean-fid resizes the 8-bit pixels as float32 0-255.
-			u := float64(v) * 255
+			u := float64(float64(v) * 255) // float64(…) stops arm64 fusing the product into u-r: same bits as amd64
 			if r := math.Round(u); math.Abs(u-r) < 1e-3 {
 				u = r
 			}

@@ -55,7 +55,9 @@ func pilCoeffs(in, out int) []pilTap {
 	ss := 1 / filterscale
 	taps := make([]pilTap, out)
 	for xx := range taps {
-		center := (float64(xx) + 0.5) * scale
+		// float64(…) stops arm64 fusing center's product into the sums
+		// below: same bits as amd64.
+		center := float64((float64(xx) + 0.5) * scale)
 		xmin := max(int(center-support+0.5), 0)
 		xmax := min(int(center+support+0.5), in) - xmin
 		k := make([]float64, max(xmax, 0))
@@ -79,11 +81,14 @@ func pilCoeffs(in, out int) []pilTap {
 func bicubic(x float64) float64 {
 	const a = -0.5
 	x = math.Abs(x)
+	// float64(…) stops arm64 fusing the multiply-adds: same bits as amd64.
 	if x < 1 {
-		return ((a+2)*x-(a+3))*x*x + 1
+		p := float64((a+2)*x) - (a + 3)
+		return float64(p*x*x) + 1
 	}
 	if x < 2 {
-		return (((x-5)*x+8)*x - 4) * a
+		p := float64((x-5)*x) + 8
+		return (float64(p*x) - 4) * a
 	}
 	return 0
 }

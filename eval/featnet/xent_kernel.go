@@ -14,12 +14,12 @@ func xentForward[T float](dst, z, t []T, k int) {
 		for j, v := range zi {
 			d := float64(v) - m
 			se += math.Exp(d)
-			tz += float64(ti[j]) * d
+			tz += float64(float64(ti[j]) * d) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 			ts += float64(ti[j])
 		}
 		// logsumexp(z) - Σ t·z with m subtracted from both: the shift
 		// cancels when Σt = 1 and is accounted for otherwise.
-		dst[i] = T(math.Log(se) + m - tz - ts*m)
+		dst[i] = T(math.Log(se) + m - tz - float64(ts*m)) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 	}
 }
 
@@ -35,7 +35,7 @@ func xentBackward[T float](dz, z, t, dy []T, k int, s T) {
 		}
 		for j, v := range zi {
 			p := math.Exp(float64(v)-m) / se
-			di[j] = s * g * T(p*ts-float64(ti[j]))
+			di[j] = s * g * T(float64(p*ts)-float64(ti[j])) // float64(…) stops arm64 fusing a multiply-add: same bits as amd64
 		}
 	}
 }
