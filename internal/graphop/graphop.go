@@ -326,10 +326,15 @@ func (o *Map) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgo
 type OutBuf struct {
 	t32, t64 *tensor.Dense
 	pool     *Pool
+	slot     *slot // Place's
 }
 
-// Get returns the buffer for element type dt and shape.
+// Get returns the buffer for element type dt and shape: its place in an
+// arena lent out, if it has one there of that size (Place).
 func (o *OutBuf) Get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
+	if o.slot != nil && dt == tensor.Float32 && o.slot.arena.Lent() && shape.TotalSize() == o.slot.n {
+		return o.slot.get(shape)
+	}
 	p := &o.t32
 	if dt == tensor.Float64 {
 		p = &o.t64
