@@ -4,7 +4,9 @@
 // and Map, a one-input op whose output has its input's shape, whatever
 // the rank, written into a buffer the op keeps. Such a buffer (OutBuf) can
 // be lent on through a Pool once its result is dead, in an inference
-// program (graphexec's Recycle): the op is then a Releaser.
+// program (graphexec's Recycle): the op is then a Releaser. The buffers
+// of several ops can be placed in one Arena (a dense block's chain of
+// concatenations), which such a program lends out as a whole.
 //
 // Gorgonia merges nodes whose ops hash alike and whose children agree, so
 // an op's hash (its Name, or its Key when set) must spell out every
