@@ -42,7 +42,11 @@ type step struct {
 	add  bool               // Gorgonia's element-wise add (see isAdd)
 	last gorgonia.Value     // the value last bound to node
 	own  graphop.Releaser   // the node's op, if it owns its output (Recycle)
-	free []graphop.Releaser // Recycle: the ops whose results are dead once this step has run
+	free []graphop.Releaser // Recycle: the ops (and arenas) whose results are dead once this step has run
+	// arena, in a recycling program, is the arena the node's output is
+	// placed in (graphop.ArenaUser), lent out as a whole: the output
+	// may share it with the op's arguments.
+	arena *graphop.Arena
 }
 
 // Compile returns the program computing roots (nodes of one graph) and
@@ -204,7 +208,7 @@ func (s *step) do(recycling bool) (gorgonia.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graphexec: %v: %w", s.node.Op(), err)
 	}
-	if s.own != nil && overlaps(v, s.vals) {
+	if s.own != nil && s.arena == nil && overlaps(v, s.vals) {
 		return nil, fmt.Errorf("graphexec: %v returned memory of its arguments, not a buffer of its own", s.node.Op())
 	}
 	return v, nil

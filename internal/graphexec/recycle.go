@@ -24,8 +24,12 @@ import (
 // what they name (gan's Sampler and Applier, the deployment runner); a
 // training program never recycles. A node whose op does not own its
 // output (one of Gorgonia's, which may return a view of an argument)
-// keeps its arguments' buffers alive as long as itself. A recycling
-// program cannot be Split.
+// keeps its arguments' buffers alive as long as itself. Ops whose
+// outputs are placed in one graphop.Arena (a dense block's chain of
+// concatenations) share it: the arena is taken from the pool when the
+// first of them runs and given back after the last reader of any of
+// them, and until Recycle it is not used. A recycling program cannot be
+// Split.
 func (p *Program) Recycle(keep ...*gorgonia.Node) {
 	if p.pool != nil {
 		return
@@ -38,9 +42,12 @@ func (p *Program) Recycle(keep ...*gorgonia.Node) {
 		s := &p.steps[i]
 		index[s.node] = i
 		last[i] = i
-		s.own, s.free = nil, nil
+		s.own, s.free, s.arena = nil, nil, nil
 		if r, ok := s.node.Op().(graphop.Releaser); ok && r.OwnsOutput() {
 			s.own = r
+			if u, ok := r.(graphop.ArenaUser); ok {
+				s.arena = u.OutputArena()
+			}
 		}
 	}
 	for _, n := range slices.Concat(keep, p.roots) {
@@ -62,16 +69,44 @@ func (p *Program) Recycle(keep ...*gorgonia.Node) {
 			}
 		}
 	}
+	// An arena is lent out once the last reader of any of its ops has
+	// run; one holding a result read after the run is not used at all,
+	// and its ops keep buffers of their own.
+	arenaEnd := map[*graphop.Arena]int{}
+	for i := range p.steps {
+		if a := p.steps[i].arena; a != nil {
+			arenaEnd[a] = max(arenaEnd[a], last[i])
+		}
+	}
+	for i := range p.steps {
+		s := &p.steps[i]
+		if s.arena != nil && arenaEnd[s.arena] == forever {
+			s.arena = nil
+		}
+	}
 	for i := range p.steps {
 		s := &p.steps[i]
 		if s.own == nil || last[i] == forever {
 			continue
 		}
-		r := &p.steps[last[i]]
-		r.free = append(r.free, s.own)
-		// From now on the op takes its output from the pool: a buffer
-		// it has from earlier runs goes there.
+		if s.arena == nil {
+			r := &p.steps[last[i]]
+			r.free = append(r.free, s.own)
+		}
+		// From now on the op takes its output from the pool (or its
+		// arena): a buffer it has from earlier runs goes there.
 		s.own.ReleaseOutput(p.pool)
+	}
+	for i := range p.steps {
+		a := p.steps[i].arena
+		end, ok := arenaEnd[a]
+		if !ok {
+			continue
+		}
+		delete(arenaEnd, a) // once, at its first op
+		r := &p.steps[end]
+		r.free = append(r.free, a)
+		a.ReleaseOutput(p.pool)
 	}
 }
 

@@ -220,3 +220,123 @@ func TestRecycleOwnership(t *testing.T) {
 		t.Errorf("error %v, want one naming the op that returned its argument", err)
 	}
 }
+
+// placedMix is mixOp with its output placed in ar at off.
+func placedMix(a, b *gorgonia.Node, k float32, ar *graphop.Arena, off int) (*gorgonia.Node, error) {
+	y, err := mixOp(a, b, k)
+	if err != nil {
+		return nil, err
+	}
+	y.Op().(*graphop.Func).Buf.Place(ar, off, y.Shape().TotalSize())
+	return y, nil
+}
+
+// TestRecycleArena: ops placed in one graphop.Arena share its memory in a
+// recycling program, which takes it from the pool once a run and gives
+// it back after the last reader of any of them; a plain program, and a
+// recycling one that keeps one of their results, leaves them their own
+// buffers. The values are the definition's in every case, run after run.
+func TestRecycleArena(t *testing.T) {
+	const n = 64
+	type net struct {
+		x, h1, h2, h3, y *gorgonia.Node
+	}
+	build := func() net {
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewVector(g, tensor.Float32, gorgonia.WithShape(n), gorgonia.WithName("x"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(n), tensor.WithBacking(make([]float32, n)))))
+		ar := graphop.NewArena()
+		// A gap of 3 values between the two: apart, two buffers of
+		// their own are never 4n+12 bytes apart.
+		o1 := ar.Grow(n)
+		ar.Grow(3)
+		o2 := ar.Grow(n)
+		var err error
+		must := func(v *gorgonia.Node, e error) *gorgonia.Node {
+			t.Helper()
+			if e != nil && err == nil {
+				err = e
+			}
+			return v
+		}
+		h1 := must(placedMix(x, x, 0.5, ar, o1)) // 1.5x
+		h2 := must(placedMix(h1, x, -2, ar, o2)) // h1 - 2x
+		h3 := must(mixOp(h2, x, 1))              // h2 + x: after this the arena is dead...
+		h4 := must(mixOp(h3, h3, 1))             // ...unless h1 is read late
+		y := must(mixOp(h4, h1, 0.25))           // h4 + h1/4
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net{x, h1, h2, h3, y}
+	}
+	want := func(xs []float32) []uint32 {
+		out := make([]uint32, len(xs))
+		for i, x := range xs {
+			h1 := x + 0.5*x
+			h2 := h1 + -2*x
+			h3 := h2 + 1*x
+			h4 := h3 + 1*h3
+			out[i] = math.Float32bits(h4 + 0.25*h1)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name       string
+		recycle    bool
+		keep       bool // keep h2
+		sharesWant bool
+	}{
+		{"plain", false, false, false},
+		{"recycled", true, false, true},
+		{"recycled, a result kept", true, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := build()
+			p, err := Compile(m.y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.recycle && c.keep {
+				p.Recycle(m.h2)
+			} else if c.recycle {
+				p.Recycle()
+			}
+			var made int64
+			for run := range 3 {
+				xs := m.x.Value().Data().([]float32)
+				for i := range xs {
+					xs[i] = float32(math.Sin(float64(i*7+run*13))) * 3
+				}
+				if err := p.Run(); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(bits(m.y.Value()), want(xs)) {
+					t.Fatalf("run %d: the output differs from the definition", run)
+				}
+				v1, v2 := m.h1.Value(), m.h2.Value()
+				if shares := v2.Uintptr() == v1.Uintptr()+v1.MemSize()+12; shares != c.sharesWant {
+					t.Errorf("run %d: h2 in its place after h1 in the arena: %v, want %v", run, shares, c.sharesWant)
+				}
+				if c.keep {
+					h1 := make([]float32, n)
+					for i, x := range xs {
+						h1[i] = x + 0.5*x
+					}
+					h2 := make([]uint32, n)
+					for i, x := range xs {
+						h2[i] = math.Float32bits(h1[i] + -2*x)
+					}
+					if !slices.Equal(bits(v2), h2) {
+						t.Errorf("run %d: the kept h2 does not hold its value", run)
+					}
+				}
+				if pool := p.Pool(); pool != nil {
+					if run > 0 && pool.Made() != made {
+						t.Errorf("run %d: the pool grew from %d to %d bytes", run, made, pool.Made())
+					}
+					made = pool.Made()
+				}
+			}
+		})
+	}
+}

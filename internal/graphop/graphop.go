@@ -4,7 +4,9 @@
 // and Map, a one-input op whose output has its input's shape, whatever
 // the rank, written into a buffer the op keeps. Such a buffer (OutBuf) can
 // be lent on through a Pool once its result is dead, in an inference
-// program (graphexec's Recycle): the op is then a Releaser.
+// program (graphexec's Recycle): the op is then a Releaser. The buffers
+// of several ops can be placed in one Arena (a dense block's chain of
+// concatenations), which such a program lends out as a whole.
 //
 // Gorgonia merges nodes whose ops hash alike and whose children agree, so
 // an op's hash (its Name, or its Key when set) must spell out every
@@ -326,10 +328,15 @@ func (o *Map) SymDiff(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgo
 type OutBuf struct {
 	t32, t64 *tensor.Dense
 	pool     *Pool
+	slot     *slot // Place's
 }
 
-// Get returns the buffer for element type dt and shape.
+// Get returns the buffer for element type dt and shape: its place in an
+// arena lent out, if it has one there of that size (Place).
 func (o *OutBuf) Get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
+	if o.slot != nil && dt == tensor.Float32 && o.slot.arena.Lent() && shape.TotalSize() == o.slot.n {
+		return o.slot.get(shape)
+	}
 	p := &o.t32
 	if dt == tensor.Float64 {
 		p = &o.t64
