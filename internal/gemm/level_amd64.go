@@ -17,7 +17,9 @@ func useLevel(l level) {
 	sgemmDriver.kernelInfo, dgemmDriver.kernelInfo = s[len(s)-1], d[len(d)-1]
 	sgemmDriver.transpose, sgemmDriver.tw = nil, 0
 	dgemmDriver.transpose, dgemmDriver.tw = nil, 0
+	sgemmDriver.copyRows, dgemmDriver.copyRows = nil, nil
 	if l >= levelAVX2 {
+		sgemmDriver.copyRows, dgemmDriver.copyRows = copyRows, copyRows
 		sgemmDriver.transpose, sgemmDriver.tw = transpose8, 8
 		dgemmDriver.transpose, dgemmDriver.tw = transpose4d, 4
 	}

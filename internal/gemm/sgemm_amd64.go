@@ -2,6 +2,8 @@
 
 package gemm
 
+import "unsafe"
+
 //go:generate go run sgemm_gen.go
 
 // The assembly kernels' tiles (sgemm_gen.go).
@@ -40,6 +42,12 @@ func transpose4d(dst *float64, ldd int, src *float64, lds int, n int)
 //
 //go:noescape
 func transpose8d(dst *float64, ldd int, src *float64, lds int, n int)
+
+// copyRows copies rows rows of width bytes, from src, lds bytes apart, to
+// dst, ldd bytes apart, for width 24, 32, 48, 64 or 128 (AVX).
+//
+//go:noescape
+func copyRows(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, width int, rows int)
 
 // kernels lists the micro-kernels of T this machine can run at the level
 // in use, the driver's (the widest) last; the tests run each.

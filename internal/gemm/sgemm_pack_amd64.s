@@ -210,3 +210,82 @@ loop8d:
 	VZEROUPPER
 done8d:
 	RET
+
+// func copyRows(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, width int, rows int)
+// For each of rows rows r: the width bytes at src + r·lds to dst + r·ldd,
+// width 24, 32, 48, 64 or 128 (AVX; any other copies nothing): the rows
+// of a panel of the GEMM, without a call of memmove per row.
+TEXT ·copyRows(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), CX
+	MOVQ width+32(FP), AX
+	MOVQ rows+40(FP), R8
+	TESTQ R8, R8
+	JLE rdone
+	CMPQ AX, $64
+	JEQ r64
+	CMPQ AX, $128
+	JEQ r128
+	CMPQ AX, $24
+	JEQ r24
+	CMPQ AX, $32
+	JEQ r32
+	CMPQ AX, $48
+	JEQ r48
+	RET
+r24:
+	VMOVUPS (SI), X0
+	MOVQ 16(SI), R9
+	VMOVUPS X0, (DI)
+	MOVQ R9, 16(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r24
+	RET
+r32:
+	VMOVUPS (SI), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r32
+	JMP rdone
+r48:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), X1
+	VMOVUPS Y0, (DI)
+	VMOVUPS X1, 32(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r48
+	JMP rdone
+r64:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r64
+	JMP rdone
+r128:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r128
+rdone:
+	VZEROUPPER
+	RET
