@@ -13,6 +13,7 @@ var hasQuireAVX512, hasQuireAVX2 bool
 func useLevel(l level) {
 	levelInUse = l
 	hasQuireAVX2, hasQuireAVX512 = l >= levelAVX2, l >= levelAVX512
+	hasIm2colAVX2 = l >= levelAVX2
 	s, d := kernels[float32](), kernels[float64]()
 	sgemmDriver.kernelInfo, dgemmDriver.kernelInfo = s[len(s)-1], d[len(d)-1]
 	sgemmDriver.transpose, sgemmDriver.tw = nil, 0
