@@ -19,9 +19,11 @@ func useLevel(l level) {
 	sgemmDriver.transpose, sgemmDriver.tw = nil, 0
 	dgemmDriver.transpose, dgemmDriver.tw = nil, 0
 	sgemmDriver.copyRows, dgemmDriver.copyRows = nil, nil
+	sgemmDriver.transpose6 = nil
 	if l >= levelAVX2 {
 		sgemmDriver.copyRows, dgemmDriver.copyRows = copyRows, copyRows
 		sgemmDriver.transpose, sgemmDriver.tw = transpose8, 8
+		sgemmDriver.transpose6 = transpose6
 		dgemmDriver.transpose, dgemmDriver.tw = transpose4d, 4
 	}
 	if l >= levelAVX512 {

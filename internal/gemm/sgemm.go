@@ -49,6 +49,9 @@ type driver[T Float] struct {
 	// transpose4d); nil where there is none.
 	transpose func(dst *T, ldd int, src *T, lds int, n int)
 	tw        int
+	// transpose6 transposes blocks of 6 rows by 8 columns (transpose6),
+	// the panels of A of a 6-row kernel; nil where there is none.
+	transpose6 func(dst *T, ldd int, src *T, lds int, n int)
 	// copyRows copies rows of copyWidths bytes (the assembly copyRows);
 	// nil where there is none.
 	copyRows func(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, width int, rows int)
@@ -456,6 +459,18 @@ var copyWidths = [...]int{24, 32, 48, 64, 128}
 // transposeInto sets dst[l·ldd + r] = src[r·lds + l] for r < rows,
 // l < cols.
 func (d *driver[T]) transposeInto(dst []T, ldd int, src []T, lds, rows, cols int) {
+	if rows == 6 && cols >= 8 && d.transpose6 != nil {
+		ct := cols &^ 7
+		_ = dst[(ct-1)*ldd+5]
+		_ = src[5*lds+ct-1]
+		d.transpose6(&dst[0], ldd, &src[0], lds, ct)
+		for l := ct; l < cols; l++ {
+			for i := range 6 {
+				dst[l*ldd+i] = src[i*lds+l]
+			}
+		}
+		return
+	}
 	r := 0
 	if tw := d.tw; d.transpose != nil && cols >= tw {
 		ct := cols &^ (tw - 1)

@@ -32,6 +32,12 @@ func dgemmKernelAVX2(k int, a *float64, as int, b *float64, bs int, c *float64, 
 //go:noescape
 func transpose8(dst *float32, ldd int, src *float32, lds int, n int)
 
+// transpose6 sets dst[(8b+i)·ldd + j] = src[j·lds + 8b+i] for i < 8,
+// j < 6 and each block b < n/8: six rows of src, n columns, transposed.
+//
+//go:noescape
+func transpose6(dst *float32, ldd int, src *float32, lds int, n int)
+
 // transpose4d sets dst[(4b+i)·ldd + j] = src[j·lds + 4b+i] for i, j < 4
 // and each block b < n/4: four rows of src, n columns, transposed.
 //
