@@ -71,7 +71,7 @@ type driver[T Float] struct {
 }
 
 var (
-	// Float32 packs op(A) from 16 panels of op(B) and op(B) from 16 of
+	// Float32 packs op(A) from 16 panels of op(B) and op(B) from 8 of
 	// op(A): a panel read in place takes a cache line or two from each of
 	// kb rows far apart, which the hardware prefetchers do not follow
 	// across pages; read by many tiles, a packed copy pays (AVX2, 1 thread,
@@ -79,7 +79,11 @@ var (
 	// with B 3136 wide 39 → 77, dcgan64's NN 128×3136×1024 35 → 61; the
 	// geomean over BenchmarkSgemm's shapes 49.6 → 54.2, and at AVX-512 80.6
 	// → 91.8), and read by few, it does not (TN 6272×64×100: 81 → 65).
-	sgemmDriver = &driver[float32]{kernelInfo: kernelInfo[float32]{"go", kernelGo[float32], mrGo, nrGo}, packAFrom: 16, packBFrom: 16}
+	// BenchmarkSgemm's operands are in the cache, a training step's mostly
+	// not: there, packing op(B) for the CGAN's 64-row products too (11
+	// panels at AVX2) took its step from 39.8 to 37.0 CPU ms (AVX2, best of
+	// four runs of 10 steps each).
+	sgemmDriver = &driver[float32]{kernelInfo: kernelInfo[float32]{"go", kernelGo[float32], mrGo, nrGo}, packAFrom: 16, packBFrom: 8}
 	dgemmDriver = &driver[float64]{kernelInfo: kernelInfo[float64]{"go", kernelGo[float64], mrGo, nrGo}, packAFrom: 32}
 	// parallelMin is the flops below which one goroutine does all: on the
 	// 2-core VM, products below about 32 MFLOP (the CGAN's 64×512×514)
