@@ -19,8 +19,9 @@ var hasIm2colAVX2 bool
 
 // pick2Fast runs pick2 on float32 with the level's kernel, reporting
 // whether there is one. The column matrices of stride-2 layers are
-// rows of 7 to 14 values picked two apart: one at a time in Go, they took
-// as long as the rest of im2col.
+// rows of 7 to 14 values picked two apart, which Go moves one at a time
+// (dcgan28's first layer at batch 64, CPU time: im2col 280 → 92 µs,
+// col2im 271 → 121 µs; its 64·14·14 layer: 5.1 → 3.4 ms, 5.5 → 2.8 ms).
 func pick2Fast(out []float32, ow, n int, img []float32, s, step int) bool {
 	if !hasIm2colAVX2 || n <= 0 || len(out) == 0 {
 		return false
