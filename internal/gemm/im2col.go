@@ -71,8 +71,12 @@ func Im2colBatch[T Float](dst, src []T, n int, g Geom) {
 	if wholeImage(g) {
 		ForEaches((r+tileRows-1)/tileRows, r*n, (*im2colTiles[T])(b))
 	} else {
-		// Image by image, channel by channel: src is read in order (its
-		// reads would stall; the scattered writes to dst do not).
+		// Channel by channel, image by image: the KH·KW rows of dst of a
+		// channel are written in order, a row of output positions of each
+		// image after the other's. Image by image, each image wrote a few
+		// hundred bytes into every row of dst, far apart, which left the
+		// cache before the next image filled the rest of their lines
+		// (dcgan28's 64·14·14 layer, batch 64, AVX2: 6.8 → 2.3 ms).
 		ForEaches(n*g.C, r*n*g.Cols(), (*im2colChans[T])(b))
 	}
 	b.put()
@@ -158,14 +162,14 @@ func (b *col2imTiles[T]) Each(t int) {
 	col2imWhole(b.dst, b.src, b.n, r, t*tileRows, min(r, (t+1)*tileRows))
 }
 
-// im2colChans writes the column matrix of channel k%C of image k/C.
+// im2colChans writes the column matrix of channel k/n of image k%n.
 type im2colChans[T Float] batch[T]
 
 func (b *im2colChans[T]) Each(k int) {
 	g, p, hw := b.g, b.g.Cols(), b.g.H*b.g.W
 	ld := b.n * p
-	i, c := k/g.C, k%g.C
-	im2colChan(b.dst[c*g.KH*g.KW*ld+i*p:], ld, b.src[k*hw:(k+1)*hw], g, b.ys, b.xs)
+	c, i := k/b.n, k%b.n
+	im2colChan(b.dst[c*g.KH*g.KW*ld+i*p:], ld, b.src[(i*g.C+c)*hw:(i*g.C+c+1)*hw], g, b.ys, b.xs)
 }
 
 // col2imChans sets channel k/n of image k%n.

@@ -93,6 +93,9 @@ func pick1[T Float](out []T, ow, n int, img []T, s, step int) {
 //
 //go:noinline
 func pick2[T Float](out []T, ow, n int, img []T, s, step int) {
+	if o, ok := any(out).([]float32); ok && pick2Fast(o, ow, n, any(img).([]float32), s, step) {
+		return
+	}
 	for o := 0; o < len(out); o += ow {
 		d, in := out[o:o+n], img[s:s+2*n-1]
 		for k := range d {
@@ -169,6 +172,9 @@ func put1[T Float](img []T, d, step int, in []T, ow, n int) {
 //
 //go:noinline
 func put2[T Float](img []T, d, step int, in []T, ow, n int) {
+	if im, ok := any(img).([]float32); ok && put2Fast(im, d, step, any(in).([]float32), ow, n) {
+		return
+	}
 	for o := 0; o < len(in); o += ow {
 		s, out := in[o:o+n], img[d:d+2*n-1]
 		for k, v := range s {

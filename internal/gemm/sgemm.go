@@ -4,6 +4,7 @@ package gemm
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -48,6 +49,12 @@ type driver[T Float] struct {
 	// transpose4d); nil where there is none.
 	transpose func(dst *T, ldd int, src *T, lds int, n int)
 	tw        int
+	// transpose6 transposes blocks of 6 rows by 8 columns (transpose6),
+	// the panels of A of a 6-row kernel; nil where there is none.
+	transpose6 func(dst *T, ldd int, src *T, lds int, n int)
+	// copyRows copies rows of copyWidths bytes (the assembly copyRows);
+	// nil where there is none.
+	copyRows func(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, width int, rows int)
 	// packAFrom is the number of panels of op(B) in a block from which a
 	// transposed op(A) is packed rather than read in place; 0: never.
 	// Float64 packs from 32: a float64 panel read in place takes a whole
@@ -55,12 +62,28 @@ type driver[T Float] struct {
 	// tiles, packing it pays (TN 1024×3136×128: 81 → 93 GFLOP/s), and
 	// when few, it does not (TN 6272×64×100: 84 → 64).
 	packAFrom int
+	// packBFrom is the number of panels of op(A) in a goroutine's rows
+	// from which op(B), not transposed, is packed rather than read in
+	// place; 0: never.
+	packBFrom int
 	ws        sync.Pool // *workspace[T]
 	splits    sync.Pool // *splitState[T]
 }
 
 var (
-	sgemmDriver = &driver[float32]{kernelInfo: kernelInfo[float32]{"go", kernelGo[float32], mrGo, nrGo}}
+	// Float32 packs op(A) from 16 panels of op(B) and op(B) from 8 of
+	// op(A): a panel read in place takes a cache line or two from each of
+	// kb rows far apart, which the hardware prefetchers do not follow
+	// across pages; read by many tiles, a packed copy pays (AVX2, 1 thread,
+	// CPU time: dcgan28's NN 256×3136×2048 40 → 66 GFLOP/s, TN 2048×784×256
+	// with B 3136 wide 39 → 77, dcgan64's NN 128×3136×1024 35 → 61; the
+	// geomean over BenchmarkSgemm's shapes 49.6 → 54.2, and at AVX-512 80.6
+	// → 91.8), and read by few, it does not (TN 6272×64×100: 81 → 65).
+	// BenchmarkSgemm's operands are in the cache, a training step's mostly
+	// not: there, packing op(B) for the CGAN's 64-row products too (11
+	// panels at AVX2) took its step from 39.8 to 37.0 CPU ms (AVX2, best of
+	// four runs of 10 steps each).
+	sgemmDriver = &driver[float32]{kernelInfo: kernelInfo[float32]{"go", kernelGo[float32], mrGo, nrGo}, packAFrom: 16, packBFrom: 8}
 	dgemmDriver = &driver[float64]{kernelInfo: kernelInfo[float64]{"go", kernelGo[float64], mrGo, nrGo}, packAFrom: 32}
 	// parallelMin is the flops below which one goroutine does all: on the
 	// 2-core VM, products below about 32 MFLOP (the CGAN's 64×512×514)
@@ -260,7 +283,7 @@ func (p *part[T]) run() {
 	// transposed) are read in place, with their leading dimension as the
 	// step; only their last, partial panel is packed. op(A) is packed
 	// after all in blocks of d.packAFrom or more panels of op(B).
-	directB := !s.tB
+	directB := !s.tB && (d.packBFrom == 0 || (p.i1-p.i0+mr-1)/mr < d.packBFrom)
 	// The block of op(B) stays at blockK×blockN float32s, 1 MB, the L2
 	// cache: float64 takes half the columns (NN 128×3136×1024 in float64:
 	// 64 → 75 GFLOP/s).
@@ -362,6 +385,10 @@ func (d *driver[T]) packA(dst []T, tA bool, a []T, lda, i0, mb, p0, kb, mr int) 
 		r0 := i0 + pan*mr
 		if tA {
 			// op(A)[i][l] = a[l·lda + i]: each step's rows are contiguous.
+			if rows == mr {
+				d.copyPanel(dp, mr, a[p0*lda+r0:], lda, kb)
+				continue
+			}
 			for l := 0; l < kb; l++ {
 				src := a[(p0+l)*lda+r0 : (p0+l)*lda+r0+rows]
 				dl := dp[l*mr : l*mr+mr]
@@ -388,6 +415,10 @@ func (d *driver[T]) packB(dst []T, tB bool, b []T, ldb, p0, kb, j0, nb, nr int) 
 		cols := min(nr, nb-pan*nr)
 		c0 := j0 + pan*nr
 		if !tB {
+			if cols == nr {
+				d.copyPanel(dp, nr, b[p0*ldb+c0:], ldb, kb)
+				continue
+			}
 			for l := 0; l < kb; l++ {
 				src := b[(p0+l)*ldb+c0 : (p0+l)*ldb+c0+cols]
 				dl := dp[l*nr : l*nr+nr]
@@ -406,9 +437,44 @@ func (d *driver[T]) packB(dst []T, tB bool, b []T, ldb, p0, kb, j0, nb, nr int) 
 	}
 }
 
+// copyPanel sets dst[l·w + t] = src[l·lds + t] for l < kb and t < w:
+// a panel of kb steps w wide from a matrix of row stride lds, with the
+// level's row copy where it has one (copy's memmove per row takes longer
+// than the move itself for the 24 to 128 bytes of a tile's row).
+func (d *driver[T]) copyPanel(dst []T, w int, src []T, lds, kb int) {
+	if kb <= 0 {
+		return
+	}
+	_ = dst[kb*w-1]
+	_ = src[(kb-1)*lds+w-1]
+	size := int(unsafe.Sizeof(T(0)))
+	if d.copyRows != nil && slices.Contains(copyWidths[:], w*size) {
+		d.copyRows(unsafe.Pointer(&dst[0]), w*size, unsafe.Pointer(&src[0]), lds*size, w*size, kb)
+		return
+	}
+	for l := 0; l < kb; l++ {
+		copy(dst[l*w:l*w+w], src[l*lds:l*lds+w])
+	}
+}
+
+// copyWidths are the row widths, in bytes, of the level's copyRows.
+var copyWidths = [...]int{24, 32, 48, 64, 128}
+
 // transposeInto sets dst[l·ldd + r] = src[r·lds + l] for r < rows,
 // l < cols.
 func (d *driver[T]) transposeInto(dst []T, ldd int, src []T, lds, rows, cols int) {
+	if rows == 6 && cols >= 8 && d.transpose6 != nil {
+		ct := cols &^ 7
+		_ = dst[(ct-1)*ldd+5]
+		_ = src[5*lds+ct-1]
+		d.transpose6(&dst[0], ldd, &src[0], lds, ct)
+		for l := ct; l < cols; l++ {
+			for i := range 6 {
+				dst[l*ldd+i] = src[i*lds+l]
+			}
+		}
+		return
+	}
 	r := 0
 	if tw := d.tw; d.transpose != nil && cols >= tw {
 		ct := cols &^ (tw - 1)

@@ -2,6 +2,8 @@
 
 package gemm
 
+import "unsafe"
+
 //go:generate go run sgemm_gen.go
 
 // The assembly kernels' tiles (sgemm_gen.go).
@@ -30,6 +32,12 @@ func dgemmKernelAVX2(k int, a *float64, as int, b *float64, bs int, c *float64, 
 //go:noescape
 func transpose8(dst *float32, ldd int, src *float32, lds int, n int)
 
+// transpose6 sets dst[(8b+i)·ldd + j] = src[j·lds + 8b+i] for i < 8,
+// j < 6 and each block b < n/8: six rows of src, n columns, transposed.
+//
+//go:noescape
+func transpose6(dst *float32, ldd int, src *float32, lds int, n int)
+
 // transpose4d sets dst[(4b+i)·ldd + j] = src[j·lds + 4b+i] for i, j < 4
 // and each block b < n/4: four rows of src, n columns, transposed.
 //
@@ -40,6 +48,12 @@ func transpose4d(dst *float64, ldd int, src *float64, lds int, n int)
 //
 //go:noescape
 func transpose8d(dst *float64, ldd int, src *float64, lds int, n int)
+
+// copyRows copies rows rows of width bytes, from src, lds bytes apart, to
+// dst, ldd bytes apart, for width 24, 32, 48, 64 or 128 (AVX).
+//
+//go:noescape
+func copyRows(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, width int, rows int)
 
 // kernels lists the micro-kernels of T this machine can run at the level
 // in use, the driver's (the widest) last; the tests run each.

@@ -3,6 +3,7 @@ package gemm
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -110,6 +111,27 @@ var layerShapes = []struct {
 	{"dcgan64", gemmCase{m: 1, n: 6272, k: 64, tB: true}},
 }
 
+// A benchShape is a product of BenchmarkSgemm whose b has rows padB
+// longer than the operand.
+type benchShape struct {
+	model string
+	gemmCase
+	padB int
+}
+
+// benchShapes are more products for BenchmarkSgemm, too large for the
+// tests that run every layer shape: the largest of issue 13's DCGAN-28 (G
+// 100→256·7·7→128·14·14→1·28·28, D 1→64→128→1). Its ConvTranspose2d
+// products read the columns of a whole batch (3136 wide): its backward
+// NN products, and its forward TN ones 16 images (784 columns) of the
+// 3136 at a time (nn's col2imProduct), with the stride of the whole.
+var benchShapes = []benchShape{
+	{"dcgan28", gemmCase{m: 256, n: 3136, k: 2048}, 0},
+	{"dcgan28", gemmCase{tA: true, m: 2048, n: 784, k: 256}, 3136 - 784},
+	{"dcgan28", gemmCase{tA: true, m: 1024, n: 784, k: 128}, 3136 - 784},
+	{"dcgan28", gemmCase{m: 256, n: 2048, k: 3136, tB: true}, 0},
+}
+
 // BenchmarkSgemm times Gemm at each layer shape, reporting GFLOP/s (2mnk
 // a product) by wall time and by the process's CPU time (cpu-GFLOP/s,
 // steadier on a shared machine; equal to GFLOP/s on one idle thread).
@@ -123,17 +145,56 @@ func BenchmarkDgemm(b *testing.B) { benchGemm[float64](b) }
 
 func benchGemm[T Float](b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	all := slices.Clone(benchShapes)
 	for _, s := range layerShapes {
+		all = append(all, benchShape{s.model, s.gemmCase, 0})
+	}
+	for _, s := range all {
 		tc := s.gemmCase
 		tc.alpha = 1
 		a, lda, bb, ldb, c, ldc := operands[T](tc, rng, 0)
-		b.Run(fmt.Sprintf("%s/%s", s.model, tc.shape()), func(b *testing.B) {
+		name := fmt.Sprintf("%s/%s", s.model, tc.shape())
+		if s.padB > 0 {
+			// b's rows are padB longer: ldb is that of the whole matrix.
+			ldb += s.padB
+			rb := tc.k
+			if tc.tB {
+				rb = tc.n
+			}
+			bb = randSlice[T](rng, (rb-1)*ldb+ldb-s.padB)
+			name += fmt.Sprintf("/ldb%d", ldb)
+		}
+		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			for b.Loop() {
 				Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1, a, lda, bb, ldb, 0, c, ldc)
 			}
 			flop := 2 * float64(tc.m) * float64(tc.n) * float64(tc.k) * float64(b.N)
+			b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(flop/cpu/1e9, "cpu-GFLOP/s")
+			}
+		})
+	}
+}
+
+// BenchmarkSgemmKernel times each float32 micro-kernel this machine runs
+// on one tile with k = blockK, its packed panels in the L1 cache: the
+// ceiling of the GEMM at that level (two FMA units of 8 lanes, AVX2, or
+// 16, AVX-512, give 32 or 64 flops a cycle).
+func BenchmarkSgemmKernel(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, kn := range kernels[float32]() {
+		ap, bp := randSlice[float32](rng, kn.mr*blockK), randSlice[float32](rng, kn.nr*blockK)
+		c := make([]float32, kn.mr*kn.nr)
+		b.Run(kn.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				kn.fn(blockK, &ap[0], kn.mr, &bp[0], kn.nr, &c[0], kn.nr, 1, 0, false)
+			}
+			flop := 2 * float64(kn.mr*kn.nr*blockK) * float64(b.N)
 			b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			if cpu := cpuTime() - cpu0; cpu > 0 {
 				b.ReportMetric(flop/cpu/1e9, "cpu-GFLOP/s")

@@ -210,3 +210,157 @@ loop8d:
 	VZEROUPPER
 done8d:
 	RET
+
+// func copyRows(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, width int, rows int)
+// For each of rows rows r: the width bytes at src + r·lds to dst + r·ldd,
+// width 24, 32, 48, 64 or 128 (AVX; any other copies nothing): the rows
+// of a panel of the GEMM, without a call of memmove per row.
+TEXT ·copyRows(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), CX
+	MOVQ width+32(FP), AX
+	MOVQ rows+40(FP), R8
+	TESTQ R8, R8
+	JLE rdone
+	CMPQ AX, $64
+	JEQ r64
+	CMPQ AX, $128
+	JEQ r128
+	CMPQ AX, $24
+	JEQ r24
+	CMPQ AX, $32
+	JEQ r32
+	CMPQ AX, $48
+	JEQ r48
+	RET
+r24:
+	VMOVUPS (SI), X0
+	MOVQ 16(SI), R9
+	VMOVUPS X0, (DI)
+	MOVQ R9, 16(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r24
+	RET
+r32:
+	VMOVUPS (SI), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r32
+	JMP rdone
+r48:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), X1
+	VMOVUPS Y0, (DI)
+	VMOVUPS X1, 32(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r48
+	JMP rdone
+r64:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r64
+	JMP rdone
+r128:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ R8
+	JNZ r128
+rdone:
+	VZEROUPPER
+	RET
+
+// sixLanes is the lane mask of the first 6 of 8 lanes.
+DATA sixLanes<>+0(SB)/8, $-1
+DATA sixLanes<>+8(SB)/8, $-1
+DATA sixLanes<>+16(SB)/8, $-1
+DATA sixLanes<>+24(SB)/8, $0
+GLOBL sixLanes<>(SB), RODATA|NOPTR, $32
+
+// func transpose6(dst *float32, ldd int, src *float32, lds int, n int)
+// For each of the n/8 blocks b: dst[(8b+i)·ldd + j] = src[j·lds + 8b+i],
+// i < 8, j < 6 (AVX): transpose8 for the six rows of the AVX2 kernel's
+// panels of A, two rows of zeros in their place and each column stored
+// under the mask of its six lanes.
+TEXT ·transpose6(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	SHLQ $2, DX
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), CX
+	SHLQ $2, CX
+	MOVQ n+32(FP), R8
+	SHRQ $3, R8
+	JZ done6
+	LEAQ (CX)(CX*2), R10
+	LEAQ (SI)(CX*4), R9
+	LEAQ (DX)(DX*2), R11
+	VMOVDQU sixLanes<>(SB), Y15
+loop6:
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(CX*1), Y1
+	VMOVUPS (SI)(CX*2), Y2
+	VMOVUPS (SI)(R10*1), Y3
+	VMOVUPS (R9), Y4
+	VMOVUPS (R9)(CX*1), Y5
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VXORPS Y6, Y6, Y6
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y6, Y6, Y14
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y14, Y13, Y6
+	VSHUFPS $0xEE, Y14, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y0
+	VMASKMOVPS Y8, Y15, (DI)
+	VMASKMOVPS Y9, Y15, (DI)(DX*1)
+	VMASKMOVPS Y10, Y15, (DI)(DX*2)
+	VMASKMOVPS Y11, Y15, (DI)(R11*1)
+	LEAQ (DI)(DX*4), DI
+	VMASKMOVPS Y12, Y15, (DI)
+	VMASKMOVPS Y13, Y15, (DI)(DX*1)
+	VMASKMOVPS Y14, Y15, (DI)(DX*2)
+	VMASKMOVPS Y0, Y15, (DI)(R11*1)
+	LEAQ (DI)(DX*4), DI
+	ADDQ $32, SI
+	ADDQ $32, R9
+	DECQ R8
+	JNZ loop6
+	VZEROUPPER
+done6:
+	RET

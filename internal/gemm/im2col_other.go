@@ -1,0 +1,8 @@
+//go:build !amd64 || purego || openblas
+
+package gemm
+
+// pick2Fast and put2Fast have no kernels here: pick2 and put2 run in Go.
+func pick2Fast(out []float32, ow, n int, img []float32, s, step int) bool { return false }
+
+func put2Fast(img []float32, d, step int, in []float32, ow, n int) bool { return false }
