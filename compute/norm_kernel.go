@@ -1,6 +1,10 @@
 package compute
 
-import "math"
+import (
+	"math"
+
+	"github.com/positgan/positgan/internal/vec"
+)
 
 // The sums over a group run in float64, each one chain of adds in element
 // order, so that the results depend on nothing else. One chain at a time,
@@ -195,12 +199,7 @@ func (j *normForwardJob[T]) Each(q int) {
 			ga, be := float64(gamma[c]), float64(beta[c])
 			for b := b0; b < b1; b++ {
 				xs, xh, ys := plane(x, g, b, c), plane(j.xhat, g, b, c), plane(y, g, b, c)
-				xh, ys = xh[:len(xs)], ys[:len(xs)]
-				for i, v := range xs {
-					h := (float64(v) - mean) * inv
-					xh[i] = h
-					ys[i] = T(float64(ga*h) + be)
-				}
+				normalize(ys, xh, xs, mean, inv, ga, be)
 			}
 		}
 	}
@@ -259,11 +258,36 @@ func (j *normBackXJob[T]) Each(q int) {
 			f := ga * inv / m
 			for b := b0; b < b1; b++ {
 				d, xh, o := plane(dy, g, b, c), plane(j.xhat, g, b, c), plane(dx, g, b, c)
-				xh, o = xh[:len(d)], o[:len(d)]
-				for i, v := range d {
-					o[i] = T(f * (float64(m*float64(v)) - sk - float64(xh[i]*sxk)))
-				}
+				normGrad(o, d, xh, m, sk, sxk, f)
 			}
 		}
+	}
+}
+
+// normalize sets xhat = (x - mean)·inv and y = γ·xhat + β over y, in
+// float64: internal/vec's kernel for float32.
+func normalize[T Float](y []T, xhat []float64, x []T, mean, inv, ga, be float64) {
+	if y, ok := any(y).([]float32); ok {
+		vec.NormForward(y, xhat, any(x).([]float32), mean, inv, ga, be)
+		return
+	}
+	xhat, x = xhat[:len(y)], x[:len(y)]
+	for i, v := range x {
+		h := (float64(v) - mean) * inv
+		xhat[i] = h
+		y[i] = T(float64(ga*h) + be)
+	}
+}
+
+// normGrad sets dx = f·(m·dy − s − xhat·sx) over dx, in float64:
+// internal/vec's kernel for float32.
+func normGrad[T Float](dx, dy []T, xhat []float64, m, s, sx, f float64) {
+	if dx, ok := any(dx).([]float32); ok {
+		vec.NormBackX(dx, any(dy).([]float32), xhat, m, s, sx, f)
+		return
+	}
+	dy, xhat = dy[:len(dx)], xhat[:len(dx)]
+	for i, v := range dy {
+		dx[i] = T(f * (float64(m*float64(v)) - s - float64(xhat[i]*sx)))
 	}
 }
