@@ -32,7 +32,7 @@ func testNormKernelsBits[T compute.Float](t *testing.T, dt tensor.Dtype) {
 	}
 	for _, mode := range []string{"bn-train", "bn-frozen", "bn-eval", "in"} {
 		for _, c := range []int{1, 3, 4, 5, 9} {
-			for _, sh := range [][2]int{{1, 1}, {3, 7}, {4, 49}, {2, 196}} {
+			for _, sh := range [][2]int{{1, 1}, {6, 1}, {3, 7}, {4, 49}, {2, 196}} {
 				n, inner := sh[0], sh[1]
 				name := fmt.Sprintf("%v %s n=%d c=%d inner=%d", dt, mode, n, c, inner)
 				size := n * c * inner
