@@ -243,3 +243,28 @@ func TestNormLevels(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNorm times the norm kernels of each implementation on one
+// group of batch norm at dcgan64's shapes (64·49 and 64·196 values) and
+// at a million, by values a second.
+func BenchmarkNorm(b *testing.B) {
+	for _, n := range []int{64 * 49, 64 * 196, 1 << 20} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		x, y := fill(rng, "normal", n, 0), make([]float32, n)
+		xh := fill64(rng, "normal", n, 0)
+		for _, im := range normImpls() {
+			b.Run(fmt.Sprintf("forward/%d/%s", n, im.name), func(b *testing.B) {
+				for b.Loop() {
+					im.forward(y, xh, x, 0.1, 1.2, 0.9, 0.05)
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "elem/s")
+			})
+			b.Run(fmt.Sprintf("backX/%d/%s", n, im.name), func(b *testing.B) {
+				for b.Loop() {
+					im.backX(y, x, xh, float64(n), 0.3, -0.2, 1e-4)
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "elem/s")
+			})
+		}
+	}
+}
