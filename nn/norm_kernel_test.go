@@ -115,11 +115,12 @@ func bitsOf[T compute.Float](v T) uint64 {
 	panic("unreachable")
 }
 
-// BenchmarkNorm times the batch norm kernels at dcgan64's shapes (batch
-// 64): forward, and backward (the input gradient and both affine
-// gradients).
+// BenchmarkNorm times the batch norm kernels at dcgan64's shapes and at a
+// fully connected layer's (1024 features, one value a plane, as in the
+// CGAN's generator), batch 64: forward, and backward (the input gradient
+// and both affine gradients).
 func BenchmarkNorm(b *testing.B) {
-	for _, sh := range [][2]int{{128, 49}, {64, 196}} {
+	for _, sh := range [][2]int{{128, 49}, {64, 196}, {1024, 1}} {
 		c, inner := sh[0], sh[1]
 		const n = 64
 		size := n * c * inner

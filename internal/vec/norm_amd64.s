@@ -3,8 +3,11 @@
 #include "textflag.h"
 
 // The norm kernels: float32 in and out, float64 within, four values to a
-// Y register. Whole blocks of eight, then the last 1–7 one at a time
-// with the scalar instructions, so any length and alignment works and
+// Y register. One value at a time with the scalar instructions until x̂
+// is 32-byte aligned (vector accesses that straddle cache lines cost
+// more than the kernel saves on planes of training size, which start
+// anywhere: a 7×7 plane of x̂ is 392 bytes), then whole blocks of eight,
+// then the last 1–7 one at a time, so any length and alignment works and
 // nothing is touched past the end. Each IEEE operation is the one the Go
 // loop does, in the same order (no FMA), with the same first source,
 // which x86 returns when both operands are NaN.
@@ -35,9 +38,27 @@ TEXT ·normForwardAVX2(SB), NOSPLIT, $0-104
 	VBROADCASTSD gamma+88(FP), Y10
 	VBROADCASTSD beta+96(FP), Y11
 	XORQ AX, AX
+head:
+	CMPQ AX, CX
+	JAE done
+	LEAQ (R8)(AX*8), BX
+	TESTQ $31, BX
+	JZ body
+	VMOVSS (SI)(AX*4), X0
+	VCVTSS2SD X0, X0, X0
+	NORMFWDS(X0, X1, X8, X9, X10, X11)
+	VMOVSD X0, (R8)(AX*8)
+	VCVTSD2SS X1, X1, X1
+	VMOVSS X1, (DI)(AX*4)
+	INCQ AX
+	JMP head
+body:
 	MOVQ CX, DX
+	SUBQ AX, DX
 	ANDQ $~7, DX
-	JZ tail
+	ADDQ AX, DX
+	CMPQ AX, DX
+	JAE tail
 loop:
 	VCVTPS2PD (SI)(AX*4), Y0
 	VCVTPS2PD 16(SI)(AX*4), Y2
@@ -94,9 +115,27 @@ TEXT ·normBackXAVX2(SB), NOSPLIT, $0-104
 	VBROADCASTSD sx+88(FP), Y10
 	VBROADCASTSD f+96(FP), Y11
 	XORQ AX, AX
+head:
+	CMPQ AX, CX
+	JAE done
+	LEAQ (R8)(AX*8), BX
+	TESTQ $31, BX
+	JZ body
+	VMOVSS (SI)(AX*4), X0
+	VCVTSS2SD X0, X0, X0
+	VMOVSD (R8)(AX*8), X1
+	NORMBACKS(X0, X1, X8, X9, X10, X11)
+	VCVTSD2SS X0, X0, X0
+	VMOVSS X0, (DI)(AX*4)
+	INCQ AX
+	JMP head
+body:
 	MOVQ CX, DX
+	SUBQ AX, DX
 	ANDQ $~7, DX
-	JZ tail
+	ADDQ AX, DX
+	CMPQ AX, DX
+	JAE tail
 loop:
 	VCVTPS2PD (SI)(AX*4), Y0
 	VCVTPS2PD 16(SI)(AX*4), Y2

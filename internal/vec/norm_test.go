@@ -248,7 +248,7 @@ func TestNormLevels(t *testing.T) {
 // group of batch norm at dcgan64's shapes (64·49 and 64·196 values) and
 // at a million, by values a second.
 func BenchmarkNorm(b *testing.B) {
-	for _, n := range []int{64 * 49, 64 * 196, 1 << 20} {
+	for _, n := range []int{49, 196, 64 * 49, 64 * 196, 1 << 20} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		x, y := fill(rng, "normal", n, 0), make([]float32, n)
 		xh := fill64(rng, "normal", n, 0)
