@@ -1,6 +1,10 @@
 package compute
 
-import "math"
+import (
+	"math"
+
+	"github.com/positgan/positgan/internal/vec"
+)
 
 // The sums over a group run in float64, each one chain of adds in element
 // order, so that the results depend on nothing else. One chain at a time,
@@ -37,6 +41,16 @@ func planes4[T Float](s []T, g *Norm, b int, ch [4]int) (p0, p1, p2, p3 []T) {
 // sum4 returns Σ x over samples [b0, b1) of each of the channels ch.
 func sum4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int) [4]float64 {
 	var s0, s1, s2, s3 float64
+	if g.Inner == 1 { // the planes are single values: index the rows
+		for b := b0; b < b1; b++ {
+			r := x[b*g.C : (b+1)*g.C]
+			s0 += float64(r[ch[0]])
+			s1 += float64(r[ch[1]])
+			s2 += float64(r[ch[2]])
+			s3 += float64(r[ch[3]])
+		}
+		return [4]float64{s0, s1, s2, s3}
+	}
 	for b := b0; b < b1; b++ {
 		x0, x1, x2, x3 := planes4(x, g, b, ch)
 		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
@@ -55,6 +69,20 @@ func sum4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int) [4]float64 {
 func sqDev4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int, mean [4]float64) [4]float64 {
 	var s0, s1, s2, s3 float64
 	m0, m1, m2, m3 := mean[0], mean[1], mean[2], mean[3]
+	if g.Inner == 1 { // as in sum4
+		for b := b0; b < b1; b++ {
+			r := x[b*g.C : (b+1)*g.C]
+			d0 := float64(r[ch[0]]) - m0
+			d1 := float64(r[ch[1]]) - m1
+			d2 := float64(r[ch[2]]) - m2
+			d3 := float64(r[ch[3]]) - m3
+			s0 += float64(d0 * d0)
+			s1 += float64(d1 * d1)
+			s2 += float64(d2 * d2)
+			s3 += float64(d3 * d3)
+		}
+		return [4]float64{s0, s1, s2, s3}
+	}
 	for b := b0; b < b1; b++ {
 		x0, x1, x2, x3 := planes4(x, g, b, ch)
 		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
@@ -77,6 +105,21 @@ func sqDev4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int, mean [4]float64) [4]
 // channels ch, in one pass.
 func sumDot4[T Float](dy []T, xhat []float64, g *Norm, ch [4]int, b0, b1 int) (s, sx [4]float64) {
 	var s0, s1, s2, s3, t0, t1, t2, t3 float64
+	if g.Inner == 1 { // as in sum4
+		for b := b0; b < b1; b++ {
+			d, h := dy[b*g.C:(b+1)*g.C], xhat[b*g.C:(b+1)*g.C]
+			v0, v1, v2, v3 := float64(d[ch[0]]), float64(d[ch[1]]), float64(d[ch[2]]), float64(d[ch[3]])
+			s0 += v0
+			s1 += v1
+			s2 += v2
+			s3 += v3
+			t0 += float64(v0 * h[ch[0]])
+			t1 += float64(v1 * h[ch[1]])
+			t2 += float64(v2 * h[ch[2]])
+			t3 += float64(v3 * h[ch[3]])
+		}
+		return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
+	}
 	for b := b0; b < b1; b++ {
 		d0, d1, d2, d3 := planes4(dy, g, b, ch)
 		h0, h1, h2, h3 := planes4(xhat, g, b, ch)
@@ -193,14 +236,17 @@ func (j *normForwardJob[T]) Each(q int) {
 			inv := 1 / math.Sqrt(variance+g.Eps)
 			j.invstd[c*ng+gi] = inv
 			ga, be := float64(gamma[c]), float64(beta[c])
+			if g.Inner == 1 { // a value a plane: too short for normalize's kernel
+				for i := b0*g.C + c; i < b1*g.C; i += g.C {
+					h := (float64(x[i]) - mean) * inv
+					j.xhat[i] = h
+					y[i] = T(float64(ga*h) + be)
+				}
+				continue
+			}
 			for b := b0; b < b1; b++ {
 				xs, xh, ys := plane(x, g, b, c), plane(j.xhat, g, b, c), plane(y, g, b, c)
-				xh, ys = xh[:len(xs)], ys[:len(xs)]
-				for i, v := range xs {
-					h := (float64(v) - mean) * inv
-					xh[i] = h
-					ys[i] = T(float64(ga*h) + be)
-				}
+				normalize(ys, xh, xs, mean, inv, ga, be)
 			}
 		}
 	}
@@ -257,13 +303,44 @@ func (j *normBackXJob[T]) Each(q int) {
 			}
 			sk, sxk := s[k], sx[k]
 			f := ga * inv / m
+			if g.Inner == 1 { // as in normForwardJob
+				for i := b0*g.C + c; i < b1*g.C; i += g.C {
+					dx[i] = T(f * (float64(m*float64(dy[i])) - sk - float64(j.xhat[i]*sxk)))
+				}
+				continue
+			}
 			for b := b0; b < b1; b++ {
 				d, xh, o := plane(dy, g, b, c), plane(j.xhat, g, b, c), plane(dx, g, b, c)
-				xh, o = xh[:len(d)], o[:len(d)]
-				for i, v := range d {
-					o[i] = T(f * (float64(m*float64(v)) - sk - float64(xh[i]*sxk)))
-				}
+				normGrad(o, d, xh, m, sk, sxk, f)
 			}
 		}
+	}
+}
+
+// normalize sets xhat = (x - mean)·inv and y = γ·xhat + β over y, in
+// float64: internal/vec's kernel for float32.
+func normalize[T Float](y []T, xhat []float64, x []T, mean, inv, ga, be float64) {
+	if y, ok := any(y).([]float32); ok {
+		vec.NormForward(y, xhat, any(x).([]float32), mean, inv, ga, be)
+		return
+	}
+	xhat, x = xhat[:len(y)], x[:len(y)]
+	for i, v := range x {
+		h := (float64(v) - mean) * inv
+		xhat[i] = h
+		y[i] = T(float64(ga*h) + be)
+	}
+}
+
+// normGrad sets dx = f·(m·dy − s − xhat·sx) over dx, in float64:
+// internal/vec's kernel for float32.
+func normGrad[T Float](dx, dy []T, xhat []float64, m, s, sx, f float64) {
+	if dx, ok := any(dx).([]float32); ok {
+		vec.NormBackX(dx, any(dy).([]float32), xhat, m, s, sx, f)
+		return
+	}
+	dy, xhat = dy[:len(dx)], xhat[:len(dx)]
+	for i, v := range dy {
+		dx[i] = T(f * (float64(m*float64(v)) - s - float64(xhat[i]*sx)))
 	}
 }

@@ -32,7 +32,7 @@ func testNormKernelsBits[T compute.Float](t *testing.T, dt tensor.Dtype) {
 	}
 	for _, mode := range []string{"bn-train", "bn-frozen", "bn-eval", "in"} {
 		for _, c := range []int{1, 3, 4, 5, 9} {
-			for _, sh := range [][2]int{{1, 1}, {3, 7}, {4, 49}, {2, 196}} {
+			for _, sh := range [][2]int{{1, 1}, {6, 1}, {3, 7}, {4, 49}, {2, 196}} {
 				n, inner := sh[0], sh[1]
 				name := fmt.Sprintf("%v %s n=%d c=%d inner=%d", dt, mode, n, c, inner)
 				size := n * c * inner
@@ -115,11 +115,12 @@ func bitsOf[T compute.Float](v T) uint64 {
 	panic("unreachable")
 }
 
-// BenchmarkNorm times the batch norm kernels at dcgan64's shapes (batch
-// 64): forward, and backward (the input gradient and both affine
-// gradients).
+// BenchmarkNorm times the batch norm kernels at dcgan64's shapes and at a
+// fully connected layer's (1024 features, one value a plane, as in the
+// CGAN's generator), batch 64: forward, and backward (the input gradient
+// and both affine gradients).
 func BenchmarkNorm(b *testing.B) {
-	for _, sh := range [][2]int{{128, 49}, {64, 196}} {
+	for _, sh := range [][2]int{{128, 49}, {64, 196}, {1024, 1}} {
 		c, inner := sh[0], sh[1]
 		const n = 64
 		size := n * c * inner

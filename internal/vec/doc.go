@@ -1,7 +1,8 @@
 // Package vec holds element-wise float32 kernels of the training step:
 // the Adam update (fused, and split in three passes for rounding between
-// them), leaky ReLU (and so ReLU) forward and backward, tanh, and a count
-// of a tensor's non-finite and saturated values. They are Go assembly
+// them), leaky ReLU (and so ReLU) forward and backward, tanh, a count
+// of a tensor's non-finite and saturated values, and the element-wise
+// passes of batch and instance norm (in float64, on float32 data). They are Go assembly
 // for amd64 (AVX2, and AVX-512 where it pays) and a portable Go fallback
 // elsewhere or with the purego build tag. Package compute's CPU backend
 // calls them; nothing above compute does.
