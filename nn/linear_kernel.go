@@ -33,8 +33,13 @@ func linForward[T compute.Float](st *linState, bb *linBufs[T], x, w, b, y *tenso
 }
 
 // linDY returns the incoming gradient rounded to Err, rounding it once per
-// run for the backward ops that share it.
+// run for the backward ops that share it. Without an Err format it is dy
+// itself, an input of each of those ops, which none of them changes: a
+// copy would only cost a pass over it.
 func linDY[T compute.Float](st *linState, bb *linBufs[T], dy *tensor.Dense) []T {
+	if st.roles().err.IsIdentity() {
+		return data[T](dy)
+	}
 	if bb.dyGen != bb.gen || len(bb.dyq) != dy.Size() {
 		bb.dyq = grow(bb.dyq, dy.Size())
 		compute.RoundSlice(st.roles().err, bb.dyq, data[T](dy))

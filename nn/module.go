@@ -188,26 +188,25 @@ func (p *Pass) tap(layer string, x, y *gorgonia.Node) (*gorgonia.Node, error) {
 }
 
 // watchGrad returns x unchanged; in the backward pass it passes the
-// gradient through and shows it to f first.
+// gradient through and shows it to f first. Both directions hand on their
+// input itself rather than a copy: the op owns no buffer (it is no
+// graphop.Releaser), so a program keeps the input alive as long as the
+// result, and nothing writes into a node's value but the op computing it.
+// The copies cost a pass over every quantized layer's output and its
+// gradient at each step.
 func watchGrad(x *gorgonia.Node, f func(dy []float32)) (*gorgonia.Node, error) {
 	shape := x.Shape().Clone()
-	var y, dx outBuf
-	name := fmt.Sprintf("WatchGrad(%p)", &y)
+	name := fmt.Sprintf("WatchGrad(%p)", &f)
 	op := &diffOp{
 		Func: funcOp{Name: name, In: []tensor.Shape{shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
-			out := y.Get(in[0].Dtype(), shape)
-			copy(data[float32](out), data[float32](in[0]))
-			return out, nil
+			return in[0], nil
 		}},
 		WRT: []bool{true},
 	}
 	op.Grad = func(_ gorgonia.Nodes, _, grad *gorgonia.Node) (gorgonia.Nodes, error) {
 		bop := &funcOp{Name: name + ".dx", In: []tensor.Shape{shape}, Out: shape, Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
-			dy := data[float32](in[0])
-			f(dy)
-			out := dx.Get(in[0].Dtype(), shape)
-			copy(data[float32](out), dy)
-			return out, nil
+			f(data[float32](in[0]))
+			return in[0], nil
 		}}
 		n, err := apply(bop, grad)
 		return gorgonia.Nodes{n}, err
