@@ -460,8 +460,12 @@ func (k *blockKernel) roundColumns(dst, src []float32, rows, cols int, sc *block
 			r1 := min(r0+K, rows)
 			am := sc.amax[:w]
 			clear(am)
-			for r := r0; r < r1; r++ {
-				colsAbsMax(am, src[r*cols+c0:r*cols+c0+w], k.posit)
+			// MX counts every value (a non-finite one makes a NaN
+			// column): the band kernel takes all rows in one call.
+			if k.posit || !absMaxBand(am, src[r0*cols+c0:], r1-r0, cols) {
+				for r := r0; r < r1; r++ {
+					colsAbsMax(am, src[r*cols+c0:r*cols+c0+w], k.posit)
+				}
 			}
 			if k.fused && k.roundBandFused(dst, src, am, cols, c0, r0, r1, sc) {
 				continue
@@ -585,6 +589,9 @@ func (k *blockKernel) roundBandFused(dst, src []float32, am []uint32, cols, c0, 
 	}
 	dr := uint32(23 - k.m)
 	w := len(am)
+	if mxRoundBand(dst[r0*cols+c0:], src[r0*cols+c0:], w, r1-r0, cols, cc, dr) {
+		return true
+	}
 	for r := r0; r < r1; r++ {
 		s := src[r*cols+c0 : r*cols+c0+w]
 		d := dst[r*cols+c0 : r*cols+c0+w]
