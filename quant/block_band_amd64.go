@@ -73,3 +73,37 @@ func mxRoundBand(d, s []float32, w, rows, stride int, cc *mxCols, dr uint32) boo
 	}
 	return false
 }
+
+// mxRowAVX2 rounds the nb whole blocks of 32 at src into dst, eight at a
+// time, as roundRowFused does, as long as all eight blocks of a group
+// take the fast rounding (mxRowParams), and returns how many blocks it
+// rounded; tmp holds 16 entries of scratch.
+//
+//go:noescape
+func mxRowAVX2(dst, src *float32, nb int, p *mxRowParams, tmp *uint32) int
+
+// mxRowAVX512 is mxRowAVX2 sixteen blocks at a time (tmp holds 32
+// entries).
+//
+//go:noescape
+func mxRowAVX512(dst, src *float32, nb int, p *mxRowParams, tmp *uint32) int
+
+// mxRowFast rounds a prefix of whole blocks of 32 of s into d (as long as
+// d) as roundRowFused does, in groups the vector kernels take in one
+// pass, and returns how many blocks it rounded.
+func mxRowFast(d, s []float32, p *mxRowParams, tmp *[blockChunk]uint32) int {
+	nb := len(s) / 32
+	switch {
+	case positAVX512:
+		if nb >= 16 {
+			_ = d[nb*32-1]
+			return mxRowAVX512(&d[0], &s[0], nb, p, &tmp[0])
+		}
+	case blockAVX2:
+		if nb >= 8 {
+			_ = d[nb*32-1]
+			return mxRowAVX2(&d[0], &s[0], nb, p, &tmp[0])
+		}
+	}
+	return 0
+}

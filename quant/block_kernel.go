@@ -175,6 +175,7 @@ type blockKernel struct {
 	emin, m, emax int // emax: the element's largest binade (EmaxElem)
 	maxBits       uint32
 	mp            mxParams // mxConstsOf for the vector kernels
+	rp            mxRowParams
 }
 
 // mxParams let the vector kernels compute mxConstsOf(a) for a block
@@ -216,6 +217,7 @@ func (b BlockFormat) kernel(r Rounding, rng *rand.PCG) blockKernel {
 			cMG: int32(k.emin - k.emax - k.m + 23),
 			cMB: k.maxBits - uint32(127+k.emax)<<23,
 		}
+		k.rp = k.rowParams()
 	}
 	return k
 }
@@ -422,6 +424,20 @@ func (k *blockKernel) roundRow(dst, src []float32, sc *blockScratch) {
 	for i := 0; i < len(src); i += step {
 		s := src[i:min(i+step, len(src))]
 		d := dst[i : i+len(s)]
+		if k.fused && K == 32 {
+			// Whole groups of blocks in one vector pass each. They
+			// stop at a group with a block that needs more (a NaN
+			// block, an extreme scale), and the rest of the chunk goes
+			// the general way: the blocks done are ones both ways
+			// round alike, and the rest decide the chunk's way as all
+			// its blocks would (a NaN block's NaNs keep their signs
+			// only on the fused way).
+			j := mxRowFast(d, s, &k.rp, &sc.amax) * K
+			if j == len(s) || j > 0 && len(s)-j < K && k.roundLastBlock(d[j:], s[j:]) {
+				continue
+			}
+			s, d = s[j:], d[j:]
+		}
 		nb := (len(s) + K - 1) / K
 		amax := sc.amax[:nb]
 		blockAbsMax(amax, s, K, k.posit)
@@ -457,42 +473,47 @@ func (k *blockKernel) roundColumns(dst, src []float32, rows, cols int, sc *block
 	for c0 := 0; c0 < cols; c0 += blockChunk {
 		w := min(blockChunk, cols-c0)
 		for r0 := 0; r0 < rows; r0 += K {
-			r1 := min(r0+K, rows)
-			am := sc.amax[:w]
-			clear(am)
-			// MX counts every value (a non-finite one makes a NaN
-			// column): the band kernel takes all rows in one call.
-			if k.posit || !absMaxBand(am, src[r0*cols+c0:], r1-r0, cols) {
-				for r := r0; r < r1; r++ {
-					colsAbsMax(am, src[r*cols+c0:r*cols+c0+w], k.posit)
-				}
-			}
-			if k.fused && k.roundBandFused(dst, src, am, cols, c0, r0, r1, sc) {
-				continue
-			}
-			in, out := sc.in[:w], sc.out[:w]
-			for c, a := range am {
-				in[c], out[c] = factors(k.expNaN(a))
-			}
-			for r := r0; r < r1; r++ {
-				s := src[r*cols+c0 : r*cols+c0+w]
-				d := dst[r*cols+c0 : r*cols+c0+w]
-				c0 := 0
-				if k.posit {
-					c0 = positScaleCols(d, s, in, false)
-				}
-				for c := c0; c < len(s); c++ {
-					v := s[c]
-					y := v * in[c]
-					if k.posit && y == 0 && v != 0 {
-						y = float32(math.Copysign(math.SmallestNonzeroFloat32, float64(v)))
-					}
-					d[c] = y
-				}
-				k.roundElems(d)
-				k.fromElemCols(d, out)
-			}
+			k.roundColumnBand(dst, src, cols, c0, w, r0, min(r0+K, rows), sc)
 		}
+	}
+}
+
+// roundColumnBand rounds rows r0..r1 (one block high) of columns
+// c0..c0+w (w <= blockChunk) of a matrix with cols columns.
+func (k *blockKernel) roundColumnBand(dst, src []float32, cols, c0, w, r0, r1 int, sc *blockScratch) {
+	am := sc.amax[:w]
+	clear(am)
+	// MX counts every value (a non-finite one makes a NaN column): the
+	// band kernel takes all rows in one call.
+	if k.posit || !absMaxBand(am, src[r0*cols+c0:], r1-r0, cols) {
+		for r := r0; r < r1; r++ {
+			colsAbsMax(am, src[r*cols+c0:r*cols+c0+w], k.posit)
+		}
+	}
+	if k.fused && k.roundBandFused(dst, src, am, cols, c0, r0, r1, sc) {
+		return
+	}
+	in, out := sc.in[:w], sc.out[:w]
+	for c, a := range am {
+		in[c], out[c] = factors(k.expNaN(a))
+	}
+	for r := r0; r < r1; r++ {
+		s := src[r*cols+c0 : r*cols+c0+w]
+		d := dst[r*cols+c0 : r*cols+c0+w]
+		c0 := 0
+		if k.posit {
+			c0 = positScaleCols(d, s, in, false)
+		}
+		for c := c0; c < len(s); c++ {
+			v := s[c]
+			y := v * in[c]
+			if k.posit && y == 0 && v != 0 {
+				y = float32(math.Copysign(math.SmallestNonzeroFloat32, float64(v)))
+			}
+			d[c] = y
+		}
+		k.roundElems(d)
+		k.fromElemCols(d, out)
 	}
 }
 
