@@ -126,8 +126,7 @@ func blockWeights[T compute.Float](r *roles, buf *[]T, w, wq []T, rows, cols int
 	if w32, ok := any(w).([]float32); ok && cache {
 		b, hit := r.wc.get(f, w32)
 		if !hit {
-			b = r.wc.put(f, w32)
-			compute.RoundMatrix(r.wB, b, any(wq).([]float32), rows, cols, axis)
+			b = r.wc.roundBlockForm(r.wB, f, w32, any(wq).([]float32), rows, cols, axis)
 		}
 		return any(b).([]T)
 	}
