@@ -95,10 +95,18 @@ func mxRowFast(d, s []float32, p *mxRowParams, tmp *[blockChunk]uint32) int {
 	nb := len(s) / 32
 	switch {
 	case positAVX512:
+		j := 0
 		if nb >= 16 {
 			_ = d[nb*32-1]
-			return mxRowAVX512(&d[0], &s[0], nb, p, &tmp[0])
+			if j = mxRowAVX512(&d[0], &s[0], nb, p, &tmp[0]); j < nb&^15 {
+				return j // stopped at a group
+			}
 		}
+		if nb-j >= 8 { // a last group of eight
+			_ = d[nb*32-1]
+			j += mxRowAVX2(&d[j*32], &s[j*32], nb-j, p, &tmp[0])
+		}
+		return j
 	case blockAVX2:
 		if nb >= 8 {
 			_ = d[nb*32-1]
