@@ -115,3 +115,7 @@ func mxRowFast(d, s []float32, p *mxRowParams, tmp *[blockChunk]uint32) int {
 	}
 	return 0
 }
+
+// bandKernels says whether this build has the band and fused row kernels
+// (for the tests: their vector levels must take ordinary data).
+const bandKernels = true

@@ -88,6 +88,9 @@ func TestRoundColumnsBand(t *testing.T) {
 // columns (it must not fall back everywhere) and rounds it as
 // mxRoundColsGo does, and declines one with a NaN column without writing.
 func TestBandKernels(t *testing.T) {
+	if !bandKernels {
+		t.Skip("no band or fused row kernels in this build")
+	}
 	top := levelInUse
 	defer useLevel(top)
 	rng := rand.New(rand.NewPCG(30, 78))
@@ -238,6 +241,9 @@ func TestRoundRowsFused(t *testing.T) {
 // (they must not stop at once everywhere) and stop at a group with a NaN
 // block, having rounded the groups before it.
 func TestMXRowFast(t *testing.T) {
+	if !bandKernels {
+		t.Skip("no band or fused row kernels in this build")
+	}
 	top := levelInUse
 	defer useLevel(top)
 	rng := rand.New(rand.NewPCG(30, 80))
