@@ -65,8 +65,9 @@ func overlap(a, b []float32) bool {
 	return a0 < b0+uintptr(len(b))*4 && b0 < a0+uintptr(len(a))*4
 }
 
-// roundLastBlock rounds s, a chunk's last block when the vector kernels
-// have done the rest, into d with the fused kernel and reports true, or
+// roundLastBlock rounds s, a chunk's last partial block when the vector
+// kernels have done the rest (or its only one), into d with the fused
+// kernel and reports true, or
 // reports false, having written nothing, if the block needs the two-pass
 // way (its NaNs then lose their signs, as the general path's decision for
 // the chunk's last blocks would have it). Scalar: a row's tail of a few

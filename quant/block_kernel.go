@@ -433,7 +433,7 @@ func (k *blockKernel) roundRow(dst, src []float32, sc *blockScratch) {
 			// its blocks would (a NaN block's NaNs keep their signs
 			// only on the fused way).
 			j := mxRowFast(d, s, &k.rp, &sc.amax) * K
-			if j == len(s) || j > 0 && len(s)-j < K && k.roundLastBlock(d[j:], s[j:]) {
+			if j == len(s) || len(s)-j < K && k.roundLastBlock(d[j:], s[j:]) {
 				continue
 			}
 			s, d = s[j:], d[j:]
