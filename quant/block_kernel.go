@@ -174,8 +174,8 @@ type blockKernel struct {
 	fused         bool
 	emin, m, emax int // emax: the element's largest binade (EmaxElem)
 	maxBits       uint32
-	mp            mxParams // mxConstsOf for the vector kernels
-	rp            mxRowParams
+	mp            mxParams    // mxConstsOf for the vector kernels
+	rp            mxRowParams // the same for the fused row kernels (block_band.go)
 }
 
 // mxParams let the vector kernels compute mxConstsOf(a) for a block
