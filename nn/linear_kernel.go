@@ -69,8 +69,53 @@ func linBackW[T compute.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dens
 	dyb := blocked(r.errB, &bb.blk.dyw, dyq, n, out, quant.AlongColumn)
 	xb := blocked(r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
 	d := data[T](dw)
+	if r.f.Accum == quant.AccumFP32 && !r.wgrad.IsIdentity() && r.f.WGrad.Rounding != quant.Stochastic {
+		bb.wj = wgradJob[T]{q: r.wgrad, dy: dyb, x: xb, dw: d, n: n, in: in, out: out, rows: wgradRows(in)}
+		compute.ForRanges((out+bb.wj.rows-1)/bb.wj.rows, wgradMinChunks(bb.wj.rows, n, in), &bb.wj)
+		bb.wj = wgradJob[T]{}
+		return
+	}
 	mm(r, r.accWGrad, true, false, out, in, n, dyb, out, xb, in, d)
 	compute.RoundSlice(r.wgrad, d, d)
+}
+
+// wgradJob computes a weight gradient dw = dyᵀ·x (out×in, summed over
+// the n rows of the batch) and rounds it, a chunk of rows of dw at a
+// time: each chunk is rounded while the product has just written it and
+// it is still in the cache, instead of in a second pass over the whole
+// gradient, which is as large as the weights and has left the cache by
+// the product's end. Each element of dw is the same chain of float32
+// multiply-adds whatever the chunking (internal/gemm), and the rounding
+// to nearest is element by element, so the bits are those of the product
+// then the rounding.
+type wgradJob[T compute.Float] struct {
+	q                *compute.Rounder
+	dy, x, dw        []T
+	n, in, out, rows int
+}
+
+// Range computes and rounds chunks [lo, hi) of rows of dw.
+func (j *wgradJob[T]) Range(lo, hi int) {
+	for c := lo; c < hi; c++ {
+		i0 := c * j.rows
+		i1 := min(i0+j.rows, j.out)
+		d := j.dw[i0*j.in : i1*j.in]
+		compute.Gemm(true, false, i1-i0, j.in, j.n, 1, j.dy[i0:], j.out, j.x, j.in, 0, d, j.in)
+		compute.RoundSlice(j.q, d, d)
+	}
+}
+
+// wgradRows is the number of rows of a weight gradient with in columns
+// that wgradJob computes and rounds at a time: about 128 KB of float32s,
+// in whole tiles of the GEMM's kernels (6 or 8 rows).
+func wgradRows(in int) int {
+	return max(24, (32768/in)/24*24)
+}
+
+// wgradMinChunks is the fewest chunks of rows a goroutine takes: enough
+// multiply-adds (about 8 M) to pay for another goroutine.
+func wgradMinChunks(rows, n, in int) int {
+	return max(1, (1<<23)/max(1, rows*n*in))
 }
 
 // sumRows sets dst[c] to the sum over b < n and p < inner of

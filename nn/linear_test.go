@@ -2,9 +2,12 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -59,4 +62,39 @@ func ExampleNewLinear() {
 	// 1.03 rounds to posit(8,1)'s 1 (neighbours 1 and 1.0625).
 	fmt.Println(y.Value().Data())
 	// Output: [0 0.625]
+}
+
+// TestWGradChunks checks that the weight gradient computed and rounded a
+// chunk of rows at a time (wgradJob), on one goroutine or several, has
+// the bits of the whole product rounded after it.
+func TestWGradChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 1))
+	for _, name := range []string{"posit(8,1)", "fp8-e5m2", "posit(16,1)"} {
+		q := compute.NewRounder(quant.MustParse(name), quant.Nearest, nil)
+		for _, sz := range [][3]int{{64, 786, 512}, {64, 1026, 784}, {7, 33, 50}, {64, 2, 513}} {
+			n, in, out := sz[0], sz[1], sz[2]
+			dy, x := make([]float32, n*out), make([]float32, n*in)
+			for i := range dy {
+				dy[i] = float32(rng.NormFloat64() * 0.01)
+			}
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			want := make([]float32, out*in)
+			compute.Gemm(true, false, out, in, n, 1, dy, out, x, in, 0, want, in)
+			q.Round(want, want)
+			for _, procs := range []int{1, 2, 3} {
+				prev := runtime.GOMAXPROCS(procs)
+				got := make([]float32, out*in)
+				j := wgradJob[float32]{q: q, dy: dy, x: x, dw: got, n: n, in: in, out: out, rows: wgradRows(in)}
+				compute.ForRanges((out+j.rows-1)/j.rows, 1, &j)
+				runtime.GOMAXPROCS(prev)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s %v procs %d: dw[%d] = %g, want %g", name, sz, procs, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
 }
