@@ -64,34 +64,40 @@ func ExampleNewLinear() {
 	// Output: [0 0.625]
 }
 
-// TestWGradChunks checks that the weight gradient computed and rounded a
-// chunk of rows at a time (wgradJob), on one goroutine or several, has
-// the bits of the whole product rounded after it.
-func TestWGradChunks(t *testing.T) {
-	rng := rand.New(rand.NewPCG(30, 1))
-	for _, name := range []string{"posit(8,1)", "fp8-e5m2", "posit(16,1)"} {
+// TestFwdChunks checks that a forward product whose weights are rounded a
+// chunk of rows at a time (fwdJob), on one goroutine or several, has the
+// bits of rounding all the weights, then the product.
+func TestFwdChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 2))
+	for _, name := range []string{"posit(8,1,scale=4)", "fp8-e4m3", "posit(16,1)"} {
 		q := compute.NewRounder(quant.MustParse(name), quant.Nearest, nil)
 		for _, sz := range [][3]int{{64, 786, 512}, {64, 1026, 784}, {7, 33, 50}, {64, 2, 513}} {
 			n, in, out := sz[0], sz[1], sz[2]
-			dy, x := make([]float32, n*out), make([]float32, n*in)
-			for i := range dy {
-				dy[i] = float32(rng.NormFloat64() * 0.01)
+			w, x := make([]float32, out*in), make([]float32, n*in)
+			for i := range w {
+				w[i] = float32(rng.NormFloat64() * 0.05)
 			}
 			for i := range x {
 				x[i] = float32(rng.NormFloat64())
 			}
-			want := make([]float32, out*in)
-			compute.Gemm(true, false, out, in, n, 1, dy, out, x, in, 0, want, in)
-			q.Round(want, want)
+			wq := make([]float32, out*in)
+			q.Round(wq, w)
+			want := make([]float32, n*out)
+			compute.Gemm(false, true, n, out, in, 1, x, in, wq, in, 0, want, out)
 			for _, procs := range []int{1, 2, 3} {
 				prev := runtime.GOMAXPROCS(procs)
-				got := make([]float32, out*in)
-				j := wgradJob[float32]{q: q, dy: dy, x: x, dw: got, n: n, in: in, out: out, rows: wgradRows(in)}
+				got, gotq := make([]float32, n*out), make([]float32, out*in)
+				j := fwdJob[float32]{q: q, w: w, wq: gotq, x: x, y: got, n: n, in: in, out: out, rows: fwdRows(in)}
 				compute.ForRanges((out+j.rows-1)/j.rows, 1, &j)
 				runtime.GOMAXPROCS(prev)
+				for i := range wq {
+					if math.Float32bits(gotq[i]) != math.Float32bits(wq[i]) {
+						t.Fatalf("%s %v procs %d: wq[%d] = %g, want %g", name, sz, procs, i, gotq[i], wq[i])
+					}
+				}
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-						t.Fatalf("%s %v procs %d: dw[%d] = %g, want %g", name, sz, procs, i, got[i], want[i])
+						t.Fatalf("%s %v procs %d: y[%d] = %g, want %g", name, sz, procs, i, got[i], want[i])
 					}
 				}
 			}
