@@ -25,6 +25,11 @@ type Adam struct {
 	// role and T, so that resuming from a checkpoint (which holds T)
 	// rounds exactly as an uninterrupted run.
 	Seed uint64
+	// writes holds per parameter the nn.WeightWrite that Step reports
+	// each chunk of updated values to, while they are in the cache (a
+	// layer's rounded weights, kept current); empty: none. The Trainer
+	// sets it around each Step.
+	writes []nn.WeightWrite
 
 	g   []float32   // the rounded gradient of one chunk of a tensor
 	rng [4]rand.PCG // stochastic rounding's streams, by role
@@ -41,10 +46,18 @@ type Adam struct {
 type adamJob struct {
 	p, g, m, v                []float32
 	inv, b1, b2, lr, sc2, eps float32
+	ww                        nn.WeightWrite
 }
 
 func (j *adamJob) Range(lo, hi int) {
-	adamKernel(j.p[lo:hi], j.g[lo:hi], j.m[lo:hi], j.v[lo:hi], j.inv, j.b1, j.b2, j.lr, j.sc2, j.eps)
+	// Chunks of adamWriteChunk values: the five slices of one stay in a
+	// core's L2 for the WeightWrite's rounding, which costs a few hundred
+	// nanoseconds a call besides its values.
+	for c := lo; c < hi; c += adamWriteChunk {
+		e := min(c+adamWriteChunk, hi)
+		adamKernel(j.p[c:e], j.g[c:e], j.m[c:e], j.v[c:e], j.inv, j.b1, j.b2, j.lr, j.sc2, j.eps)
+		j.ww.Written(c, e)
+	}
 }
 
 // ParamFormats are the formats of the optimiser's side of one parameter
@@ -97,7 +110,7 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 			panic(fmt.Sprintf("gan: adam: tensor %d has %d values, gradient %d, state %d", i, len(p), len(g), len(m)))
 		}
 		if a.Formats == nil || a.Formats[i] == (ParamFormats{}) {
-			a.job = adamJob{p, g, m, v, inv, b1, b2, lr, sc2, eps}
+			a.job = adamJob{p, g, m, v, inv, b1, b2, lr, sc2, eps, a.write(i)}
 			compute.ForRanges(len(p), adamParallelMin, &a.job)
 			a.job = adamJob{} // keep no tensors alive
 			continue
@@ -125,8 +138,17 @@ func (a *Adam) Step(params, grads [][]float32, gradScale float64) {
 			a.round(vc, roles[2], 2)
 			applyKernel(pc, mc, vc, lr, sc2, eps)
 			a.round(pc, roles[3], 3)
+			a.write(i).Written(lo, hi)
 		}
 	}
+}
+
+// write returns tensor i's WeightWrite (the zero one without writes).
+func (a *Adam) write(i int) nn.WeightWrite {
+	if i >= len(a.writes) {
+		return nn.WeightWrite{}
+	}
+	return a.writes[i]
 }
 
 // roleSeeds returns the seeds of tensor i's streams by role, deriving
@@ -146,6 +168,10 @@ func (a *Adam) roleSeeds(i int) *[4]uint64 {
 // adamChunk is the number of values of a tensor the rounded update
 // processes at a time: four float32 slices of it fit in a core's L2.
 const adamChunk = 4096
+
+// adamWriteChunk is the number of values of a tensor the float32 update
+// processes, then reports to its WeightWrite, at a time.
+const adamWriteChunk = 16384
 
 // adamParallelMin is the fewest values of a tensor worth a goroutine of
 // the unrounded update (element-wise, so the split does not change the

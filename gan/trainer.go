@@ -403,10 +403,18 @@ func (t *Trainer) update(u *updateGraph) bool {
 		for i := range pd {
 			pd[i] = u.params[off+i].Data()
 		}
-		a.Step(pd, gd[off:off+k], scale)
+		// Each weight tensor's rounding is kept current as Adam writes it
+		// (nn.WeightWrite): the forward would otherwise round it again
+		// from memory.
 		for _, p := range u.params[off : off+k] {
-			p.Changed()
+			a.writes = append(a.writes, p.BeginWrite())
 		}
+		a.Step(pd, gd[off:off+k], scale)
+		for _, w := range a.writes {
+			w.Changed()
+		}
+		clear(a.writes)
+		a.writes = a.writes[:0]
 		off += k
 	}
 	return true

@@ -74,6 +74,7 @@ type linBufs[T compute.Float] struct {
 	blk        blockBufs[T] // block-rounded operands (roles.go)
 	gen, dyGen int          // forward runs; the run dyq was rounded in
 	rd         wRead        // the weights the forward read (wcache.go)
+	fj         fwdJob[T]    // the forward's rounding of the weights and product
 }
 
 // linState is what a Linear node's forward and backward kernels share.

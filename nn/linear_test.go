@@ -2,9 +2,12 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
+	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -59,4 +62,45 @@ func ExampleNewLinear() {
 	// 1.03 rounds to posit(8,1)'s 1 (neighbours 1 and 1.0625).
 	fmt.Println(y.Value().Data())
 	// Output: [0 0.625]
+}
+
+// TestFwdChunks checks that a forward product whose weights are rounded a
+// chunk of rows at a time (fwdJob), on one goroutine or several, has the
+// bits of rounding all the weights, then the product.
+func TestFwdChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 2))
+	for _, name := range []string{"posit(8,1,scale=4)", "fp8-e4m3", "posit(16,1)"} {
+		q := compute.NewRounder(quant.MustParse(name), quant.Nearest, nil)
+		for _, sz := range [][3]int{{64, 786, 512}, {64, 1026, 784}, {7, 33, 50}, {64, 2, 513}} {
+			n, in, out := sz[0], sz[1], sz[2]
+			w, x := make([]float32, out*in), make([]float32, n*in)
+			for i := range w {
+				w[i] = float32(rng.NormFloat64() * 0.05)
+			}
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			wq := make([]float32, out*in)
+			q.Round(wq, w)
+			want := make([]float32, n*out)
+			compute.Gemm(false, true, n, out, in, 1, x, in, wq, in, 0, want, out)
+			for _, procs := range []int{1, 2, 3} {
+				prev := runtime.GOMAXPROCS(procs)
+				got, gotq := make([]float32, n*out), make([]float32, out*in)
+				j := fwdJob[float32]{q: q, w: w, wq: gotq, x: x, y: got, n: n, in: in, out: out, rows: fwdRows(in)}
+				compute.ForRanges((out+j.rows-1)/j.rows, 1, &j)
+				runtime.GOMAXPROCS(prev)
+				for i := range wq {
+					if math.Float32bits(gotq[i]) != math.Float32bits(wq[i]) {
+						t.Fatalf("%s %v procs %d: wq[%d] = %g, want %g", name, sz, procs, i, gotq[i], wq[i])
+					}
+				}
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s %v procs %d: y[%d] = %g, want %g", name, sz, procs, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
 }

@@ -38,6 +38,12 @@ type weightCache struct {
 	ver atomic.Uint64 // the weights' version, bumped by each write (Param.Changed)
 	// forms holds the rounded forms of the weights, by weightForm.
 	forms [3]cachedForm
+	// elem rounds the weights element-wise to the Weight format (to
+	// nearest), for WeightWrite; nil without such a format. elemRead
+	// records that a product read the element-wise form through the
+	// cache (put), so that rounding it at a write is worth it.
+	elem     *compute.Rounder
+	elemRead bool
 }
 
 // weightForm names a rounded form of a layer's weights.
@@ -60,7 +66,11 @@ type cachedForm struct {
 }
 
 func newWeightCache(f LayerFormats) *weightCache {
-	return &weightCache{det: f.Weight.IsZero() || f.Weight.Rounding != quant.Stochastic}
+	c := &weightCache{det: f.Weight.IsZero() || f.Weight.Rounding != quant.Stochastic}
+	if c.det && f.Weight.Format != nil && f.Weight.Block.IsZero() {
+		c.elem = Quantizer{Format: f.Weight.Format, Rounding: f.Weight.Rounding}.Rounder(nil)
+	}
+	return c
 }
 
 // changed records a write of the weights: every form is rounded again
@@ -87,10 +97,64 @@ func (c *weightCache) get(f weightForm, w []float32) ([]float32, bool) {
 // put returns the buffer form f of the current version of w is to be
 // rounded into, which get returns from now on.
 func (c *weightCache) put(f weightForm, w []float32) []float32 {
+	if f == formElem {
+		c.elemRead = true
+	}
 	e := &c.forms[f]
 	e.buf = grow(e.buf, len(w))
 	e.valid, e.src, e.n, e.ver = true, unsafe.SliceData(w), len(w), c.ver.Load()
 	return e.buf
+}
+
+// A WeightWrite keeps a layer's cached element-wise rounding of its
+// weights current through a write of all of them by an optimiser, which
+// reports each range of values it has written (Written) while they are
+// still in the processor's cache: the layer's next product then reads the
+// rounding instead of rounding weights that have gone back to memory.
+// The rounding is the one the product would do (element-wise, to
+// nearest, from the written values), so the bits are the same. The zero
+// WeightWrite does nothing but what Param.Changed does.
+type WeightWrite struct {
+	c      *weightCache
+	w, buf []float32
+}
+
+// BeginWrite returns the WeightWrite of a write of every value of p, to
+// be reported range by range with Written (ranges that do not overlap and
+// together cover all of p, from any goroutines) and ended with Changed
+// instead of p.Changed. It rounds only where it pays: for the weights of
+// a layer whose products read their element-wise rounding through the
+// cache (CacheWeights); for any other parameter it returns a WeightWrite
+// that only does p.Changed.
+func (p Param) BeginWrite() WeightWrite {
+	c := p.wc
+	if c == nil || !c.on || !c.det || c.elem == nil || !c.elemRead || p.Node == nil {
+		return WeightWrite{c: c}
+	}
+	w := p.Data()
+	e := &c.forms[formElem]
+	e.valid = false
+	e.buf = grow(e.buf, len(w))
+	return WeightWrite{c: c, w: w, buf: e.buf}
+}
+
+// Written rounds values [lo, hi) of the parameter, which the writer has
+// just written, into the cache.
+func (ww WeightWrite) Written(lo, hi int) {
+	if ww.buf != nil {
+		ww.c.elem.Round(ww.buf[lo:hi], ww.w[lo:hi])
+	}
+}
+
+// Changed ends the write, as Param.Changed does, and makes the rounding
+// Written built the cache's for the new values.
+func (ww WeightWrite) Changed() {
+	c := ww.c
+	c.changed()
+	if ww.buf != nil {
+		e := &c.forms[formElem]
+		e.valid, e.src, e.n, e.ver = true, unsafe.SliceData(ww.w), len(ww.w), c.ver.Load()
+	}
 }
 
 // elemWeights returns the weights w rounded element-wise to r's Weight

@@ -33,6 +33,12 @@ type floatKernel struct {
 	// fixSub says that float32 subnormal inputs are not handled (the
 	// smallest normal is below float32's): the caller rounds them exactly.
 	fixSub bool
+	// wideLo2 and wideSpan2 are, in the same form, the wide span of the
+	// AVX2 kernel: where x is a float32 normal, its rounding is finite
+	// and not zero, and nothing is flushed, so that rounding is the
+	// normal or the subnormal path by |x| against minNorm, the sign put
+	// back, with no other check (FASTSUB8). Empty without subnormals.
+	wideLo2, wideSpan2 [8]uint32
 }
 
 func splat(v uint32) (a [8]uint32) {
@@ -108,6 +114,19 @@ func (f Float) kernel() (k floatKernel, ok bool) {
 	k.fastLo2, k.fastSpan2 = 1, 0
 	if lo <= hi {
 		k.fastLo2, k.fastSpan2 = lo<<1, (hi-lo)<<1+1
+	}
+	// Above half the smallest subnormal (a tie there goes to the even 0)
+	// the rounding is not zero, so FNUZ's unsigned zero never arises.
+	k.wideLo2, k.wideSpan2 = splat(1), splat(0)
+	if k.minNorm[0] != 0 && k.ftz[0] == 0 {
+		half := math.Ldexp(1, emin-m-1)
+		wlo := max(math.Float32bits(float32(half))+1, 0x00800000)
+		if float64(float32(half)) != half {
+			wlo = 0x00800000 // not reached: emin >= -126 puts half in float32's range
+		}
+		if wlo <= hi {
+			k.wideLo2, k.wideSpan2 = splat(wlo<<1), splat((hi-wlo)<<1+1)
+		}
 	}
 	return k, true
 }

@@ -100,6 +100,7 @@ func TestFloatKernelLayout(t *testing.T) {
 		{"fnuz", unsafe.Offsetof(k.fnuz), 320}, {"inf", unsafe.Offsetof(k.inf), 352},
 		{"lsbXor", unsafe.Offsetof(k.lsbXor), 384}, {"shift", unsafe.Offsetof(k.shift), 416},
 		{"fastLo2", unsafe.Offsetof(k.fastLo2), 424}, {"fastSpan2", unsafe.Offsetof(k.fastSpan2), 428},
+		{"wideLo2", unsafe.Offsetof(k.wideLo2), 436}, {"wideSpan2", unsafe.Offsetof(k.wideSpan2), 468},
 	} {
 		if c.got != c.want {
 			t.Errorf("floatKernel.%s at %d, want %d", c.name, c.got, c.want)

@@ -135,8 +135,10 @@ func (p Posit) slice() positSlice {
 	// Rounding in the regular region moves x by less than a factor
 	// 2^(2^es) (one exponent bit, at worst, survives), so the result is a
 	// normal float32 if |x| is in [2^(-126+2^es), 2^(128-2^es)).
-	fastLo := max(c.lo, uint32(1+1<<es)<<23)
-	fastHi := min(c.hi, uint32(255-1<<es)<<23)
+	// The vector kernels also need E+sOff in a signed byte there (see
+	// POSIT_FAST8).
+	fastLo := max(c.lo, uint32(1+1<<es)<<23, uint32(max(1, -128-c.sOff))<<23)
+	fastHi := min(c.hi, uint32(255-1<<es)<<23, uint32(max(0, min(255, 128-c.sOff)))<<23)
 	if fastHi > fastLo {
 		c.fastLo, c.fastSpan = fastLo, fastHi-fastLo
 	}

@@ -83,25 +83,28 @@ GLOBL maxFinite<>(SB), RODATA|NOPTR, $32
 // POSIT_FAST8 rounds the 8 float32s in X (a Y register) by the regular
 // region's rule where they all lie in the fast span, in place, clobbering
 // T and U: the sign bit rides along in v = x+off, as no carry or borrow
-// reaches it there; E = (x<<1)>>24, k = (E+sOff)>>es, drop = max(k+c1,
-// c2-k) (never negative where this path runs), low = 1<<drop - 1, half =
-// (low + v>>drop&1)>>1, r = (v+half)&^low - off. T holds x<<1 on entry.
+// reaches it there; k = (E+sOff)>>es, computed as (x<<1 + sOff<<24) >>
+// (24+es), arithmetic: x<<1 is E<<24 plus the mantissa below bit 24,
+// which the shift drops, and the fast span keeps E+sOff in a signed byte;
+// drop = max(k+c1, c2-k) (never negative where this path runs), low =
+// 1<<drop - 1, half = (low + v>>drop&1)>>1, r = (v+half)&^low - off. T
+// holds x<<1 on entry; the frame holds sOff<<24 at 256(SP) and 24+es at
+// 288(SP), 8 times each.
 #define POSIT_FAST8(X, T, U) \
-	VPSRLD  $24, T, T;  \
-	VPADDD  Y15, T, T;  \
-	VPSRAD  X14, T, T;  \
-	VPADDD  Y13, T, U;  \
-	VPSUBD  T, Y12, T;  \
-	VPMAXSD U, T, T;    \
-	VPADDD  Y10, X, X;  \
-	VPSRLVD T, X, U;    \
-	VPAND   Y9, U, U;   \
-	VPSLLVD T, Y9, T;   \
-	VPSUBD  Y9, T, T;   \
-	VPADDD  T, U, U;    \
-	VPSRLD  $1, U, U;   \
-	VPADDD  U, X, X;    \
-	VPANDN  X, T, X;    \
+	VPADDD  256(SP), T, T; \
+	VPSRAVD 288(SP), T, T; \
+	VPADDD  Y13, T, U;     \
+	VPSUBD  T, Y12, T;     \
+	VPMAXSD U, T, T;       \
+	VPADDD  Y10, X, X;     \
+	VPSRLVD T, X, U;       \
+	VPAND   Y9, U, U;      \
+	VPSLLVD T, Y9, T;      \
+	VPSUBD  Y9, T, T;      \
+	VPADDD  T, U, U;       \
+	VPSRLD  $1, U, U;      \
+	VPADDD  U, X, X;       \
+	VPANDN  X, T, X;       \
 	VPSUBD  Y10, X, X
 
 // func roundPositAVX2(dst, src *float32, n int, c *positSlice, idx *int32) int
@@ -113,7 +116,7 @@ GLOBL maxFinite<>(SB), RODATA|NOPTR, $32
 // vectors in the span take the short path together. The constants of the
 // other regions are broadcast to the frame: loTie 0, hiTie 32, minB 64,
 // lowB 96, highB 128, maxB 160, lo 192, hi 224.
-TEXT ·roundPositAVX2(SB), NOSPLIT, $256-48
+TEXT ·roundPositAVX2(SB), NOSPLIT, $320-48
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -143,6 +146,16 @@ TEXT ·roundPositAVX2(SB), NOSPLIT, $256-48
 	VMOVDQU      Y0, 192(SP) // lo
 	VPBROADCASTD 32(R8), Y0
 	VMOVDQU      Y0, 224(SP) // hi
+	MOVL         0(R8), AX
+	SHLL         $24, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, 256(SP) // sOff<<24
+	MOVL         4(R8), AX
+	ADDL         $24, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, 288(SP) // 24+es
 
 	// Y8 = 2·fastLo, Y7 = 2·fastSpan-1; without a fast span, or where
 	// drop may be negative (c2 < -1: posits of more than 24 bits), 1 and
@@ -318,27 +331,27 @@ avx2done:
 	VPANDND Z6, Z2, Z6;  \
 	VPSUBD  Z10, Z6, Z6
 
-// POSIT_FAST_Z is POSIT_FAST8 on the 16 lanes of a Z register.
+// POSIT_FAST_Z is POSIT_FAST8 on the 16 lanes of a Z register, with
+// sOff<<24 in Z18 and 24+es at 0(SP).
 #define POSIT_FAST_Z(X, T, U) \
-	VPSRLD  $24, T, T;  \
-	VPADDD  Z15, T, T;  \
-	VPSRAD  X14, T, T;  \
-	VPADDD  Z13, T, U;  \
-	VPSUBD  T, Z12, T;  \
-	VPMAXSD U, T, T;    \
-	VPADDD  Z10, X, X;  \
-	VPSRLVD T, X, U;    \
-	VPANDD  Z9, U, U;   \
-	VPSLLVD T, Z9, T;   \
-	VPSUBD  Z9, T, T;   \
-	VPADDD  T, U, U;    \
-	VPSRLD  $1, U, U;   \
-	VPADDD  U, X, X;    \
-	VPANDND X, T, X;    \
+	VPADDD  Z18, T, T;   \
+	VPSRAVD 0(SP), T, T; \
+	VPADDD  Z13, T, U;   \
+	VPSUBD  T, Z12, T;   \
+	VPMAXSD U, T, T;     \
+	VPADDD  Z10, X, X;   \
+	VPSRLVD T, X, U;     \
+	VPANDD  Z9, U, U;    \
+	VPSLLVD T, Z9, T;    \
+	VPSUBD  Z9, T, T;    \
+	VPADDD  T, U, U;     \
+	VPSRLD  $1, U, U;    \
+	VPADDD  U, X, X;     \
+	VPANDND X, T, X;     \
 	VPSUBD  Z10, X, X
 
 // func roundPositAVX512(dst, src *float32, n int, c *positSlice, idx *int32) int
-TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
+TEXT ·roundPositAVX512(SB), NOSPLIT, $64-48
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -371,6 +384,13 @@ TEXT ·roundPositAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTD AX, Z22     // normal range
 	MOVL         $0x7f800000, AX
 	VPBROADCASTD AX, Z19     // +Inf
+	MOVL         0(R8), AX
+	SHLL         $24, AX
+	VPBROADCASTD AX, Z18     // sOff<<24
+	MOVL         4(R8), AX
+	ADDL         $24, AX
+	VPBROADCASTD AX, Z0
+	VMOVDQU32    Z0, 0(SP)   // 24+es
 	VMOVDQU32    lanes<>(SB), Z23
 
 	// Z16 = 2·fastLo, Z17 = 2·fastSpan-1, as in roundPositAVX2.
