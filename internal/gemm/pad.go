@@ -1,0 +1,36 @@
+package gemm
+
+// Padded returns the geometry of g's images with their padding made part
+// of them (PadImages): H+2·PH by W+2·PW pixels and no padding. Its column
+// matrix is that of g, and so are OH and OW.
+func Padded(g Geom) Geom {
+	g.H, g.W = g.H+2*g.PH, g.W+2*g.PW
+	g.PH, g.PW = 0, 0
+	return g
+}
+
+// PadImages sets dst to the n images of src (n×C×H×W) with g's padding
+// of zeros around each channel: n×C×(H+2·PH)×(W+2·PW), the images of
+// Padded(g). Without padding it copies src.
+func PadImages[T Float](dst, src []T, n int, g Geom) {
+	hp, wp := g.H+2*g.PH, g.W+2*g.PW
+	if n < 0 || len(src) < n*g.C*g.H*g.W || len(dst) < n*g.C*hp*wp {
+		panic("gemm: pad: slice too short")
+	}
+	if g.PH == 0 && g.PW == 0 {
+		copy(dst, src[:n*g.C*g.H*g.W])
+		return
+	}
+	for pl := range n * g.C {
+		s := src[pl*g.H*g.W : (pl+1)*g.H*g.W]
+		d := dst[pl*hp*wp : (pl+1)*hp*wp]
+		clear(d[:g.PH*wp])
+		for y := range g.H {
+			row := d[(g.PH+y)*wp : (g.PH+y+1)*wp]
+			clear(row[:g.PW])
+			copy(row[g.PW:g.PW+g.W], s[y*g.W:(y+1)*g.W])
+			clear(row[g.PW+g.W:])
+		}
+		clear(d[(g.PH+g.H)*wp:])
+	}
+}
