@@ -11,7 +11,8 @@ func Padded(g Geom) Geom {
 
 // PadImages sets dst to the n images of src (n×C×H×W) with g's padding
 // of zeros around each channel: n×C×(H+2·PH)×(W+2·PW), the images of
-// Padded(g). Without padding it copies src.
+// Padded(g), spread over goroutines by ForEaches. Without padding it
+// copies src.
 func PadImages[T Float](dst, src []T, n int, g Geom) {
 	hp, wp := g.H+2*g.PH, g.W+2*g.PW
 	if n < 0 || len(src) < n*g.C*g.H*g.W || len(dst) < n*g.C*hp*wp {
@@ -21,16 +22,26 @@ func PadImages[T Float](dst, src []T, n int, g Geom) {
 		copy(dst, src[:n*g.C*g.H*g.W])
 		return
 	}
-	for pl := range n * g.C {
-		s := src[pl*g.H*g.W : (pl+1)*g.H*g.W]
-		d := dst[pl*hp*wp : (pl+1)*hp*wp]
-		clear(d[:g.PH*wp])
-		for y := range g.H {
-			row := d[(g.PH+y)*wp : (g.PH+y+1)*wp]
-			clear(row[:g.PW])
-			copy(row[g.PW:g.PW+g.W], s[y*g.W:(y+1)*g.W])
-			clear(row[g.PW+g.W:])
-		}
-		clear(d[(g.PH+g.H)*wp:])
+	b := getBatch(dst, src, n, g)
+	ForEaches(n*g.C, n*g.C*hp*wp, (*padPlanes[T])(b))
+	b.put()
+}
+
+// padPlanes pads channel k of the batch's images (k counting across
+// images).
+type padPlanes[T Float] batch[T]
+
+func (b *padPlanes[T]) Each(k int) {
+	g := b.g
+	hp, wp := g.H+2*g.PH, g.W+2*g.PW
+	s := b.src[k*g.H*g.W : (k+1)*g.H*g.W]
+	d := b.dst[k*hp*wp : (k+1)*hp*wp]
+	clear(d[:g.PH*wp])
+	for y := range g.H {
+		row := d[(g.PH+y)*wp : (g.PH+y+1)*wp]
+		clear(row[:g.PW])
+		copy(row[g.PW:g.PW+g.W], s[y*g.W:(y+1)*g.W])
+		clear(row[g.PW+g.W:])
 	}
+	clear(d[(g.PH+g.H)*wp:])
 }
