@@ -182,12 +182,13 @@ func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0
 	// each position, position by position into t, transposed.
 	ps := grow(&w.pos, nb)
 	s.positions(ps, j0)
-	t := grow(&w.patch, nr*kb)
+	lt := kb + 8 // kb = 256 floats apart, every fourth row of t would share 4 kB offsets
+	t := grow(&w.patch, nr*lt)
 	for pan := 0; pan*nr < nb; pan++ {
 		dp := dst[pan*nr*kb : (pan+1)*nr*kb]
 		cols := min(nr, nb-pan*nr)
-		s.patches(t, kb, ps[pan*nr:pan*nr+cols], p0, kb)
-		d.transposeInto(dp, nr, t, kb, cols, kb)
+		s.patches(t, lt, ps[pan*nr:pan*nr+cols], p0, kb)
+		d.transposeInto(dp, nr, t, lt, cols, kb)
 		for c := cols; c < nr; c++ {
 			for l := 0; l < kb; l++ {
 				dp[l*nr+c] = 0
