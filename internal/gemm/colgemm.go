@@ -153,8 +153,14 @@ func (s *colSrc[T]) run(dst []T, ldd int, ps []int, off, ln int) {
 			dp = unsafe.Add(dp, step)
 		}
 	default:
-		for q, b := range ps {
-			copy(dst[q*ldd:q*ldd+ln], x[b+off:b+off+ln])
+		// Element by element: runs are a kernel row, 1 to 7 or so taps,
+		// shorter than memmove's start-up.
+		for _, b := range ps {
+			src := unsafe.Add(xp, uintptr(b)*size)
+			for e := uintptr(0); e < uintptr(ln); e++ {
+				*(*T)(unsafe.Add(dp, e*size)) = *(*T)(unsafe.Add(src, e*size))
+			}
+			dp = unsafe.Add(dp, step)
 		}
 	}
 }
