@@ -1,5 +1,7 @@
 package gemm
 
+import "unsafe"
+
 // Padded returns the geometry of g's images with their padding made part
 // of them (PadImages): H+2·PH by W+2·PW pixels and no padding. Its column
 // matrix is that of g, and so are OH and OW.
@@ -37,11 +39,24 @@ func (b *padPlanes[T]) Each(k int) {
 	s := b.src[k*g.H*g.W : (k+1)*g.H*g.W]
 	d := b.dst[k*hp*wp : (k+1)*hp*wp]
 	clear(d[:g.PH*wp])
-	for y := range g.H {
-		row := d[(g.PH+y)*wp : (g.PH+y+1)*wp]
-		clear(row[:g.PW])
-		copy(row[g.PW:g.PW+g.W], s[y*g.W:(y+1)*g.W])
-		clear(row[g.PW+g.W:])
-	}
 	clear(d[(g.PH+g.H)*wp:])
+	// Element by element through pointers, the bounds checked above: a
+	// clear, a memmove and a clear per row of 7 to 28 pixels took twice
+	// as long.
+	size := unsafe.Sizeof(T(0))
+	sp, dp := unsafe.Pointer(unsafe.SliceData(s)), unsafe.Pointer(&d[g.PH*wp])
+	for range g.H {
+		for i := range uintptr(g.PW) {
+			*(*T)(unsafe.Add(dp, i*size)) = 0
+		}
+		dp = unsafe.Add(dp, uintptr(g.PW)*size)
+		for i := range uintptr(g.W) {
+			*(*T)(unsafe.Add(dp, i*size)) = *(*T)(unsafe.Add(sp, i*size))
+		}
+		dp, sp = unsafe.Add(dp, uintptr(g.W)*size), unsafe.Add(sp, uintptr(g.W)*size)
+		for i := range uintptr(g.PW) {
+			*(*T)(unsafe.Add(dp, i*size)) = 0
+		}
+		dp = unsafe.Add(dp, uintptr(g.PW)*size)
+	}
 }
