@@ -139,28 +139,28 @@ func (s *colSrc[T]) run(dst []T, ldd int, ps []int, off, ln int) {
 	}
 	_ = dst[last*ldd+ln-1]
 	size := unsafe.Sizeof(T(0))
-	xp, dp := unsafe.Pointer(&x[off]), unsafe.Pointer(&dst[0])
+	// Pointers are formed from the slices' starts for each run, never
+	// moved past their ends (the garbage collector and checkptr reject
+	// those).
+	xp, d0 := unsafe.Pointer(&x[off]), unsafe.Pointer(&dst[0])
 	step := uintptr(ldd) * size
 	switch ln {
 	case 4:
-		for _, b := range ps {
-			*(*[4]T)(dp) = *(*[4]T)(unsafe.Add(xp, uintptr(b)*size))
-			dp = unsafe.Add(dp, step)
+		for q, b := range ps {
+			*(*[4]T)(unsafe.Add(d0, uintptr(q)*step)) = *(*[4]T)(unsafe.Add(xp, uintptr(b)*size))
 		}
 	case 3:
-		for _, b := range ps {
-			*(*[3]T)(dp) = *(*[3]T)(unsafe.Add(xp, uintptr(b)*size))
-			dp = unsafe.Add(dp, step)
+		for q, b := range ps {
+			*(*[3]T)(unsafe.Add(d0, uintptr(q)*step)) = *(*[3]T)(unsafe.Add(xp, uintptr(b)*size))
 		}
 	default:
 		// Element by element: runs are a kernel row, 1 to 7 or so taps,
 		// shorter than memmove's start-up.
-		for _, b := range ps {
-			src := unsafe.Add(xp, uintptr(b)*size)
+		for q, b := range ps {
+			src, dp := unsafe.Add(xp, uintptr(b)*size), unsafe.Add(d0, uintptr(q)*step)
 			for e := uintptr(0); e < uintptr(ln); e++ {
 				*(*T)(unsafe.Add(dp, e*size)) = *(*T)(unsafe.Add(src, e*size))
 			}
-			dp = unsafe.Add(dp, step)
 		}
 	}
 }
