@@ -71,3 +71,13 @@ func Col2imBatch[T Float](dst, src []T, n int, g Geom) {
 		panic(errType)
 	}
 }
+
+// Padded returns the geometry of g's images with their padding made part
+// of them (PadImages): H+2·PH by W+2·PW pixels and no padding, with the
+// same column matrix as g.
+func Padded(g Geom) Geom { return gemm.Padded(g) }
+
+// PadImages sets dst to the n images of src (n×C×H×W) with g's padding of
+// zeros around each channel, the n images of Padded(g); without padding it
+// copies src.
+func PadImages[T Float](dst, src []T, n int, g Geom) { gemm.PadImages(dst, src, n, g) }

@@ -120,7 +120,13 @@ type convBufs[T compute.Float] struct {
 	wOwn                            []T          // the rounded weights, unless wq is the cache's or the tensor (wcache.go)
 	blk                             blockBufs[T] // block-rounded operands (roles.go)
 	gen, dyGen                      int
-	rd                              wRead // the weights the forward read (wcache.go)
+	// colsFused: the products that read the column matrix (col for
+	// Conv2d, dcol for ConvTranspose2d) pack it from the images instead
+	// (fuseCols), so it is not built, and col or dcol holds the images,
+	// padded (compute.PadImages); set by the forward kernel (Conv2d) or
+	// convDY (ConvTranspose2d).
+	colsFused bool
+	rd        wRead // the weights the forward read (wcache.go)
 }
 
 // convState is what a convolution node's kernels share. For Conv2d the

@@ -37,6 +37,26 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 		bb.gen++
 		return
 	}
+	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.outC, rows, quant.AlongRow, formRow, bb.rd.cached)
+	bb.yt = grow(bb.yt, st.outC*ld)
+	if bb.colsFused = fuseCols(r, r.actB); bb.colsFused {
+		// The product packs its columns from the rounded input, padded
+		// into bb.col (a third of the columns' size for 4×4 stride-2
+		// layers), where convBackW finds it again. Even unpadded it is
+		// copied there: a graph may write x's buffer between the
+		// forward and backward passes.
+		gp := compute.Padded(g)
+		if gp != g || !st.lend {
+			bb.col = grow(bb.col, n*gp.C*gp.H*gp.W)
+			compute.PadImages(bb.col, xq, n, g)
+			xq = bb.col
+		}
+		colsGemm(false, st.outC, wf, rows, xq, n, gp, bb.yt, ld)
+		compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
+		compute.RoundSlice(r.out, data[T](y), data[T](y))
+		bb.gen++
+		return
+	}
 	bb.col = grow(bb.col, rows*ld)
 	compute.Im2colBatch(bb.col, xq, n, g)
 	// Block formats: both operands blocked along the reduction dimension
@@ -51,8 +71,6 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	case r.actB != nil:
 		col = blocked(r.actB, &bb.blk.col, bb.col, rows, ld, quant.AlongColumn)
 	}
-	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.outC, rows, quant.AlongRow, formRow, bb.rd.cached)
-	bb.yt = grow(bb.yt, st.outC*ld)
 	mm(r, r.accOut, false, false, st.outC, ld, rows, wf, rows, col, ld, bb.yt)
 	compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
 	compute.RoundSlice(r.out, data[T](y), data[T](y))
@@ -99,6 +117,37 @@ func colChunk[T compute.Float](r *roles, n, p int) int {
 // often narrow, block.
 const chunkCols = 1024
 
+// fuseCols reports whether the products that read a column matrix pack
+// it straight from the images (compute.GemmCols) rather than from the
+// matrix: float32 or float64 sums on the CPU backend, the columns not
+// block-rounded (blk nil). Both give the same bits; the matrix of
+// dcgan64's middle layer is 12.8 MB at batch 64, and writing and reading
+// it back took a sixth of the time of the products that read it.
+func fuseCols(r *roles, blk *compute.Rounder) bool {
+	_, cpu := compute.Current().(compute.CPU)
+	return cpu && r.f.Accum == quant.AccumFP32 && blk == nil
+}
+
+// colsGemm sets c to a·Col (tB false: a is m × Rows, c m × ld) or a·Colᵀ
+// (tB true: a is m × ld, c m × Rows), Col the column matrix of the n
+// images x of geometry g (Rows × ld, ld = n·Cols), with a not transposed.
+//
+// If the backend in use cannot (it was changed since fuseCols said it
+// could), colsGemm builds Col in a new matrix.
+func colsGemm[T compute.Float](tB bool, m int, a []T, lda int, x []T, n int, g compute.Geom, c []T, ldc int) {
+	if tB && compute.GemmColsT(false, m, a, lda, x, n, g, c, ldc) || !tB && compute.GemmCols(false, m, a, lda, x, n, g, c, ldc) {
+		return
+	}
+	rows, ld := g.Rows(), n*g.Cols()
+	col := make([]T, rows*ld)
+	compute.Im2colBatch(col, x, n, g)
+	if tB {
+		compute.Gemm(false, true, m, rows, ld, 1, a, lda, col, ld, 0, c, ldc)
+	} else {
+		compute.Gemm(false, false, m, ld, rows, 1, a, lda, col, ld, 0, c, ldc)
+	}
+}
+
 // convDY rounds the incoming gradient to Err once per run: for Conv2d into
 // a (OutC, B·P) matrix; for ConvTranspose2d in place of dy's layout, and
 // packs it into the column matrix dcol.
@@ -115,8 +164,16 @@ func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) [
 		return bb.dyq
 	}
 	compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
-	bb.dcol = grow(bb.dcol, g.Rows()*n*g.Cols())
-	compute.Im2colBatch(bb.dcol, bb.dyq, n, g)
+	// Fused, the backward products pack dcol from dyq padded into dcol
+	// (convForward).
+	if bb.colsFused = fuseCols(st.roles, st.roles.errB); bb.colsFused {
+		gp := compute.Padded(g)
+		bb.dcol = grow(bb.dcol, n*gp.C*gp.H*gp.W)
+		compute.PadImages(bb.dcol, bb.dyq, n, g)
+	} else {
+		bb.dcol = grow(bb.dcol, g.Rows()*n*g.Cols())
+		compute.Im2colBatch(bb.dcol, bb.dyq, n, g)
+	}
 	return bb.dyq
 }
 
@@ -140,8 +197,13 @@ func convBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.D
 	// dw = dy·colᵀ sums over B·P: both blocked along their rows, the
 	// forward's unrounded columns into a copy.
 	dyw := blocked(r.errB, &bb.blk.dyw, dyq, st.outC, ld, quant.AlongRow)
-	col := blocked(r.actB, &bb.blk.col, bb.col, rows, ld, quant.AlongRow)
 	d := data[T](dw)
+	if bb.colsFused {
+		colsGemm(true, st.outC, dyw, ld, bb.col, st.batch, compute.Padded(g), d, rows)
+		compute.RoundSlice(r.wgrad, d, d)
+		return
+	}
+	col := blocked(r.actB, &bb.blk.col, bb.col, rows, ld, quant.AlongRow)
 	mm(r, r.accWGrad, false, true, st.outC, rows, ld, dyw, ld, col, ld, d)
 	compute.RoundSlice(r.wgrad, d, d)
 }
@@ -178,10 +240,14 @@ func convTBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.
 	convDY(st, bb, dy)
 	// dx = W·dcol sums over OutC·K·K: W along its rows, dcol down its
 	// columns.
-	dcx := blocked(r.errB, &bb.blk.dyx, bb.dcol, rows, ld, quant.AlongColumn)
 	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.inC, rows, quant.AlongRow, formRow, bb.rd.backCache(r, st.name))
 	bb.dxt = grow(bb.dxt, st.inC*ld)
-	mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
+	if bb.colsFused {
+		colsGemm(false, st.inC, wb, rows, bb.dcol, n, compute.Padded(g), bb.dxt, ld)
+	} else {
+		dcx := blocked(r.errB, &bb.blk.dyx, bb.dcol, rows, ld, quant.AlongColumn)
+		mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
+	}
 	d := data[T](dx)
 	compute.MatrixToImages(d, bb.dxt, nil, n, st.inC, p)
 	compute.RoundSlice(r.err, d, d)
@@ -192,9 +258,13 @@ func convTBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.
 	rows, ld := g.Rows(), st.batch*g.Cols()
 	convDY(st, bb, dy)
 	// dw = x·dcolᵀ sums over B·P: both along their rows.
-	dcw := blocked(r.errB, &bb.blk.dyw, bb.dcol, rows, ld, quant.AlongRow)
 	xb := blocked(r.actB, &bb.blk.xb, bb.xq, st.inC, ld, quant.AlongRow)
 	d := data[T](dw)
-	mm(r, r.accWGrad, false, true, st.inC, rows, ld, xb, ld, dcw, ld, d)
+	if bb.colsFused {
+		colsGemm(true, st.inC, xb, ld, bb.dcol, st.batch, compute.Padded(g), d, rows)
+	} else {
+		dcw := blocked(r.errB, &bb.blk.dyw, bb.dcol, rows, ld, quant.AlongRow)
+		mm(r, r.accWGrad, false, true, st.inC, rows, ld, xb, ld, dcw, ld, d)
+	}
 	compute.RoundSlice(r.wgrad, d, d)
 }

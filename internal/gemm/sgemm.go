@@ -68,6 +68,7 @@ type driver[T Float] struct {
 	packBFrom int
 	ws        sync.Pool // *workspace[T]
 	splits    sync.Pool // *splitState[T]
+	pads      sync.Pool // *[]T: images padded for GemmCols (colgemm.go)
 }
 
 var (
@@ -103,7 +104,9 @@ func driverOf[T Float]() *driver[T] {
 // workspace holds one goroutine's packed panels and an edge tile.
 type workspace[T Float] struct {
 	ap, bp, tile []T
-	swap, row    []T // Cᵀ and one row of C, for narrow products
+	swap, row    []T   // Cᵀ and one row of C, for narrow products
+	pos          []int // output positions packed from images (colgemm.go)
+	patch        []T   // their taps, to transpose into panels
 }
 
 func (d *driver[T]) getWorkspace() *workspace[T] {
@@ -122,6 +125,10 @@ type gemmArgs[T Float] struct {
 	a, b, c     []T
 	lda, ldb    int
 	ldc         int
+	// cols, if not nil, is op(B): the column matrix of images (tB false)
+	// or its transpose (tB true), packed from the images (colgemm.go); b
+	// is nil.
+	cols *colSrc[T]
 }
 
 func sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -146,7 +153,7 @@ func (d *driver[T]) gemm(tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 		for i := 0; i < m; i++ {
 			copy(keep[i*n:(i+1)*n], c[i*ldc:i*ldc+n])
 		}
-		d.split(gemmArgs[T]{d, tA, tB, m, n, k, 1, 0, a, b, c, lda, ldb, ldc})
+		d.split(gemmArgs[T]{d, tA, tB, m, n, k, 1, 0, a, b, c, lda, ldb, ldc, nil})
 		for i := 0; i < m; i++ {
 			row, kr := c[i*ldc:i*ldc+n], keep[i*n:(i+1)*n]
 			for j, v := range row {
@@ -156,7 +163,7 @@ func (d *driver[T]) gemm(tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 		d.ws.Put(w)
 		return
 	}
-	d.split(gemmArgs[T]{d, tA, tB, m, n, k, alpha, beta, a, b, c, lda, ldb, ldc})
+	d.split(gemmArgs[T]{d, tA, tB, m, n, k, alpha, beta, a, b, c, lda, ldb, ldc, nil})
 }
 
 // narrow computes a product with fewer columns than the kernel's tile is
@@ -168,7 +175,7 @@ func (d *driver[T]) gemm(tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 func (d *driver[T]) narrow(tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	w := d.getWorkspace()
 	t := grow(&w.swap, n*m)
-	d.split(gemmArgs[T]{d, !tB, !tA, n, m, k, 1, 0, b, a, t, ldb, lda, m})
+	d.split(gemmArgs[T]{d, !tB, !tA, n, m, k, 1, 0, b, a, t, ldb, lda, m, nil})
 	row := grow(&w.row, n)
 	for i := 0; i < m; i++ {
 		for j := range row {
@@ -283,7 +290,7 @@ func (p *part[T]) run() {
 	// transposed) are read in place, with their leading dimension as the
 	// step; only their last, partial panel is packed. op(A) is packed
 	// after all in blocks of d.packAFrom or more panels of op(B).
-	directB := !s.tB && (d.packBFrom == 0 || (p.i1-p.i0+mr-1)/mr < d.packBFrom)
+	directB := s.cols == nil && !s.tB && (d.packBFrom == 0 || (p.i1-p.i0+mr-1)/mr < d.packBFrom)
 	// The block of op(B) stays at blockK×blockN float32s, 1 MB, the L2
 	// cache: float64 takes half the columns (NN 128×3136×1024 in float64:
 	// 64 → 75 GFLOP/s).
@@ -300,12 +307,16 @@ func (p *part[T]) run() {
 			}
 			load := pc > 0
 			var bp []T
-			if directB {
+			switch {
+			case s.cols != nil:
+				bp = grow(&w.bp, npan*nr*kb)
+				d.packCols(w, s.cols, bp, s.tB, pc, kb, jc, nb, nr)
+			case directB:
 				if last := (npan - 1) * nr; nb-last < nr {
 					bp = grow(&w.bp, nr*kb)
 					d.packB(bp, s.tB, s.b, s.ldb, pc, kb, jc+last, nb-last, nr)
 				}
-			} else {
+			default:
 				bp = grow(&w.bp, npan*nr*kb)
 				d.packB(bp, s.tB, s.b, s.ldb, pc, kb, jc, nb, nr)
 			}
