@@ -1,3 +1,5 @@
+//go:build !openblas
+
 package gemm
 
 import (

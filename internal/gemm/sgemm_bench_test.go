@@ -1,3 +1,5 @@
+//go:build !openblas
+
 package gemm
 
 import (
@@ -5,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -24,15 +25,6 @@ func (tc gemmCase) String() string {
 		return "N"
 	}
 	return fmt.Sprintf("%s%s/%dx%dx%d/a%g/b%g/pad%d", t(tc.tA), t(tc.tB), tc.m, tc.n, tc.k, tc.alpha, tc.beta, tc.pad)
-}
-
-// cpuTime returns the CPU time of the process, in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // shape is the layout and size, as in "NT/64x1024x514".
