@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -54,28 +55,7 @@ func TestRoundColumnsBand(t *testing.T) {
 			for _, rows := range []int{1, 5, 32, 33, 70} {
 				for _, special := range []bool{false, true} {
 					src := bandData(rows, cols, special, rng)
-					useLevel(LevelGeneric)
-					want := make([]float32, len(src))
-					b.RoundMatrix(want, src, rows, cols, AlongColumn, Nearest, nil)
-					got := make([]float32, len(src))
-					for _, l := range levels()[1:] {
-						useLevel(l)
-						for _, inPlace := range []bool{false, true} {
-							s := src
-							if inPlace {
-								copy(got, src)
-								s = got
-							}
-							b.RoundMatrix(got, s, rows, cols, AlongColumn, Nearest, nil)
-							for i := range got {
-								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-									t.Fatalf("%s %d×%d (special %v) at %v, in place %v: [%d][%d] = %g: got %#x, want %#x",
-										name, rows, cols, special, l, inPlace, i/cols, i%cols, src[i],
-										math.Float32bits(got[i]), math.Float32bits(want[i]))
-								}
-							}
-						}
-					}
+					levelsAgree(t, b, src, rows, cols, AlongColumn, fmt.Sprintf("%s %d×%d (special %v)", name, rows, cols, special))
 				}
 			}
 		}
@@ -210,28 +190,7 @@ func TestRoundRowsFused(t *testing.T) {
 			for _, special := range []bool{false, true} {
 				const rows = 9
 				src := rowData(rows, cols, special, rng)
-				useLevel(LevelGeneric)
-				want := make([]float32, len(src))
-				b.RoundMatrix(want, src, rows, cols, AlongRow, Nearest, nil)
-				got := make([]float32, len(src))
-				for _, l := range levels()[1:] {
-					useLevel(l)
-					for _, inPlace := range []bool{false, true} {
-						s := src
-						if inPlace {
-							copy(got, src)
-							s = got
-						}
-						b.RoundMatrix(got, s, rows, cols, AlongRow, Nearest, nil)
-						for i := range got {
-							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-								t.Fatalf("%s %d×%d (special %v) at %v, in place %v: [%d][%d] = %g: got %#x, want %#x",
-									name, rows, cols, special, l, inPlace, i/cols, i%cols, src[i],
-									math.Float32bits(got[i]), math.Float32bits(want[i]))
-							}
-						}
-					}
-				}
+				levelsAgree(t, b, src, rows, cols, AlongRow, fmt.Sprintf("%s %d×%d (special %v)", name, rows, cols, special))
 			}
 		}
 	}
@@ -325,5 +284,33 @@ func TestRoundMatrixBoth(t *testing.T) {
 			}()
 			b.RoundMatrixBoth(c.r, c.c, c.s, 1, 32)
 		}()
+	}
+}
+
+// levelsAgree rounds src (rows×cols) along axis at every vector level, in
+// place and not, and fails unless each gives the generic level's bits.
+// It leaves the generic level in use.
+func levelsAgree(t *testing.T, b BlockFormat, src []float32, rows, cols int, axis Axis, label string) {
+	t.Helper()
+	useLevel(LevelGeneric)
+	want := make([]float32, len(src))
+	b.RoundMatrix(want, src, rows, cols, axis, Nearest, nil)
+	got := make([]float32, len(src))
+	for _, l := range levels()[1:] {
+		useLevel(l)
+		for _, inPlace := range []bool{false, true} {
+			s := src
+			if inPlace {
+				copy(got, src)
+				s = got
+			}
+			b.RoundMatrix(got, s, rows, cols, axis, Nearest, nil)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s at %v, in place %v: [%d][%d] = %g: got %#x, want %#x",
+						label, l, inPlace, i/cols, i%cols, src[i], math.Float32bits(got[i]), math.Float32bits(want[i]))
+				}
+			}
+		}
 	}
 }
