@@ -134,6 +134,16 @@ func sumDot4[T Float](dy, x []T, mu, invstd []float64, g *Norm, ch [4]int, b0, b
 		}
 		d0, d1, d2, d3 := planes4(dy, g, b, ch)
 		x0, x1, x2, x3 := planes4(x, g, b, ch)
+		if d0, ok := any(d0).([]float32); ok { // internal/vec's kernel
+			dys := [4][]float32{d0, any(d1).([]float32), any(d2).([]float32), any(d3).([]float32)}
+			xs := [4][]float32{any(x0).([]float32), any(x1).([]float32), any(x2).([]float32), any(x3).([]float32)}
+			mus, invs := [4]float64{m0, m1, m2, m3}, [4]float64{i0, i1, i2, i3}
+			ss, sxs := [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
+			vec.NormSumDot4(&dys, &xs, &mus, &invs, &ss, &sxs)
+			s0, s1, s2, s3 = ss[0], ss[1], ss[2], ss[3]
+			t0, t1, t2, t3 = sxs[0], sxs[1], sxs[2], sxs[3]
+			continue
+		}
 		d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)]
 		x0, x1, x2, x3 = x0[:len(d0)], x1[:len(d0)], x2[:len(d0)], x3[:len(d0)]
 		for i, v := range d0 {

@@ -39,3 +39,33 @@ func normBackXFromGo(dx, dy, x []float32, mean, inv, m, s, sx, f float64) {
 		dx[i] = float32(f * (float64(m*float64(v)) - s - float64(h*sx)))
 	}
 }
+
+// NormSumDot4 adds Σdy and Σdy·x̂ over the planes of four channels to s
+// and sx, lane k for channel k, element by element in order, in float64:
+//
+//	s[k]  ← s[k] + dy[k][i]
+//	sx[k] ← sx[k] + dy[k][i]·((x[k][i] - mu[k])·inv[k])
+//
+// Each lane is one chain of adds, as a loop over one channel would do it:
+// the four run side by side. Every plane has len(dy[0]) values.
+func NormSumDot4(dy, x *[4][]float32, mu, inv, s, sx *[4]float64) {
+	n := len(dy[0])
+	if n == 0 {
+		return
+	}
+	for k := range 4 {
+		_, _ = dy[k][n-1], x[k][n-1]
+	}
+	normSumDot4(n, dy, x, mu, inv, s, sx)
+}
+
+func normSumDot4Go(n int, dy, x *[4][]float32, mu, inv, s, sx *[4]float64) {
+	for i := range n {
+		for k := range 4 {
+			v := float64(dy[k][i])
+			h := (float64(x[k][i]) - mu[k]) * inv[k]
+			s[k] += v
+			sx[k] += float64(v * h)
+		}
+	}
+}

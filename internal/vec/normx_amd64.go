@@ -25,3 +25,20 @@ func normBackXFrom(dx, dy, x []float32, mean, inv, m, s, sx, f float64) {
 		normBackXFromGo(dx, dy, x, mean, inv, m, s, sx, f)
 	}
 }
+
+// normSumDot4AVX2 takes the planes' addresses, dy's then x's.
+//
+//go:noescape
+func normSumDot4AVX2(n int, p *[8]*float32, mu, inv, s, sx *[4]float64)
+
+func normSumDot4(n int, dy, x *[4][]float32, mu, inv, s, sx *[4]float64) {
+	if !hasAVX2 {
+		normSumDot4Go(n, dy, x, mu, inv, s, sx)
+		return
+	}
+	var p [8]*float32
+	for k := range 4 {
+		p[k], p[4+k] = &dy[k][0], &x[k][0]
+	}
+	normSumDot4AVX2(n, &p, mu, inv, s, sx)
+}

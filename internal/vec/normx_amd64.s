@@ -133,3 +133,52 @@ tail:
 done:
 	VZEROUPPER
 	RET
+
+// func normSumDot4AVX2(n int, p *[8]*float32, mu, inv, s, sx *[4]float64)
+// One element of each of the four channels a step, a channel a lane
+// (gathered with VINSERTPS), so that each lane's adds are its channel's
+// chain in element order.
+TEXT ·normSumDot4AVX2(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ p+8(FP), BX
+	MOVQ 0(BX), SI
+	MOVQ 8(BX), DI
+	MOVQ 16(BX), R8
+	MOVQ 24(BX), R9
+	MOVQ 32(BX), R10
+	MOVQ 40(BX), R11
+	MOVQ 48(BX), R12
+	MOVQ 56(BX), R13
+	MOVQ mu+16(FP), BX
+	VMOVUPD (BX), Y6
+	MOVQ inv+24(FP), BX
+	VMOVUPD (BX), Y7
+	MOVQ s+32(FP), BX
+	VMOVUPD (BX), Y2
+	MOVQ sx+40(FP), DX
+	VMOVUPD (DX), Y4
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JAE done
+	VMOVSS (SI)(AX*4), X0
+	VINSERTPS $0x10, (DI)(AX*4), X0, X0
+	VINSERTPS $0x20, (R8)(AX*4), X0, X0
+	VINSERTPS $0x30, (R9)(AX*4), X0, X0
+	VMOVSS (R10)(AX*4), X1
+	VINSERTPS $0x10, (R11)(AX*4), X1, X1
+	VINSERTPS $0x20, (R12)(AX*4), X1, X1
+	VINSERTPS $0x30, (R13)(AX*4), X1, X1
+	VCVTPS2PD X0, Y0
+	VCVTPS2PD X1, Y1
+	XHAT(Y1, Y6, Y7)
+	VADDPD Y0, Y2, Y2
+	VMULPD Y1, Y0, Y3
+	VADDPD Y3, Y4, Y4
+	INCQ AX
+	JMP loop
+done:
+	VMOVUPD Y2, (BX)
+	VMOVUPD Y4, (DX)
+	VZEROUPPER
+	RET

@@ -76,3 +76,55 @@ func TestNormRecomputeLevels(t *testing.T) {
 		}
 	}
 }
+
+// refNormSumDot4 is NormSumDot4 from the definition, one channel at a
+// time.
+func refNormSumDot4(dy, x *[4][]float32, mu, inv, s, sx *[4]float64) {
+	for k := range 4 {
+		for i := range dy[0] {
+			v := float64(dy[k][i])
+			h := float64(x[k][i])
+			h -= mu[k]
+			h *= inv[k]
+			s[k] += v
+			v *= h
+			sx[k] += v
+		}
+	}
+}
+
+func TestNormSumDot4(t *testing.T) {
+	defer useLevel(levelTop)
+	rng := rand.New(rand.NewPCG(30, 6))
+	for _, l := range quant.LevelsUpTo(levelTop) {
+		useLevel(l)
+		for _, kind := range []string{"normal", "special"} {
+			for _, n := range []int{0, 1, 2, 5, 8, 49, 196, 1001} {
+				var dy, x [4][]float32
+				var mu, inv, s, sx [4]float64
+				for k := range 4 {
+					dy[k], x[k] = fill(rng, kind, n, k), fill(rng, kind, n, 3*k)
+					p := normParams(rng, kind)
+					mu[k], inv[k], s[k], sx[k] = p[0], p[1], p[2], p[3]
+				}
+				ws, wsx := s, sx
+				refNormSumDot4(&dy, &x, &mu, &inv, &ws, &wsx)
+				NormSumDot4(&dy, &x, &mu, &inv, &s, &sx)
+				for k := range 4 {
+					if !sameSum(s[k], ws[k]) || !sameSum(sx[k], wsx[k]) {
+						t.Fatalf("at %v, %s n=%d: channel %d: sums %#x %#x, want %#x %#x", l, kind, n, k,
+							math.Float64bits(s[k]), math.Float64bits(sx[k]), math.Float64bits(ws[k]), math.Float64bits(wsx[k]))
+					}
+				}
+			}
+		}
+	}
+}
+
+// sameSum reports whether a and b have the same bits, or are both NaN:
+// which NaN a product of two NaNs returns is the first operand's on x86,
+// and the Go compiler may swap a product's operands (it commutes), so the
+// portable loop's payload is not the source's either.
+func sameSum(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b
+}
