@@ -111,12 +111,13 @@ type Elementwise interface {
 // element-wise: normalisation, pooling, padding and rearrangements.
 type Layers interface {
 	// NormForward normalises x into y by the statistics of each group
-	// of g, keeping x̂ and 1/σ for the backward pass (see NormForward).
-	NormForward(w *Workspace, y, x, gamma, beta, mean, variance []float32, xhat, invstd []float64, g Norm)
+	// of g, keeping the mean and 1/σ for the backward pass (see
+	// NormForward).
+	NormForward(w *Workspace, y, x, gamma, beta, mean, variance []float32, mu, invstd []float64, g Norm)
 	// NormSums sets sumDy and sumDyHat to Σdy and Σdy·x̂ per channel.
-	NormSums(w *Workspace, sumDy, sumDyHat []float64, dy []float32, xhat []float64, g Norm)
+	NormSums(w *Workspace, sumDy, sumDyHat []float64, dy, x []float32, mu, invstd []float64, g Norm)
 	// NormBackX sets dx to the gradient of NormForward's input.
-	NormBackX(w *Workspace, dx, dy, gamma []float32, xhat, invstd, sumDy, sumDyHat []float64, g Norm)
+	NormBackX(w *Workspace, dx, dy, gamma, x []float32, mu, invstd, sumDy, sumDyHat []float64, g Norm)
 
 	// AvgPool sets dst to the means of the windows of src (no padding).
 	AvgPool(dst, src []float32, g Pool)
@@ -197,9 +198,9 @@ type Elementwise64 interface {
 
 // Layers64 are the float64 Layers.
 type Layers64 interface {
-	NormForward64(w *Workspace, y, x, gamma, beta, mean, variance []float64, xhat, invstd []float64, g Norm)
-	NormSums64(w *Workspace, sumDy, sumDyHat []float64, dy []float64, xhat []float64, g Norm)
-	NormBackX64(w *Workspace, dx, dy, gamma []float64, xhat, invstd, sumDy, sumDyHat []float64, g Norm)
+	NormForward64(w *Workspace, y, x, gamma, beta, mean, variance []float64, mu, invstd []float64, g Norm)
+	NormSums64(w *Workspace, sumDy, sumDyHat []float64, dy, x []float64, mu, invstd []float64, g Norm)
+	NormBackX64(w *Workspace, dx, dy, gamma, x []float64, mu, invstd, sumDy, sumDyHat []float64, g Norm)
 	AvgPool64(dst, src []float64, g Pool)
 	AvgPoolBack64(dst, dy []float64, g Pool)
 	AvgPoolPad64(dst, src []float64, g Pool)

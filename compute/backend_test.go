@@ -55,19 +55,19 @@ func (c *counting) LeakyReLUBack(dst, dy, x []float32, alpha float32) {
 	c.CPU.LeakyReLUBack(dst, dy, x, alpha)
 }
 
-func (c *counting) NormForward(w *compute.Workspace, y, x, gamma, beta, mean, variance []float32, xhat, invstd []float64, g compute.Norm) {
+func (c *counting) NormForward(w *compute.Workspace, y, x, gamma, beta, mean, variance []float32, mu, invstd []float64, g compute.Norm) {
 	c.calls["NormForward"]++
-	c.CPU.NormForward(w, y, x, gamma, beta, mean, variance, xhat, invstd, g)
+	c.CPU.NormForward(w, y, x, gamma, beta, mean, variance, mu, invstd, g)
 }
 
-func (c *counting) NormSums(w *compute.Workspace, sumDy, sumDyHat []float64, dy []float32, xhat []float64, g compute.Norm) {
+func (c *counting) NormSums(w *compute.Workspace, sumDy, sumDyHat []float64, dy, x []float32, mu, invstd []float64, g compute.Norm) {
 	c.calls["NormSums"]++
-	c.CPU.NormSums(w, sumDy, sumDyHat, dy, xhat, g)
+	c.CPU.NormSums(w, sumDy, sumDyHat, dy, x, mu, invstd, g)
 }
 
-func (c *counting) NormBackX(w *compute.Workspace, dx, dy, gamma []float32, xhat, invstd, sumDy, sumDyHat []float64, g compute.Norm) {
+func (c *counting) NormBackX(w *compute.Workspace, dx, dy, gamma, x []float32, mu, invstd, sumDy, sumDyHat []float64, g compute.Norm) {
 	c.calls["NormBackX"]++
-	c.CPU.NormBackX(w, dx, dy, gamma, xhat, invstd, sumDy, sumDyHat, g)
+	c.CPU.NormBackX(w, dx, dy, gamma, x, mu, invstd, sumDy, sumDyHat, g)
 }
 
 func (c *counting) AvgPool(dst, src []float32, g compute.Pool) {

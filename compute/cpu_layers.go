@@ -42,33 +42,33 @@ func (CPU) SigmoidBack64(dst, dy, y []float64) { sigmoidBack(dst, dy, y) }
 
 // NormForward splits the channels, four at a time, over the cores; the
 // sums of four channels run side by side, each in its own order.
-func (CPU) NormForward(w *Workspace, y, x, gamma, beta, mean, variance []float32, xhat, invstd []float64, g Norm) {
-	normForward(w, y, x, gamma, beta, mean, variance, xhat, invstd, g)
+func (CPU) NormForward(w *Workspace, y, x, gamma, beta, mean, variance []float32, mu, invstd []float64, g Norm) {
+	normForward(w, y, x, gamma, beta, mean, variance, mu, invstd, g)
 }
 
 // NormForward64 is NormForward on float64 data.
-func (CPU) NormForward64(w *Workspace, y, x, gamma, beta, mean, variance []float64, xhat, invstd []float64, g Norm) {
-	normForward(w, y, x, gamma, beta, mean, variance, xhat, invstd, g)
+func (CPU) NormForward64(w *Workspace, y, x, gamma, beta, mean, variance []float64, mu, invstd []float64, g Norm) {
+	normForward(w, y, x, gamma, beta, mean, variance, mu, invstd, g)
 }
 
 // NormSums splits the channels over the cores as NormForward does.
-func (CPU) NormSums(w *Workspace, sumDy, sumDyHat []float64, dy []float32, xhat []float64, g Norm) {
-	normSums(w, sumDy, sumDyHat, dy, xhat, g)
+func (CPU) NormSums(w *Workspace, sumDy, sumDyHat []float64, dy, x []float32, mu, invstd []float64, g Norm) {
+	normSums(w, sumDy, sumDyHat, dy, x, mu, invstd, g)
 }
 
 // NormSums64 is NormSums on float64 data.
-func (CPU) NormSums64(w *Workspace, sumDy, sumDyHat []float64, dy []float64, xhat []float64, g Norm) {
-	normSums(w, sumDy, sumDyHat, dy, xhat, g)
+func (CPU) NormSums64(w *Workspace, sumDy, sumDyHat []float64, dy, x []float64, mu, invstd []float64, g Norm) {
+	normSums(w, sumDy, sumDyHat, dy, x, mu, invstd, g)
 }
 
 // NormBackX splits the channels over the cores as NormForward does.
-func (CPU) NormBackX(w *Workspace, dx, dy, gamma []float32, xhat, invstd, sumDy, sumDyHat []float64, g Norm) {
-	normBackX(w, dx, dy, gamma, xhat, invstd, sumDy, sumDyHat, g)
+func (CPU) NormBackX(w *Workspace, dx, dy, gamma, x []float32, mu, invstd, sumDy, sumDyHat []float64, g Norm) {
+	normBackX(w, dx, dy, gamma, x, mu, invstd, sumDy, sumDyHat, g)
 }
 
 // NormBackX64 is NormBackX on float64 data.
-func (CPU) NormBackX64(w *Workspace, dx, dy, gamma []float64, xhat, invstd, sumDy, sumDyHat []float64, g Norm) {
-	normBackX(w, dx, dy, gamma, xhat, invstd, sumDy, sumDyHat, g)
+func (CPU) NormBackX64(w *Workspace, dx, dy, gamma, x []float64, mu, invstd, sumDy, sumDyHat []float64, g Norm) {
+	normBackX(w, dx, dy, gamma, x, mu, invstd, sumDy, sumDyHat, g)
 }
 
 // AvgPool sums each window in row-major order, then scales.

@@ -102,39 +102,64 @@ func sqDev4[T Float](x []T, g *Norm, ch [4]int, b0, b1 int, mean [4]float64) [4]
 }
 
 // sumDot4 returns Σ dy and Σ dy·x̂ over samples [b0, b1) of each of the
-// channels ch, in one pass.
-func sumDot4[T Float](dy []T, xhat []float64, g *Norm, ch [4]int, b0, b1 int) (s, sx [4]float64) {
+// channels ch, in one pass, with x̂ = (x - mean)·inv recomputed from x as
+// normForwardJob computes it, from the mean and 1/σ of each group kept
+// in mu and invstd.
+func sumDot4[T Float](dy, x []T, mu, invstd []float64, g *Norm, ch [4]int, b0, b1 int) (s, sx [4]float64) {
 	var s0, s1, s2, s3, t0, t1, t2, t3 float64
-	if g.Inner == 1 { // as in sum4
-		for b := b0; b < b1; b++ {
-			d, h := dy[b*g.C:(b+1)*g.C], xhat[b*g.C:(b+1)*g.C]
+	ng := g.Groups()
+	for b := b0; b < b1; b++ {
+		gi := 0
+		if g.PerSample {
+			gi = b
+		}
+		m0, m1, m2, m3 := mu[ch[0]*ng+gi], mu[ch[1]*ng+gi], mu[ch[2]*ng+gi], mu[ch[3]*ng+gi]
+		i0, i1, i2, i3 := invstd[ch[0]*ng+gi], invstd[ch[1]*ng+gi], invstd[ch[2]*ng+gi], invstd[ch[3]*ng+gi]
+		if g.Inner == 1 { // as in sum4
+			d, r := dy[b*g.C:(b+1)*g.C], x[b*g.C:(b+1)*g.C]
 			v0, v1, v2, v3 := float64(d[ch[0]]), float64(d[ch[1]]), float64(d[ch[2]]), float64(d[ch[3]])
+			h0 := (float64(r[ch[0]]) - m0) * i0
+			h1 := (float64(r[ch[1]]) - m1) * i1
+			h2 := (float64(r[ch[2]]) - m2) * i2
+			h3 := (float64(r[ch[3]]) - m3) * i3
 			s0 += v0
 			s1 += v1
 			s2 += v2
 			s3 += v3
-			t0 += float64(v0 * h[ch[0]])
-			t1 += float64(v1 * h[ch[1]])
-			t2 += float64(v2 * h[ch[2]])
-			t3 += float64(v3 * h[ch[3]])
+			t0 += float64(v0 * h0)
+			t1 += float64(v1 * h1)
+			t2 += float64(v2 * h2)
+			t3 += float64(v3 * h3)
+			continue
 		}
-		return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
-	}
-	for b := b0; b < b1; b++ {
 		d0, d1, d2, d3 := planes4(dy, g, b, ch)
-		h0, h1, h2, h3 := planes4(xhat, g, b, ch)
+		x0, x1, x2, x3 := planes4(x, g, b, ch)
+		if d0, ok := any(d0).([]float32); ok { // internal/vec's kernel
+			dys := [4][]float32{d0, any(d1).([]float32), any(d2).([]float32), any(d3).([]float32)}
+			xs := [4][]float32{any(x0).([]float32), any(x1).([]float32), any(x2).([]float32), any(x3).([]float32)}
+			mus, invs := [4]float64{m0, m1, m2, m3}, [4]float64{i0, i1, i2, i3}
+			ss, sxs := [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
+			vec.NormSumDot4(&dys, &xs, &mus, &invs, &ss, &sxs)
+			s0, s1, s2, s3 = ss[0], ss[1], ss[2], ss[3]
+			t0, t1, t2, t3 = sxs[0], sxs[1], sxs[2], sxs[3]
+			continue
+		}
 		d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)]
-		h0, h1, h2, h3 = h0[:len(d0)], h1[:len(d0)], h2[:len(d0)], h3[:len(d0)]
+		x0, x1, x2, x3 = x0[:len(d0)], x1[:len(d0)], x2[:len(d0)], x3[:len(d0)]
 		for i, v := range d0 {
 			v0, v1, v2, v3 := float64(v), float64(d1[i]), float64(d2[i]), float64(d3[i])
+			h0 := (float64(x0[i]) - m0) * i0
+			h1 := (float64(x1[i]) - m1) * i1
+			h2 := (float64(x2[i]) - m2) * i2
+			h3 := (float64(x3[i]) - m3) * i3
 			s0 += v0
 			s1 += v1
 			s2 += v2
 			s3 += v3
-			t0 += float64(v0 * h0[i])
-			t1 += float64(v1 * h1[i])
-			t2 += float64(v2 * h2[i])
-			t3 += float64(v3 * h3[i])
+			t0 += float64(v0 * h0)
+			t1 += float64(v1 * h1)
+			t2 += float64(v2 * h2)
+			t3 += float64(v3 * h3)
 		}
 	}
 	return [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}
@@ -162,33 +187,33 @@ func normJobsOf[T Float](w *Workspace) *normJobs[T] {
 	return any(&w.norm64).(*normJobs[T])
 }
 
-func normSums[T Float](w *Workspace, sumDy, sumDyHat []float64, dy []T, xhat []float64, g Norm) {
+func normSums[T Float](w *Workspace, sumDy, sumDyHat []float64, dy, x []T, mu, invstd []float64, g Norm) {
 	// Channels are independent: split them across the cores.
 	j := &normJobsOf[T](w).sums
-	*j = normSumsJob[T]{g: g, dy: dy, xhat: xhat, s: sumDy, sx: sumDyHat}
+	*j = normSumsJob[T]{g: g, dy: dy, x: x, mu: mu, invstd: invstd, s: sumDy, sx: sumDyHat}
 	ForEaches((g.C+3)/4, 4*len(dy), j)
 }
 
 // normSumsJob is normSums of channels 4q to 4q+3.
 type normSumsJob[T Float] struct {
-	g     Norm
-	dy    []T
-	xhat  []float64
-	s, sx []float64
+	g          Norm
+	dy, x      []T
+	mu, invstd []float64
+	s, sx      []float64
 }
 
 func (j *normSumsJob[T]) Each(q int) {
 	g := &j.g
 	c0 := 4 * q
-	s4, sx4 := sumDot4(j.dy, j.xhat, g, quad(c0, g.C), 0, g.N)
+	s4, sx4 := sumDot4(j.dy, j.x, j.mu, j.invstd, g, quad(c0, g.C), 0, g.N)
 	copy(j.s[c0:min(c0+4, g.C)], s4[:])
 	copy(j.sx[c0:min(c0+4, g.C)], sx4[:])
 }
 
-func normForward[T Float](w *Workspace, y, x, gamma, beta, mean, variance []T, xhat, invstd []float64, g Norm) {
+func normForward[T Float](w *Workspace, y, x, gamma, beta, mean, variance []T, mu, invstd []float64, g Norm) {
 	// Channels are independent: split them across the cores.
 	j := &normJobsOf[T](w).fwd
-	*j = normForwardJob[T]{g: g, x: x, gamma: gamma, beta: beta, y: y, rm: mean, rv: variance, xhat: xhat, invstd: invstd}
+	*j = normForwardJob[T]{g: g, x: x, gamma: gamma, beta: beta, y: y, rm: mean, rv: variance, mu: mu, invstd: invstd}
 	ForEaches((g.C+3)/4, 8*len(x), j)
 }
 
@@ -197,7 +222,7 @@ type normForwardJob[T Float] struct {
 	g                 Norm
 	x, gamma, beta, y []T
 	rm, rv            []T // batch norm's running statistics, or nil
-	xhat, invstd      []float64
+	mu, invstd        []float64
 }
 
 func (j *normForwardJob[T]) Each(q int) {
@@ -234,41 +259,40 @@ func (j *normForwardJob[T]) Each(q int) {
 				rv[c] = T(float64((1-mo)*float64(rv[c])) + float64(mo*unbiased))
 			}
 			inv := 1 / math.Sqrt(variance+g.Eps)
-			j.invstd[c*ng+gi] = inv
+			j.mu[c*ng+gi], j.invstd[c*ng+gi] = mean, inv
 			ga, be := float64(gamma[c]), float64(beta[c])
 			if g.Inner == 1 { // a value a plane: too short for normalize's kernel
 				for i := b0*g.C + c; i < b1*g.C; i += g.C {
 					h := (float64(x[i]) - mean) * inv
-					j.xhat[i] = h
 					y[i] = T(float64(ga*h) + be)
 				}
 				continue
 			}
 			for b := b0; b < b1; b++ {
-				xs, xh, ys := plane(x, g, b, c), plane(j.xhat, g, b, c), plane(y, g, b, c)
-				normalize(ys, xh, xs, mean, inv, ga, be)
+				xs, ys := plane(x, g, b, c), plane(y, g, b, c)
+				normalize(ys, xs, mean, inv, ga, be)
 			}
 		}
 	}
 }
 
-func normBackX[T Float](w *Workspace, dx, dy, gamma []T, xhat, invstd, sumDy, sumDyHat []float64, g Norm) {
+func normBackX[T Float](w *Workspace, dx, dy, gamma, x []T, mu, invstd, sumDy, sumDyHat []float64, g Norm) {
 	var bs, bsx []float64
 	if !g.Running && !g.PerSample {
 		bs, bsx = sumDy, sumDyHat
 	}
 	// Channels are independent: split them across the cores.
 	j := &normJobsOf[T](w).backX
-	*j = normBackXJob[T]{g: g, dy: dy, gamma: gamma, dx: dx, xhat: xhat, invstd: invstd, bs: bs, bsx: bsx}
+	*j = normBackXJob[T]{g: g, dy: dy, gamma: gamma, dx: dx, x: x, mu: mu, invstd: invstd, bs: bs, bsx: bsx}
 	ForEaches((g.C+3)/4, 8*len(dy), j)
 }
 
 // normBackXJob is normBackX of channels 4q to 4q+3.
 type normBackXJob[T Float] struct {
-	g             Norm
-	dy, gamma, dx []T
-	xhat, invstd  []float64
-	bs, bsx       []float64 // batch norm's sums over the batch, or nil
+	g                Norm
+	dy, gamma, dx, x []T
+	mu, invstd       []float64
+	bs, bsx          []float64 // batch norm's sums over the batch, or nil
 }
 
 func (j *normBackXJob[T]) Each(q int) {
@@ -286,11 +310,11 @@ func (j *normBackXJob[T]) Each(q int) {
 			copy(s[:], bs[c0:])
 			copy(sx[:], bsx[c0:])
 		case !g.Running:
-			s, sx = sumDot4(dy, j.xhat, g, ch, b0, b1)
+			s, sx = sumDot4(dy, j.x, j.mu, j.invstd, g, ch, b0, b1)
 		}
 		for k := range min(4, g.C-c0) {
 			c := c0 + k
-			ga, inv := float64(gamma[c]), j.invstd[c*ng+gi]
+			ga, mean, inv := float64(gamma[c]), j.mu[c*ng+gi], j.invstd[c*ng+gi]
 			if g.Running {
 				for b := b0; b < b1; b++ {
 					d, o := plane(dy, g, b, c), plane(dx, g, b, c)
@@ -305,42 +329,43 @@ func (j *normBackXJob[T]) Each(q int) {
 			f := ga * inv / m
 			if g.Inner == 1 { // as in normForwardJob
 				for i := b0*g.C + c; i < b1*g.C; i += g.C {
-					dx[i] = T(f * (float64(m*float64(dy[i])) - sk - float64(j.xhat[i]*sxk)))
+					h := (float64(j.x[i]) - mean) * inv
+					dx[i] = T(f * (float64(m*float64(dy[i])) - sk - float64(h*sxk)))
 				}
 				continue
 			}
 			for b := b0; b < b1; b++ {
-				d, xh, o := plane(dy, g, b, c), plane(j.xhat, g, b, c), plane(dx, g, b, c)
-				normGrad(o, d, xh, m, sk, sxk, f)
+				d, xs, o := plane(dy, g, b, c), plane(j.x, g, b, c), plane(dx, g, b, c)
+				normGrad(o, d, xs, mean, inv, m, sk, sxk, f)
 			}
 		}
 	}
 }
 
-// normalize sets xhat = (x - mean)·inv and y = γ·xhat + β over y, in
-// float64: internal/vec's kernel for float32.
-func normalize[T Float](y []T, xhat []float64, x []T, mean, inv, ga, be float64) {
+// normalize sets y = γ·x̂ + β over y, x̂ = (x - mean)·inv, in float64:
+// internal/vec's kernel for float32.
+func normalize[T Float](y, x []T, mean, inv, ga, be float64) {
 	if y, ok := any(y).([]float32); ok {
-		vec.NormForward(y, xhat, any(x).([]float32), mean, inv, ga, be)
+		vec.NormAffine(y, any(x).([]float32), mean, inv, ga, be)
 		return
 	}
-	xhat, x = xhat[:len(y)], x[:len(y)]
+	x = x[:len(y)]
 	for i, v := range x {
 		h := (float64(v) - mean) * inv
-		xhat[i] = h
 		y[i] = T(float64(ga*h) + be)
 	}
 }
 
-// normGrad sets dx = f·(m·dy − s − xhat·sx) over dx, in float64:
-// internal/vec's kernel for float32.
-func normGrad[T Float](dx, dy []T, xhat []float64, m, s, sx, f float64) {
+// normGrad sets dx = f·(m·dy − s − x̂·sx) over dx, x̂ = (x - mean)·inv, in
+// float64: internal/vec's kernel for float32.
+func normGrad[T Float](dx, dy, x []T, mean, inv, m, s, sx, f float64) {
 	if dx, ok := any(dx).([]float32); ok {
-		vec.NormBackX(dx, any(dy).([]float32), xhat, m, s, sx, f)
+		vec.NormBackXFrom(dx, any(dy).([]float32), any(x).([]float32), mean, inv, m, s, sx, f)
 		return
 	}
-	dy, xhat = dy[:len(dx)], xhat[:len(dx)]
+	dy, x = dy[:len(dx)], x[:len(dx)]
 	for i, v := range dy {
-		dx[i] = T(f * (float64(m*float64(v)) - s - float64(xhat[i]*sx)))
+		h := (float64(x[i]) - mean) * inv
+		dx[i] = T(f * (float64(m*float64(v)) - s - float64(h*sx)))
 	}
 }

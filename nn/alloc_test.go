@@ -41,8 +41,8 @@ func TestKernelAllocs(t *testing.T) {
 		} {
 			norm := func() {
 				normForward[float32](st, x, gamma, beta, y)
-				normBackAffine[float32](st, dy, dg, true)
-				normBackX[float32](st, dy, gamma, dx)
+				normBackAffine[float32](st, dy, x, dg, true)
+				normBackX[float32](st, dy, gamma, x, dx)
 			}
 			if a := allocs.PerRun(20, norm); a != 0 {
 				t.Errorf("%d cores, %s: %v allocations a run", procs, st.name, a)

@@ -53,20 +53,3 @@ func (st *convState) giveBack(s *convScratch) {
 	s.b64.take(&st.b64)
 	scratchPool.Put(s)
 }
-
-// A normalisation node without a gradient likewise borrows x̂, the
-// normalised input its backward kernels would read (float64, twice the
-// size of its input), for its forward call only: NormForward writes all
-// of it and reads none.
-var xhatPool = sync.Pool{New: func() any { return new([]float64) }}
-
-func (st *normState) borrowXhat() *[]float64 {
-	p := xhatPool.Get().(*[]float64)
-	st.xhat = *p
-	return p
-}
-
-func (st *normState) giveBackXhat(p *[]float64) {
-	*p, st.xhat = st.xhat, nil
-	xhatPool.Put(p)
-}

@@ -139,10 +139,14 @@ type normState struct {
 	eps         float64
 	n, c, inner int
 	xShape      tensor.Shape
-	frozen      bool      // batch norm: do not update the running statistics
-	xhat        []float64 // the normalised input, for the backward pass
-	invstd      []float64 // per group
-	batchStats  bool      // the last forward run normalised by batch statistics
+	frozen      bool // batch norm: do not update the running statistics
+	// The mean and 1/σ of each group, from which the backward ops
+	// recompute x̂ = (x - mean)·inv from the input x (one of their
+	// inputs) with the forward pass's operations: the same bits as
+	// keeping x̂, which in float64 would be twice the input's size and
+	// cost a write and two reads of it a step.
+	mu, invstd []float64
+	batchStats bool // the last forward run normalised by batch statistics
 	// The affine gradients (and batch norm's dx) need Σdy and Σdy·x̂
 	// per channel over the batch: the first backward op to run after a
 	// forward run computes them (normSums), the others reuse them.
@@ -151,7 +155,6 @@ type normState struct {
 	sumDy, sumDyHat []float64         // per channel
 	ws              compute.Workspace // the kernels' state
 	y, dx, dg, db   outBuf
-	lend            bool // a graph node without a gradient: x̂ is borrowed (conv_scratch.go)
 }
 
 func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node, error) {
@@ -163,7 +166,6 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		return nil, err
 	}
 	st.n, st.c, st.inner, st.xShape = s[0], s[1], s.TotalSize()/(s[0]*s[1]), s.Clone()
-	st.lend = true // until op.Grad builds the gradient
 	op := &diffOp{
 		Func: funcOp{
 			Name: fmt.Sprintf("%s[%p](eps=%g)", st.name, st, st.eps),
@@ -183,45 +185,45 @@ func (st *normState) node(x, gamma, beta *gorgonia.Node, c int) (*gorgonia.Node,
 		WRT: []bool{true, true, true},
 	}
 	op.Grad = func(inputs gorgonia.Nodes, output, grad *gorgonia.Node) (gorgonia.Nodes, error) {
-		st.lend = false
-		mk := func(what string, shape tensor.Shape, buf *outBuf, do func(dy, gamma, dst *tensor.Dense)) (*gorgonia.Node, error) {
+		// Each backward op takes the input x too, to recompute x̂ from.
+		mk := func(what string, shape tensor.Shape, buf *outBuf, do func(dy, gamma, x, dst *tensor.Dense)) (*gorgonia.Node, error) {
 			bop := &funcOp{
 				Name: op.Name + "." + what,
-				In:   []tensor.Shape{grad.Shape().Clone(), inputs[1].Shape().Clone()},
+				In:   []tensor.Shape{grad.Shape().Clone(), inputs[1].Shape().Clone(), st.xShape},
 				Out:  shape.Clone(),
 				Fn: func(in []*tensor.Dense) (*tensor.Dense, error) {
 					d := buf.Get(in[0].Dtype(), shape)
-					do(in[0], in[1], d)
+					do(in[0], in[1], in[2], d)
 					return d, nil
 				},
 			}
-			return apply(bop, grad, inputs[1])
+			return apply(bop, grad, inputs[1], inputs[0])
 		}
-		dx, err := mk("dx", st.xShape, &st.dx, func(dy, gamma, dst *tensor.Dense) {
+		dx, err := mk("dx", st.xShape, &st.dx, func(dy, gamma, x, dst *tensor.Dense) {
 			if isF64(dy) {
-				normBackX[float64](st, dy, gamma, dst)
+				normBackX[float64](st, dy, gamma, x, dst)
 			} else {
-				normBackX[float32](st, dy, gamma, dst)
+				normBackX[float32](st, dy, gamma, x, dst)
 			}
 		})
 		if err != nil {
 			return nil, err
 		}
-		dg, err := mk("dgamma", inputs[1].Shape(), &st.dg, func(dy, _, dst *tensor.Dense) {
+		dg, err := mk("dgamma", inputs[1].Shape(), &st.dg, func(dy, _, x, dst *tensor.Dense) {
 			if isF64(dy) {
-				normBackAffine[float64](st, dy, dst, true)
+				normBackAffine[float64](st, dy, x, dst, true)
 			} else {
-				normBackAffine[float32](st, dy, dst, true)
+				normBackAffine[float32](st, dy, x, dst, true)
 			}
 		})
 		if err != nil {
 			return nil, err
 		}
-		db, err := mk("dbeta", inputs[2].Shape(), &st.db, func(dy, _, dst *tensor.Dense) {
+		db, err := mk("dbeta", inputs[2].Shape(), &st.db, func(dy, _, x, dst *tensor.Dense) {
 			if isF64(dy) {
-				normBackAffine[float64](st, dy, dst, false)
+				normBackAffine[float64](st, dy, x, dst, false)
 			} else {
-				normBackAffine[float32](st, dy, dst, false)
+				normBackAffine[float32](st, dy, x, dst, false)
 			}
 		})
 		return gorgonia.Nodes{dx, dg, db}, err
@@ -240,46 +242,44 @@ func (st *normState) geom() compute.Norm {
 
 // normSums returns Σdy and Σdy·x̂ per channel, over the whole batch
 // (batch norm's dx needs both; the affine gradients of both norms are
-// them), computed once per forward run and gradient dyt.
-func normSums[T compute.Float](st *normState, dyt *tensor.Dense) (s, sx []float64) {
+// them), computed once per forward run and gradient dyt, with x̂
+// recomputed from the input xt.
+func normSums[T compute.Float](st *normState, dyt, xt *tensor.Dense) (s, sx []float64) {
 	if st.sumsGen == st.gen && st.sumsDy == dyt && len(st.sumDy) == st.c {
 		return st.sumDy, st.sumDyHat
 	}
 	st.sumDy, st.sumDyHat = grow(st.sumDy, st.c), grow(st.sumDyHat, st.c)
-	compute.NormSums(&st.ws, st.sumDy, st.sumDyHat, data[T](dyt), st.xhat, st.geom())
+	compute.NormSums(&st.ws, st.sumDy, st.sumDyHat, data[T](dyt), data[T](xt), st.mu, st.invstd, st.geom())
 	st.sumsGen, st.sumsDy = st.gen, dyt
 	return st.sumDy, st.sumDyHat
 }
 
 func normForward[T compute.Float](st *normState, xt, gt, bt, yt *tensor.Dense) {
 	x := data[T](xt)
-	if st.lend {
-		defer st.giveBackXhat(st.borrowXhat())
-	}
 	st.gen++
 	st.batchStats = st.bn == nil || st.bn.Training()
 	g := st.geom()
-	st.xhat = grow(st.xhat, len(x))
+	st.mu = grow(st.mu, st.c*g.Groups())
 	st.invstd = grow(st.invstd, st.c*g.Groups())
 	var rm, rv []T
 	if st.bn != nil {
 		rm, rv = data[T](st.bn.RunningMean), data[T](st.bn.RunningVar)
 	}
-	compute.NormForward(&st.ws, data[T](yt), x, data[T](gt), data[T](bt), rm, rv, st.xhat, st.invstd, g)
+	compute.NormForward(&st.ws, data[T](yt), x, data[T](gt), data[T](bt), rm, rv, st.mu, st.invstd, g)
 }
 
-func normBackX[T compute.Float](st *normState, dyt, gt, dxt *tensor.Dense) {
+func normBackX[T compute.Float](st *normState, dyt, gt, xt, dxt *tensor.Dense) {
 	var bs, bsx []float64
 	if st.batchStats && !st.perSample {
-		bs, bsx = normSums[T](st, dyt)
+		bs, bsx = normSums[T](st, dyt, xt)
 	}
-	compute.NormBackX(&st.ws, data[T](dxt), data[T](dyt), data[T](gt), st.xhat, st.invstd, bs, bsx, st.geom())
+	compute.NormBackX(&st.ws, data[T](dxt), data[T](dyt), data[T](gt), data[T](xt), st.mu, st.invstd, bs, bsx, st.geom())
 }
 
-// normBackAffine sets dst to the gradient of gamma (Σ dy·xhat) or beta (Σ dy).
-func normBackAffine[T compute.Float](st *normState, dyt, dstt *tensor.Dense, gamma bool) {
+// normBackAffine sets dst to the gradient of gamma (Σ dy·x̂) or beta (Σ dy).
+func normBackAffine[T compute.Float](st *normState, dyt, xt, dstt *tensor.Dense, gamma bool) {
 	dst := data[T](dstt)
-	s, sx := normSums[T](st, dyt)
+	s, sx := normSums[T](st, dyt, xt)
 	if gamma {
 		s = sx
 	}
