@@ -1,28 +1,36 @@
 package vec
 
-// NormAffine is NormForward without keeping x̂: it sets, element by
-// element over y, in float64,
+// NormAffine normalises one group of a batch or instance norm without
+// keeping x̂: it sets, element by element over y, in float64,
 //
-//	y ← float32(γ·((x - mean)·inv) + β)
+//	x̂ ← (x - mean)·inv
+//	y ← float32(γ·x̂ + β)
 //
-// with the very operations of NormForward, so the same bits. The
-// backward pass recomputes x̂ from x instead (NormBackXFrom), which moves
-// 4 bytes a value where a kept x̂ moves 8, twice.
+// The backward pass recomputes x̂ from x with the same operations
+// (NormBackXFrom), which moves 4 bytes a value where a kept float64 x̂
+// would move 8, twice.
 func NormAffine(y, x []float32, mean, inv, gamma, beta float64) {
 	n := len(y)
 	normAffine(y, x[:n], mean, inv, gamma, beta)
 }
 
-// NormBackXFrom is NormBackX with x̂ recomputed from x as NormForward
+// NormBackXFrom sets the gradient of a norm's input over one group,
+// element by element over dx, with x̂ recomputed from x as NormAffine
 // computes it, x̂ = (x - mean)·inv, in float64:
 //
 //	dx ← float32(f·(m·dy − s − x̂·sx))
+//
+// where m is the group's size, s and sx are Σdy and Σdy·x̂ over the group
+// and f is γ·inv/m.
 func NormBackXFrom(dx, dy, x []float32, mean, inv, m, s, sx, f float64) {
 	n := len(dx)
 	normBackXFrom(dx, dy[:n], x[:n], mean, inv, m, s, sx, f)
 }
 
-// The portable kernels, as normForwardGo and normBackXGo.
+// The portable kernels. Each slice has the length of the first. The
+// conversions float64(x*y) round each product before its add or
+// subtract, as amd64 and the assembly do: other architectures may
+// otherwise fuse them.
 
 func normAffineGo(y, x []float32, mean, inv, gamma, beta float64) {
 	x = x[:len(y)]

@@ -2,9 +2,9 @@
 
 #include "textflag.h"
 
-// NormAffine and NormBackXFrom: as the kernels of norm_amd64.s (whose
-// macros these repeat: the same IEEE operations in the same order, no
-// FMA), with x̂ recomputed from x and kept in no memory. Blocks of
+// NormAffine and NormBackXFrom: the IEEE operations of the portable
+// kernels in the same order, no FMA, with x̂ recomputed from x and kept
+// in no memory. Blocks of
 // eight, then the last 1–7 one at a time; float32 data only, so no
 // alignment head (a 16-byte load straddles a cache line a quarter of the
 // time at worst).

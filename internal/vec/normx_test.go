@@ -21,8 +21,8 @@ func normxImpls() []normxImpl {
 }
 
 // TestNormRecompute checks NormAffine and NormBackXFrom against the
-// references of NormForward and NormBackX (from the definitions), with
-// x̂ from refNormForward: recomputing x̂ must give the bits of keeping it.
+// references (from the definitions: refNormForward keeps x̂ and
+// refNormBackX reads it): recomputing x̂ must give the bits of keeping it.
 func TestNormRecompute(t *testing.T) {
 	for _, im := range normxImpls() {
 		t.Run(im.name, func(t *testing.T) {
