@@ -179,7 +179,21 @@ func (b *col2imChans[T]) Each(k int) {
 	g, p, hw := b.g, b.g.Cols(), b.g.H*b.g.W
 	ld := b.n * p
 	c, i := k/b.n, k%b.n
-	img := b.dst[(i*g.C+c)*hw : (i*g.C+c+1)*hw]
+	img, src := b.dst[(i*g.C+c)*hw:(i*g.C+c+1)*hw], b.src[c*g.KH*g.KW*ld+i*p:]
+	if isK4S2P1(g) {
+		if im, ok := any(img).([]float32); ok && col2im42Fast(im, g.OH, g.OW, any(src).([]float32), ld) {
+			return
+		}
+	}
 	clear(img)
-	col2imChan(img, b.src[c*g.KH*g.KW*ld+i*p:], ld, g, b.ys, b.xs)
+	col2imChan(img, src, ld, g, b.ys, b.xs)
+}
+
+// isK4S2P1 reports whether g is a 4×4 kernel with stride 2 and padding 1
+// on an image of twice as many rows and columns as output positions (the
+// DCGANs' up- and down-sampling layers): then each pixel has the terms of
+// one 2×2 quarter of the kernel, which col2im42Fast adds at once.
+func isK4S2P1(g Geom) bool {
+	return g.KH == 4 && g.KW == 4 && g.SH == 2 && g.SW == 2 && g.PH == 1 && g.PW == 1 &&
+		g.H == 2*g.OH && g.W == 2*g.OW
 }

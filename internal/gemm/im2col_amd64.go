@@ -46,3 +46,25 @@ func put2Fast(img []float32, d, step int, in []float32, ow, n int) bool {
 	put2AVX2(&img[d], step, &in[0], ow, rows, n)
 	return true
 }
+
+// col2im42AVX2 sets the 2oh × 2ow plane img to the col2im of the 16 rows
+// src + t·ld (t = 4ky + kx, oh·ow entries each) of one channel of one
+// image under a 4×4 kernel with stride 2 and padding 1.
+//
+//go:noescape
+func col2im42AVX2(img *float32, oh, ow int, src *float32, ld int)
+
+// col2im42Fast runs col2im42 on float32 with the level's kernel,
+// reporting whether there is one. Each pixel of these layers has four
+// terms, which col2imChan adds with sixteen put2 calls over rows of 7 or
+// 14, reading and writing the plane sixteen times; the kernel sums each
+// pixel's terms in registers and writes it once.
+func col2im42Fast(img []float32, oh, ow int, src []float32, ld int) bool {
+	if !hasIm2colAVX2 || oh <= 0 || ow <= 0 {
+		return false
+	}
+	_ = img[4*oh*ow-1]
+	_ = src[15*ld+oh*ow-1]
+	col2im42AVX2(&img[0], oh, ow, &src[0], ld)
+	return true
+}

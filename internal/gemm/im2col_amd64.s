@@ -173,3 +173,148 @@ qm1:
 qdone:
 	VZEROUPPER
 	RET
+
+// col2im42Terms adds, under the masks Y8 (j < ow), Y9 (1 <= j < ow) and
+// Y10 (j+1 < ow), the terms of kernel row ky whose tap rows start at base
+// (tap (ky, kx) at base + kx·L, L = R8, 3L = R9, for the chunk's first
+// output column j): to the even pixels (Y0) tap (ky, 1) at j and tap
+// (ky, 3) at j-1, to the odd pixels (Y1) tap (ky, 0) at j+1 and (ky, 2)
+// at j, in that order. Each add has the sum as its first operand, as Go's
+// += has.
+#define col2im42Terms(base) \
+	VMASKMOVPS (base)(R8*1), Y8, Y4; \
+	VADDPS Y4, Y0, Y0; \
+	VMASKMOVPS -4(base)(R9*1), Y9, Y4; \
+	VADDPS Y4, Y0, Y0; \
+	VMASKMOVPS 4(base), Y10, Y5; \
+	VADDPS Y5, Y1, Y1; \
+	VMASKMOVPS (base)(R8*2), Y8, Y5; \
+	VADDPS Y5, Y1, Y1
+
+// col2im42Store interleaves the even (Y0) and odd (Y1) pixels of the
+// chunk and stores them at out under the masks Y11 (first eight) and Y12
+// (last eight).
+#define col2im42Store(out) \
+	VUNPCKLPS Y1, Y0, Y6; \
+	VUNPCKHPS Y1, Y0, Y7; \
+	VPERM2F128 $0x20, Y7, Y6, Y4; \
+	VPERM2F128 $0x31, Y7, Y6, Y5; \
+	VMASKMOVPS Y4, Y11, (out); \
+	VMASKMOVPS Y5, Y12, 32(out)
+
+// func col2im42AVX2(img *float32, oh, ow int, src *float32, ld int)
+// Sets the 2oh × 2ow plane img to the col2im of one channel of one image
+// under a 4×4 kernel, stride 2, padding 1: the 16 rows of its column
+// matrix are at src + t·ld (t = 4ky + kx), each holding oh·ow entries.
+// Pixel (y, x) is +0 plus its (up to) four terms in the order of the
+// taps (ky, kx), as Col2im adds them; a term from outside the column
+// matrix is +0, which leaves the sum as it is (a sum that starts at +0
+// is never -0). The output columns go eight at a time, every row of the
+// plane per chunk, so that the chunk's masks are worked out once.
+TEXT ·col2im42AVX2(SB), NOSPLIT, $0-40
+	MOVQ img+0(FP), DI
+	MOVQ oh+8(FP), R13
+	MOVQ ow+16(FP), R11
+	SHLQ $2, R11              // ow·4: bytes of a row of output positions
+	IMULQ R11, R13            // oh·ow·4: bytes of a tap row
+	MOVQ src+24(FP), SI
+	MOVQ ld+32(FP), R8
+	SHLQ $2, R8               // L
+	LEAQ (R8)(R8*2), R9       // 3L
+	LEAQ (R11)(R11*1), R10    // bytes of an image row
+	LEAQ firstLanes<>+32(SB), R12
+	MOVQ R11, CX              // bytes of output columns left, from j
+	TESTQ CX, CX
+	JLE cdone
+	TESTQ R13, R13
+	JLE cdone
+cchunk:
+	// Y8: j < ow; Y10: j+1 < ow; Y9: 1 <= j < ow; Y11, Y12: the first
+	// 2·min(8, ow-j) pixels of the image row.
+	MOVQ CX, AX
+	CMPQ AX, $32
+	JLE cm0
+	MOVQ $32, AX
+cm0:
+	MOVQ R12, BX
+	SUBQ AX, BX
+	VMOVDQU (BX), Y8
+	LEAQ -4(CX), AX
+	CMPQ AX, $32
+	JLE cm1
+	MOVQ $32, AX
+cm1:
+	MOVQ R12, BX
+	SUBQ AX, BX
+	VMOVDQU (BX), Y10
+	VMOVDQU Y8, Y9
+	CMPQ CX, R11
+	JNE cm2
+	VMOVDQU -4(R12), Y13      // lane 0
+	VANDNPS Y8, Y13, Y9
+cm2:
+	LEAQ (CX)(CX*1), AX
+	CMPQ AX, $32
+	JLE cm3
+	MOVQ $32, AX
+cm3:
+	MOVQ R12, BX
+	SUBQ AX, BX
+	VMOVDQU (BX), Y11
+	LEAQ -32(CX)(CX*1), AX
+	CMPQ AX, $32
+	JLE cm4
+	MOVQ $32, AX
+cm4:
+	CMPQ AX, $0
+	JGE cm5
+	XORQ AX, AX
+cm5:
+	MOVQ R12, BX
+	SUBQ AX, BX
+	VMOVDQU (BX), Y12
+
+	MOVQ DI, DX               // image row 2m
+	XORQ R14, R14             // m·ow·4
+crow:
+	// Row 2m: ky = 1 at oy = m, then ky = 3 at oy = m-1 (if m > 0).
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	LEAQ (SI)(R14*1), AX
+	LEAQ (AX)(R8*4), AX
+	col2im42Terms(AX)
+	TESTQ R14, R14
+	JZ ceven
+	LEAQ (SI)(R14*1), BX
+	SUBQ R11, BX
+	LEAQ (BX)(R8*8), BX
+	LEAQ (BX)(R8*4), BX
+	col2im42Terms(BX)
+ceven:
+	col2im42Store(DX)
+	ADDQ R10, DX
+	// Row 2m+1: ky = 0 at oy = m+1 (if m+1 < oh), then ky = 2 at oy = m.
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	LEAQ (R14)(R11*1), AX
+	CMPQ AX, R13
+	JGE codd
+	ADDQ SI, AX
+	col2im42Terms(AX)
+codd:
+	LEAQ (SI)(R14*1), BX
+	LEAQ (BX)(R8*8), BX
+	col2im42Terms(BX)
+	col2im42Store(DX)
+	ADDQ R10, DX
+	ADDQ R11, R14
+	CMPQ R14, R13
+	JLT crow
+
+	ADDQ $32, SI
+	ADDQ $64, DI
+	SUBQ $32, CX
+	JG cchunk
+cdone:
+	VZEROUPPER
+	RET
