@@ -63,3 +63,32 @@ func TestCol2im42Fenced(t *testing.T) {
 		}
 	}
 }
+
+// TestPadFenced runs PadImages on one plane at the start and at the end
+// of accessible memory, source and padded plane both, at every level:
+// the kernel's masked loads read nothing outside the source rows (the
+// first chunk's starts pw pixels before them) and its stores write
+// nothing outside the padded plane.
+func TestPadFenced(t *testing.T) {
+	defer useLevel(levelTop)
+	rng := rand.New(rand.NewPCG(42, 31))
+	for _, l := range quant.LevelsUpTo(levelTop) {
+		useLevel(l)
+		for _, sz := range [][3]int{{1, 1, 1}, {3, 7, 1}, {14, 14, 1}, {5, 9, 3}, {2, 17, 9}, {4, 8, 0}} {
+			g := Geom{C: 1, H: sz[0], W: sz[1], PH: sz[2], PW: sz[2]}
+			for _, atEnd := range []bool{false, true} {
+				x, free1 := fenced(t, g.H*g.W, atEnd)
+				xp, free2 := fenced(t, (g.H+2*g.PH)*(g.W+2*g.PW), atEnd)
+				copy(x, spread[float32](rng, len(x)))
+				want := make([]float32, len(xp))
+				refPad(want, x, 1, g)
+				PadImages(xp, x, 1, g)
+				if i := firstDiff(xp, want); i >= 0 {
+					t.Fatalf("%v %v at end %v: [%d] = %v, want %v", l, sz, atEnd, i, xp[i], want[i])
+				}
+				free2()
+				free1()
+			}
+		}
+	}
+}

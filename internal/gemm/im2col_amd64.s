@@ -318,3 +318,80 @@ codd:
 cdone:
 	VZEROUPPER
 	RET
+
+// func padRowsAVX2(dst, src *float32, w, h, pw, wp int)
+// For y < h: dst[y·wp : (y+1)·wp] = pw zeros, src[y·w : (y+1)·w], and
+// zeros to wp. The row goes in chunks of eight, a masked load from src
+// (lanes outside the source row read as zeros, and read nothing) and a
+// store masked to the padded row; every row per chunk, so that the
+// chunk's masks are worked out once. The values are moved, not computed:
+// every bit, NaN payloads included, is kept.
+TEXT ·padRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ w+16(FP), R8
+	SHLQ $2, R8               // bytes of a source row
+	MOVQ h+24(FP), R9
+	MOVQ pw+32(FP), R10
+	SHLQ $2, R10              // pw·4
+	MOVQ wp+40(FP), R11
+	SHLQ $2, R11              // bytes of a padded row
+	LEAQ firstLanes<>+32(SB), R12
+	TESTQ R9, R9
+	JLE pdone2
+	SUBQ R10, SI              // src - pw: the source of the chunk at 0
+	XORQ CX, CX               // o·4, the chunk's offset in the padded row
+pchunk2:
+	// Y1: lanes l with pw <= o+l < pw+w; Y2: lanes with o+l < wp.
+	MOVQ R10, AX
+	SUBQ CX, AX               // (pw - o)·4
+	CMPQ AX, $0
+	JGE pl0
+	XORQ AX, AX
+pl0:
+	CMPQ AX, $32
+	JLE pl1
+	MOVQ $32, AX
+pl1:
+	MOVQ R12, BX
+	SUBQ AX, BX
+	VMOVDQU (BX), Y3
+	LEAQ (R10)(R8*1), AX
+	SUBQ CX, AX               // (pw + w - o)·4
+	CMPQ AX, $0
+	JGE pl2
+	XORQ AX, AX
+pl2:
+	CMPQ AX, $32
+	JLE pl3
+	MOVQ $32, AX
+pl3:
+	MOVQ R12, BX
+	SUBQ AX, BX
+	VMOVDQU (BX), Y1
+	VANDNPS Y1, Y3, Y1
+	MOVQ R11, AX
+	SUBQ CX, AX
+	CMPQ AX, $32
+	JLE pl4
+	MOVQ $32, AX
+pl4:
+	MOVQ R12, BX
+	SUBQ AX, BX
+	VMOVDQU (BX), Y2
+	LEAQ (SI)(CX*1), AX       // source of the chunk in row y
+	LEAQ (DI)(CX*1), BX       // its place in padded row y
+	MOVQ R9, DX
+prow2:
+	VMASKMOVPS (AX), Y1, Y0
+	VMASKMOVPS Y0, Y2, (BX)
+	ADDQ R8, AX
+	ADDQ R11, BX
+	DECQ DX
+	JNZ prow2
+	ADDQ $32, CX
+	CMPQ CX, R11
+	JLT pchunk2
+pdone2:
+	VZEROUPPER
+	RET

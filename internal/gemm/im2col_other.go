@@ -8,3 +8,5 @@ func pick2Fast(out []float32, ow, n int, img []float32, s, step int) bool { retu
 func put2Fast(img []float32, d, step int, in []float32, ow, n int) bool { return false }
 
 func col2im42Fast(img []float32, oh, ow int, src []float32, ld int) bool { return false }
+
+func padRowsFast(dst []float32, wp int, src []float32, w, h, pw int) bool { return false }
