@@ -149,14 +149,29 @@ func colsGemm[T compute.Float](tB bool, m int, a []T, lda int, x []T, n int, g c
 }
 
 // convDY rounds the incoming gradient to Err once per run: for Conv2d into
-// a (OutC, B·P) matrix; for ConvTranspose2d in place of dy's layout, and
-// packs it into the column matrix dcol.
+// a (OutC, B·P) matrix; for ConvTranspose2d in dy's layout, and packs it
+// into the column matrix dcol (or, fused, pads it into dcol). A fused
+// ConvTranspose2d without an Err format pads dy itself and returns it:
+// the copy would be dy.
 func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T {
-	if bb.dyGen == bb.gen && len(bb.dyq) == dy.Size() {
+	asIs := st.transposed && st.roles.err.IsIdentity() && fuseCols(st.roles, st.roles.errB)
+	if bb.dyGen == bb.gen && (asIs && len(bb.dcol) > 0 || !asIs && len(bb.dyq) == dy.Size()) {
+		if asIs {
+			return data[T](dy)
+		}
 		return bb.dyq
 	}
 	bb.dyGen = bb.gen
 	g, n := st.g, st.batch
+	if asIs {
+		// The backward products pack dcol from dy padded into dcol
+		// (convForward).
+		bb.colsFused = true
+		gp := compute.Padded(g)
+		bb.dcol = grow(bb.dcol, n*gp.C*gp.H*gp.W)
+		compute.PadImages(bb.dcol, data[T](dy), n, g)
+		return data[T](dy)
+	}
 	bb.dyq = grow(bb.dyq, dy.Size())
 	if !st.transposed {
 		compute.ImagesToMatrix(bb.dyq, data[T](dy), n, st.outC, g.Cols())
@@ -164,8 +179,7 @@ func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) [
 		return bb.dyq
 	}
 	compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
-	// Fused, the backward products pack dcol from dyq padded into dcol
-	// (convForward).
+	// Fused, the backward products pack dcol from dyq padded into dcol.
 	if bb.colsFused = fuseCols(st.roles, st.roles.errB); bb.colsFused {
 		gp := compute.Padded(g)
 		bb.dcol = grow(bb.dcol, n*gp.C*gp.H*gp.W)
