@@ -78,3 +78,46 @@ func TestCol2im42(t *testing.T) {
 		}
 	}
 }
+
+// TestCol2imWholeLevels checks Col2imBatch on geometries whose kernel
+// covers the image (a transpose of the column matrix, which the level's
+// kernel may do eight rows by eight images at a time) at every level
+// against refCol2im of each image, bit for bit, NaN payloads included:
+// each pixel is zero plus its one term. Batches of 1 to 65 images and
+// images of 1 to 75 pixels cover every remainder of the eight-wide
+// blocks; a guard after the images must be left alone.
+func TestCol2imWholeLevels(t *testing.T) {
+	defer useLevel(levelTop)
+	rng := rand.New(rand.NewPCG(30, 43))
+	for _, l := range quant.LevelsUpTo(levelTop) {
+		useLevel(l)
+		for _, n := range []int{1, 7, 8, 9, 16, 23, 64, 65} {
+			for _, chw := range [][3]int{{1, 1, 1}, {3, 2, 2}, {2, 3, 3}, {1, 5, 5}, {3, 5, 5}, {5, 7, 7}, {2, 4, 3}} {
+				c, h, w := chw[0], chw[1], chw[2]
+				g := Geom{C: c, H: h, W: w, KH: h, KW: w, SH: 1, SW: 1, OH: 1, OW: 1}
+				if !wholeImage(g) {
+					t.Fatalf("%+v: not wholeImage", g)
+				}
+				img := c * h * w
+				col := col2imData(rng, g.Rows()*n)
+				want := make([]float32, n*img)
+				for b := range n {
+					refCol2im(want[b*img:(b+1)*img], col[b:], n, g)
+				}
+				got := col2imData(rng, n*img+9)
+				guard := append([]float32(nil), got[n*img:]...)
+				Col2imBatch(got, col, n, g)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%v n %d %v: pixel %d = %#x, want %#x", l, n, chw, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+					}
+				}
+				for i := range guard {
+					if math.Float32bits(got[n*img+i]) != math.Float32bits(guard[i]) {
+						t.Fatalf("%v n %d %v: wrote past the images at %d", l, n, chw, i)
+					}
+				}
+			}
+		}
+	}
+}

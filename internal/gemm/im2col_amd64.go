@@ -87,3 +87,26 @@ func padRowsFast(dst []float32, wp int, src []float32, w, h, pw int) bool {
 	padRowsAVX2(&dst[0], &src[0], w, h, pw, wp)
 	return true
 }
+
+// col2imWholeAVX2 sets dst[(8b+i)·ldd + j] = 0 + src[j·lds + 8b+i] for
+// i, j < 8 and b < blocks.
+//
+//go:noescape
+func col2imWholeAVX2(dst *float32, ldd int, src *float32, lds, blocks int)
+
+// col2imWholeFast runs col2imWhole on float32 rows [r0, r1) of the column
+// matrix with the level's kernel, eight rows by eight images at a time,
+// and returns the rows and images it did (the rest is left to Go): the
+// Go loop reads the column matrix n values apart, one at a time.
+func col2imWholeFast(dst, src []float32, n, r, r0, r1 int) (rows, imgs int) {
+	if !hasIm2colAVX2 || n < 8 || r1-r0 < 8 {
+		return 0, 0
+	}
+	rows, imgs = (r1-r0)&^7, n&^7
+	_ = dst[(imgs-1)*r+r0+rows-1]
+	_ = src[(r0+rows-1)*n+imgs-1]
+	for q := r0; q < r0+rows; q += 8 {
+		col2imWholeAVX2(&dst[q], r, &src[q*n], n, imgs/8)
+	}
+	return rows, imgs
+}

@@ -395,3 +395,81 @@ prow2:
 pdone2:
 	VZEROUPPER
 	RET
+
+// func col2imWholeAVX2(dst *float32, ldd int, src *float32, lds, blocks int)
+// For i, j < 8 and b < blocks: dst[(8b+i)·ldd + j] = 0 + src[j·lds + 8b+i],
+// eight rows of src transposed eight columns at a time. The add of zero
+// is Col2im's (0 + -0 is +0), with zero as its first operand.
+TEXT ·col2imWholeAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	SHLQ $2, R9
+	MOVQ blocks+32(FP), CX
+	LEAQ (R9)(R9*2), R10      // 3·lds
+	LEAQ (R8)(R8*2), R11      // 3·ldd
+	TESTQ CX, CX
+	JLE wdone
+wblock:
+	MOVQ SI, AX
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX)(R9*1), Y1
+	VMOVUPS (AX)(R9*2), Y2
+	VMOVUPS (AX)(R10*1), Y3
+	LEAQ (AX)(R9*4), AX
+	VMOVUPS (AX), Y4
+	VMOVUPS (AX)(R9*1), Y5
+	VMOVUPS (AX)(R9*2), Y6
+	VMOVUPS (AX)(R10*1), Y7
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VXORPS Y8, Y8, Y8
+	MOVQ DI, BX
+	VPERM2F128 $0x20, Y4, Y0, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)(R8*1)
+	VPERM2F128 $0x20, Y6, Y2, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)(R8*2)
+	VPERM2F128 $0x20, Y7, Y3, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)(R11*1)
+	LEAQ (BX)(R8*4), BX
+	VPERM2F128 $0x31, Y4, Y0, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)
+	VPERM2F128 $0x31, Y5, Y1, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)(R8*1)
+	VPERM2F128 $0x31, Y6, Y2, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)(R8*2)
+	VPERM2F128 $0x31, Y7, Y3, Y9
+	VADDPS Y9, Y8, Y9
+	VMOVUPS Y9, (BX)(R11*1)
+	ADDQ $32, SI
+	LEAQ (DI)(R8*8), DI
+	DECQ CX
+	JNZ wblock
+wdone:
+	VZEROUPPER
+	RET

@@ -238,10 +238,20 @@ func im2colWhole[T Float](dst, src []T, n, r, r0, r1 int) {
 // pixels, from the column matrix src (ld = n), for wholeImage geometries.
 // Each pixel has one term, added to zero as Col2im would (0 + -0 is +0).
 func col2imWhole[T Float](dst, src []T, n, r, r0, r1 int) {
+	var rows, imgs int
+	if d, ok := any(dst).([]float32); ok {
+		rows, imgs = col2imWholeFast(d, any(src).([]float32), n, r, r0, r1)
+	}
+	// What the kernel left: the images after the first imgs, and the
+	// rows after the first rows of those.
 	for b := 0; b < n; b++ {
-		d := dst[b*r+r0 : b*r+r1]
+		lo := r0
+		if b < imgs {
+			lo += rows
+		}
+		d := dst[b*r+lo : b*r+r1]
 		for k := range d {
-			d[k] = 0 + src[(r0+k)*n+b]
+			d[k] = 0 + src[(lo+k)*n+b]
 		}
 	}
 }

@@ -10,3 +10,5 @@ func put2Fast(img []float32, d, step int, in []float32, ow, n int) bool { return
 func col2im42Fast(img []float32, oh, ow int, src []float32, ld int) bool { return false }
 
 func padRowsFast(dst []float32, wp int, src []float32, w, h, pw int) bool { return false }
+
+func col2imWholeFast(dst, src []float32, n, r, r0, r1 int) (rows, imgs int) { return 0, 0 }
