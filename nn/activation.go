@@ -44,8 +44,14 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 	}}
 	direct := &passJob{f: func(dst, src, _ []float32) { compute.LeakyReLU(dst, src, a) }}
 	back := &passJob{f: func(dx, dy, saved []float32) { compute.LeakyReLUBack(dx, dy, saved, a) }}
+	// On the CPU backend a float32 pass keeps only which inputs were
+	// positive, a bit each, not a copy of the input: the backward pass
+	// needs no more, and gets the same bits.
+	fwdSign, backSign := &signJob{alpha: a}, &signJob{alpha: a, back: true}
 	return unarySaving(x, fmt.Sprintf("%s[%p]", name, &in), &in.keep,
 		func(x, y *tensor.Dense) {
+			_, cpu := compute.Current().(compute.CPU)
+			fwdSign.used = false
 			switch {
 			case !in.keep && isF64(x):
 				compute.LeakyReLU(data[float64](y), data[float64](x), alpha)
@@ -53,6 +59,15 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 			case !in.keep:
 				direct.src, direct.dst, direct.saved = data[float32](x), data[float32](y), data[float32](x)
 				elementwise(len(direct.src), direct)
+				return
+			case cpu && !isF64(x):
+				n := x.Size()
+				if cap(fwdSign.pos) < (n+7)/8 {
+					fwdSign.pos = make([]uint8, (n+7)/8)
+				}
+				fwdSign.pos = fwdSign.pos[:(n+7)/8]
+				fwdSign.x, fwdSign.y, fwdSign.used = data[float32](x), data[float32](y), true
+				compute.ForRanges(len(fwdSign.pos), 1<<12, fwdSign)
 				return
 			}
 			if isF64(x) {
@@ -66,13 +81,38 @@ func leakyReLU(x *gorgonia.Node, alpha float64, name string) (*gorgonia.Node, er
 			}
 		},
 		func(dy, dx *tensor.Dense) {
-			if isF64(dy) {
+			switch {
+			case fwdSign.used && !isF64(dy):
+				backSign.pos, backSign.x, backSign.y = fwdSign.pos, data[float32](dy), data[float32](dx)
+				compute.ForRanges(len(backSign.pos), 1<<12, backSign)
+			case isF64(dy):
 				compute.LeakyReLUBack(data[float64](dx), data[float64](dy), in.s64, alpha)
-			} else {
+			default:
 				back.src, back.dst, back.saved = data[float32](dy), data[float32](dx), in.s32
 				elementwise(len(back.src), back)
 			}
 		})
+}
+
+// signJob is a float32 pass of a leaky ReLU that keeps the signs of its
+// input (compute.LeakyReLUSign), or the backward pass that reads them
+// (back: x is dy, y is dx), split by compute.ForRanges over the bytes of
+// pos, eight values each.
+type signJob struct {
+	x, y  []float32
+	pos   []uint8
+	alpha float32
+	back  bool
+	used  bool // the last forward pass kept pos
+}
+
+func (j *signJob) Range(lo, hi int) {
+	a, b := 8*lo, min(8*hi, len(j.x))
+	if j.back {
+		compute.LeakyReLUBackSign(j.y[a:b], j.x[a:b], j.pos[lo:hi], j.alpha)
+	} else {
+		compute.LeakyReLUSign(j.y[a:b], j.pos[lo:hi], j.x[a:b], j.alpha)
+	}
 }
 
 // passJob is a float32 pass of an element-wise op, split by elementwise:
