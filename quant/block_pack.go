@@ -1,0 +1,47 @@
+package quant
+
+// RoundPanels rounds in place, to nearest, a rows×cols matrix stored as a
+// GEMM packs an operand: in panels of width columns, panel p holding
+// columns [p·width, p·width+width) as a rows×width row-major matrix (row
+// stride width), the panels one after another in buf. Blocks run down the
+// columns, from row 0 (along a product's reduction dimension, which the
+// panels' rows are). The columns of the last panel beyond cols are
+// padding and left as they are.
+//
+// A column's values are those of RoundMatrix(…, AlongColumn, Nearest, nil)
+// on the unpacked matrix: rounding the packed panels is rounding the
+// matrix and then packing it, so a GEMM may round an operand while it
+// packs it, without the matrix ever being written. The one difference is
+// in blocks that hold a NaN or an infinity: their values are NaN either
+// way, but the sign and payload of those NaNs depend on which kernel took
+// the block, and the kernels choose by the other blocks rounded in the
+// same pass, which differ between the two layouts.
+//
+// It panics unless width > 0 and buf holds the panels: len(buf) ≥
+// ceil(cols/width)·rows·width.
+func (b BlockFormat) RoundPanels(buf []float32, rows, width, cols int) {
+	b.mustBeValid()
+	if rows < 0 || cols < 0 || width <= 0 {
+		panic("quant: RoundPanels: bad panel shape")
+	}
+	npan := (cols + width - 1) / width
+	if len(buf) < npan*rows*width {
+		panic(errLength)
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	k := b.kernel(Nearest, nil)
+	var sc blockScratch // zeroed once per call: a call rounds a whole packed block
+	K := b.block
+	pl := rows * width
+	for p := range npan {
+		pan := buf[p*pl : (p+1)*pl]
+		w := min(width, cols-p*width)
+		for c0 := 0; c0 < w; c0 += blockChunk {
+			for r0 := 0; r0 < rows; r0 += K {
+				k.roundColumnBand(pan, pan, width, c0, min(blockChunk, w-c0), r0, min(r0+K, rows), &sc)
+			}
+		}
+	}
+}
