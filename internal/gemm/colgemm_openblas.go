@@ -2,6 +2,8 @@
 
 package gemm
 
+import "github.com/positgan/positgan/quant"
+
 // GemmCols sets c (m × n·g.Cols(), row stride ldc) to op(a)·Col, Col the
 // column matrix Im2colBatch(x, n, g). With OpenBLAS it builds Col and
 // calls Gemm (colgemm.go has the packing of the default build).
@@ -17,4 +19,24 @@ func GemmColsT[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c 
 	col := make([]T, g.Rows()*n*g.Cols())
 	Im2colBatch(col, x, n, g)
 	Gemm(tA, true, m, g.Rows(), n*g.Cols(), 1, a, lda, col, max(1, n*g.Cols()), 0, c, ldc)
+}
+
+// GemmColsBlocked is GemmCols with Col rounded to blk with blocks down
+// its columns (colgemm_block.go has the default build's).
+func GemmColsBlocked(tA bool, m int, a []float32, lda int, x []float32, n int, g Geom, blk quant.BlockFormat, c []float32, ldc int) {
+	k, nc := g.Rows(), n*g.Cols()
+	col := make([]float32, k*nc)
+	Im2colBatch(col, x, n, g)
+	blk.RoundMatrix(col, col, k, nc, quant.AlongColumn, quant.Nearest, nil)
+	Gemm(tA, false, m, nc, k, 1, a, lda, col, max(1, nc), 0, c, ldc)
+}
+
+// GemmColsTBlocked is GemmColsT with Col rounded to blk with blocks
+// along its rows.
+func GemmColsTBlocked(tA bool, m int, a []float32, lda int, x []float32, n int, g Geom, blk quant.BlockFormat, c []float32, ldc int) {
+	k, nc := n*g.Cols(), g.Rows()
+	col := make([]float32, k*nc)
+	Im2colBatch(col, x, n, g)
+	blk.RoundMatrix(col, col, nc, k, quant.AlongRow, quant.Nearest, nil)
+	Gemm(tA, true, m, nc, k, 1, a, lda, col, max(1, k), 0, c, ldc)
 }

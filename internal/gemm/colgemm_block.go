@@ -1,0 +1,78 @@
+//go:build !openblas
+
+package gemm
+
+import "github.com/positgan/positgan/quant"
+
+// GemmColsBlocked is GemmCols with the column matrix rounded to the block
+// format blk, to nearest, its blocks running down Col's columns (along
+// the sum, as a product's right operand is blocked): the bits of
+// Im2colBatch into col, blk.RoundMatrix(col, col, g.Rows(), n·g.Cols(),
+// quant.AlongColumn, quant.Nearest, nil) and Gemm, except that a NaN in a
+// block holding a NaN or an infinity may differ in sign and payload
+// (quant.BlockFormat.RoundPanels). Each block of op(B) is rounded as it
+// is packed (RoundPanels on the packed panels), so a block-scaled
+// convolution, like an fp32 one, never writes its column matrix. blk must
+// not be the zero BlockFormat.
+func GemmColsBlocked(tA bool, m int, a []float32, lda int, x []float32, n int, g Geom, blk quant.BlockFormat, c []float32, ldc int) {
+	checkBlock(blk)
+	if !panelBlocks(blk, g.Rows()) {
+		k, nc := g.Rows(), n*g.Cols()
+		checkCols(x, n, g)
+		col := make([]float32, k*nc)
+		Im2colBatch(col, x, n, g)
+		blk.RoundMatrix(col, col, k, nc, quant.AlongColumn, quant.Nearest, nil)
+		Gemm(tA, false, m, nc, k, 1, a, lda, col, max(1, nc), 0, c, ldc)
+		return
+	}
+	gemmCols(tA, m, a, lda, x, n, g, blk, c, ldc)
+}
+
+// GemmColsTBlocked is GemmColsT with the column matrix rounded to blk as
+// GemmColsBlocked rounds it but with its blocks running along Col's rows
+// (along the sum of op(a)·Colᵀ): the bits of Im2colBatch,
+// blk.RoundMatrix(col, col, g.Rows(), n·g.Cols(), quant.AlongRow,
+// quant.Nearest, nil) and Gemm(tA, true, ...), up to the NaNs of
+// GemmColsBlocked.
+func GemmColsTBlocked(tA bool, m int, a []float32, lda int, x []float32, n int, g Geom, blk quant.BlockFormat, c []float32, ldc int) {
+	checkBlock(blk)
+	if !panelBlocks(blk, n*g.Cols()) {
+		k, nc := n*g.Cols(), g.Rows()
+		checkCols(x, n, g)
+		col := make([]float32, k*nc)
+		Im2colBatch(col, x, n, g)
+		blk.RoundMatrix(col, col, nc, k, quant.AlongRow, quant.Nearest, nil)
+		Gemm(tA, true, m, nc, k, 1, a, lda, col, max(1, k), 0, c, ldc)
+		return
+	}
+	gemmColsT(tA, m, a, lda, x, n, g, blk, c, ldc)
+}
+
+func checkBlock(blk quant.BlockFormat) {
+	if blk.IsZero() {
+		panic("gemm: no block format to round the columns to")
+	}
+}
+
+// panelBlocks reports whether the driver's blocks of the sum, blockK
+// steps from 0, hold whole blocks of blk over a sum of k steps, so that
+// the packed blocks of op(B) can be rounded one by one.
+func panelBlocks(blk quant.BlockFormat, k int) bool {
+	return k <= blockK || blockK%blk.Block() == 0
+}
+
+// round rounds a block of op(B) just packed into dst, kb steps of the sum
+// by nb columns in panels of nr, to s.blk (if any) with blocks along the
+// sum: the panels' columns, from the block's first step, which starts a
+// block of s.blk (panelBlocks).
+func (s *colSrc[T]) round(dst []T, kb, nb, nr int) {
+	if s.blk.IsZero() {
+		return
+	}
+	d, ok := any(dst).([]float32)
+	if !ok {
+		panic("gemm: block-rounded columns are float32 only")
+	}
+	npan := (nb + nr - 1) / nr
+	s.blk.RoundPanels(d[:npan*nr*kb], kb, nr, nb)
+}
