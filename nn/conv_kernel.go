@@ -39,19 +39,20 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	}
 	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.outC, rows, quant.AlongRow, formRow, bb.rd.cached)
 	bb.yt = grow(bb.yt, st.outC*ld)
-	if bb.colsFused = fuseCols(r, r.actB); bb.colsFused {
+	if bb.colsFused = fuseCols[T](r, r.actB); bb.colsFused {
 		// The product packs its columns from the rounded input, padded
 		// into bb.col (a third of the columns' size for 4×4 stride-2
 		// layers), where convBackW finds it again. Even unpadded it is
 		// copied there: a graph may write x's buffer between the
-		// forward and backward passes.
+		// forward and backward passes. Block formats round each packed
+		// panel down its columns, and convBackW's along its rows.
 		gp := compute.Padded(g)
 		if gp != g || !st.lend {
 			bb.col = grow(bb.col, n*gp.C*gp.H*gp.W)
 			compute.PadImages(bb.col, xq, n, g)
 			xq = bb.col
 		}
-		colsGemm(false, st.outC, wf, rows, xq, n, gp, bb.yt, ld)
+		colsGemm(false, st.outC, wf, rows, xq, n, gp, r.actB, bb.yt, ld)
 		compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
 		compute.RoundSlice(r.out, data[T](y), data[T](y))
 		bb.gen++
@@ -120,27 +121,49 @@ const chunkCols = 1024
 // fuseCols reports whether the products that read a column matrix pack
 // it straight from the images (compute.GemmCols) rather than from the
 // matrix: float32 or float64 sums on the CPU backend, the columns not
-// block-rounded (blk nil). Both give the same bits; the matrix of
-// dcgan64's middle layer is 12.8 MB at batch 64, and writing and reading
-// it back took a sixth of the time of the products that read it.
-func fuseCols(r *roles, blk *compute.Rounder) bool {
+// block-rounded (blk nil) or, for float32, block-rounded to nearest
+// (compute.GemmColsBlocked rounds the panels as it packs them). Both give
+// the same bits (a NaN block's NaNs may change sign, as between the block
+// kernels); the matrix of dcgan64's middle layer is 12.8 MB at batch 64,
+// and writing and reading it back took a sixth of the time of the
+// products that read it (and of an mxfp8 step, with its rounding, more).
+func fuseCols[T compute.Float](r *roles, blk *compute.Rounder) bool {
 	_, cpu := compute.Current().(compute.CPU)
-	return cpu && r.f.Accum == quant.AccumFP32 && blk == nil
+	if !cpu || r.f.Accum != quant.AccumFP32 {
+		return false
+	}
+	_, f32 := any(T(0)).(float32)
+	return blk == nil || f32 && compute.PacksBlocks(blk)
 }
 
 // colsGemm sets c to a·Col (tB false: a is m × Rows, c m × ld) or a·Colᵀ
 // (tB true: a is m × ld, c m × Rows), Col the column matrix of the n
-// images x of geometry g (Rows × ld, ld = n·Cols), with a not transposed.
+// images x of geometry g (Rows × ld, ld = n·Cols), with a not transposed;
+// blk, if not nil, rounds Col with its blocks along the sum (down its
+// columns for a·Col, along its rows for a·Colᵀ), and T is then float32
+// (fuseCols).
 //
 // If the backend in use cannot (it was changed since fuseCols said it
 // could), colsGemm builds Col in a new matrix.
-func colsGemm[T compute.Float](tB bool, m int, a []T, lda int, x []T, n int, g compute.Geom, c []T, ldc int) {
-	if tB && compute.GemmColsT(false, m, a, lda, x, n, g, c, ldc) || !tB && compute.GemmCols(false, m, a, lda, x, n, g, c, ldc) {
+func colsGemm[T compute.Float](tB bool, m int, a []T, lda int, x []T, n int, g compute.Geom, blk *compute.Rounder, c []T, ldc int) {
+	if blk != nil {
+		a32, x32, c32 := any(a).([]float32), any(x).([]float32), any(c).([]float32)
+		if tB && compute.GemmColsTBlocked(false, m, a32, lda, x32, n, g, blk, c32, ldc) || !tB && compute.GemmColsBlocked(false, m, a32, lda, x32, n, g, blk, c32, ldc) {
+			return
+		}
+	} else if tB && compute.GemmColsT(false, m, a, lda, x, n, g, c, ldc) || !tB && compute.GemmCols(false, m, a, lda, x, n, g, c, ldc) {
 		return
 	}
 	rows, ld := g.Rows(), n*g.Cols()
 	col := make([]T, rows*ld)
 	compute.Im2colBatch(col, x, n, g)
+	if blk != nil {
+		axis := quant.AlongColumn
+		if tB {
+			axis = quant.AlongRow
+		}
+		compute.RoundMatrix(blk, col, col, rows, ld, axis)
+	}
 	if tB {
 		compute.Gemm(false, true, m, rows, ld, 1, a, lda, col, ld, 0, c, ldc)
 	} else {
@@ -166,7 +189,7 @@ func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) [
 	compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
 	// Fused, the backward products pack dcol from dyq padded into dcol
 	// (convForward).
-	if bb.colsFused = fuseCols(st.roles, st.roles.errB); bb.colsFused {
+	if bb.colsFused = fuseCols[T](st.roles, st.roles.errB); bb.colsFused {
 		gp := compute.Padded(g)
 		bb.dcol = grow(bb.dcol, n*gp.C*gp.H*gp.W)
 		compute.PadImages(bb.dcol, bb.dyq, n, g)
@@ -199,7 +222,7 @@ func convBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.D
 	dyw := blocked(r.errB, &bb.blk.dyw, dyq, st.outC, ld, quant.AlongRow)
 	d := data[T](dw)
 	if bb.colsFused {
-		colsGemm(true, st.outC, dyw, ld, bb.col, st.batch, compute.Padded(g), d, rows)
+		colsGemm(true, st.outC, dyw, ld, bb.col, st.batch, compute.Padded(g), r.actB, d, rows)
 		compute.RoundSlice(r.wgrad, d, d)
 		return
 	}
@@ -243,7 +266,7 @@ func convTBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.
 	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.inC, rows, quant.AlongRow, formRow, bb.rd.backCache(r, st.name))
 	bb.dxt = grow(bb.dxt, st.inC*ld)
 	if bb.colsFused {
-		colsGemm(false, st.inC, wb, rows, bb.dcol, n, compute.Padded(g), bb.dxt, ld)
+		colsGemm(false, st.inC, wb, rows, bb.dcol, n, compute.Padded(g), r.errB, bb.dxt, ld)
 	} else {
 		dcx := blocked(r.errB, &bb.blk.dyx, bb.dcol, rows, ld, quant.AlongColumn)
 		mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
@@ -261,7 +284,7 @@ func convTBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.
 	xb := blocked(r.actB, &bb.blk.xb, bb.xq, st.inC, ld, quant.AlongRow)
 	d := data[T](dw)
 	if bb.colsFused {
-		colsGemm(true, st.inC, xb, ld, bb.dcol, st.batch, compute.Padded(g), d, rows)
+		colsGemm(true, st.inC, xb, ld, bb.dcol, st.batch, compute.Padded(g), r.errB, d, rows)
 	} else {
 		dcw := blocked(r.errB, &bb.blk.dyw, bb.dcol, rows, ld, quant.AlongRow)
 		mm(r, r.accWGrad, false, true, st.inC, rows, ld, xb, ld, dcw, ld, d)
