@@ -33,14 +33,30 @@ func (b BlockFormat) RoundPanels(buf []float32, rows, width, cols int) {
 	}
 	k := b.kernel(Nearest, nil)
 	var sc blockScratch // zeroed once per call: a call rounds a whole packed block
+	var tmp [16 * maxPanelVecs]uint32
 	K := b.block
 	pl := rows * width
+	fast := k.fused && K == 32 && panelFast(width) // its bands are MX blocks of 32
 	for p := range npan {
 		pan := buf[p*pl : (p+1)*pl]
 		w := min(width, cols-p*width)
+		r0 := 0
+		if fast && w == width {
+			// Whole bands in vector calls, the bands a column
+			// takes the general way for (a NaN block, an extreme
+			// scale) one by one in between.
+			nb := rows / K
+			for r0 < nb*K {
+				r0 += mxPanelFast(pan[r0*width:], width, nb-r0/K, &k.rp, &tmp) * K
+				if r0 < nb*K {
+					k.roundColumnBand(pan, pan, width, 0, width, r0, r0+K, &sc)
+					r0 += K
+				}
+			}
+		}
 		for c0 := 0; c0 < w; c0 += blockChunk {
-			for r0 := 0; r0 < rows; r0 += K {
-				k.roundColumnBand(pan, pan, width, c0, min(blockChunk, w-c0), r0, min(r0+K, rows), &sc)
+			for r := r0; r < rows; r += K {
+				k.roundColumnBand(pan, pan, width, c0, min(blockChunk, w-c0), r, min(r+K, rows), &sc)
 			}
 		}
 	}

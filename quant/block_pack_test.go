@@ -42,7 +42,7 @@ func TestRoundPanels(t *testing.T) {
 	const pad = 7.25 // not on any grid of the data's blocks
 	for _, name := range formats {
 		b := MustParseBlock(name)
-		for _, sh := range [][3]int{{1, 1, 16}, {5, 17, 16}, {32, 16, 16}, {33, 40, 32}, {64, 100, 16}, {70, 33, 8}, {256, 1024, 16}, {256, 1030, 32}, {16, 200, 6}, {48, 50, 16}} {
+		for _, sh := range [][3]int{{1, 1, 16}, {5, 17, 16}, {32, 16, 16}, {33, 40, 32}, {64, 100, 16}, {70, 33, 8}, {256, 1024, 16}, {256, 1030, 32}, {16, 200, 6}, {48, 50, 16}, {96, 72, 24}, {64, 130, 64}, {64, 144, 72}, {320, 40, 40}} {
 			rows, cols, width := sh[0], sh[1], sh[2]
 			for kind := range 3 {
 				var src []float32
