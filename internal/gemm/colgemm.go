@@ -91,6 +91,11 @@ type colSrc[T Float] struct {
 	// blk, unless zero, is the block format the packed panels are
 	// rounded to, with blocks along the sum (colgemm_block.go).
 	blk quant.BlockFormat
+	// mat, if not nil, is op(B) itself, a matrix of row stride ldm (as
+	// Gemm's b and ldb), packed as packB packs it and then rounded to
+	// blk (GemmBlockedB); x, n and g are then unused.
+	mat []T
+	ldm int
 }
 
 // newColSrc returns the column matrix of the n images x of geometry g,
@@ -185,6 +190,11 @@ func (s *colSrc[T]) run(dst []T, ldd int, ps []int, off, ln int) {
 // packCols is packB for op(B) = Col (tB false: sum steps are taps, columns
 // positions) or Colᵀ (tB true: sum steps are positions, columns taps).
 func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0, kb, j0, nb, nr int) {
+	if s.mat != nil {
+		d.packB(dst, tB, s.mat, s.ldm, p0, kb, j0, nb, nr)
+		s.round(dst, kb, nb, nr)
+		return
+	}
 	if tB {
 		// A panel's row l is the panel's taps at position p0+l.
 		ps := grow(&w.pos, kb)

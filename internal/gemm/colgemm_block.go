@@ -76,3 +76,37 @@ func (s *colSrc[T]) round(dst []T, kb, nb, nr int) {
 	npan := (nb + nr - 1) / nr
 	s.blk.RoundPanels(d[:npan*nr*kb], kb, nr, nb)
 }
+
+// GemmBlockedB sets c (m × n, row stride ldc) to op(a)·op(B), op(B) =
+// op(b) rounded to the block format blk, to nearest, with its blocks
+// along the sum (down op(b)'s columns: b's columns, or b's rows if tB),
+// rounding each block of op(B) as it is packed: the bits of rounding b
+// whole (blk.RoundMatrix with quant.AlongColumn, or quant.AlongRow if tB)
+// and Gemm(tA, tB, m, n, k, 1, a, lda, b', ldb, 0, c, ldc), but for the
+// sign and payload of NaNs (quant.BlockFormat.RoundPanels). The rounded
+// operand is never written: for an operand read once per rounding (a
+// layer's weights in its input-gradient product) that saves writing it
+// and reading it back. blk must not be the zero BlockFormat.
+func GemmBlockedB(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, blk quant.BlockFormat, c []float32, ldc int) {
+	checkBlock(blk)
+	checkDims(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || !panelBlocks(blk, k) {
+		rb, cb, axis := k, n, quant.AlongColumn
+		if tB {
+			rb, cb, axis = n, k, quant.AlongRow
+		}
+		t := make([]float32, rb*cb)
+		for i := range rb {
+			copy(t[i*cb:(i+1)*cb], b[i*ldb:i*ldb+cb])
+		}
+		blk.RoundMatrix(t, t, rb, cb, axis, quant.Nearest, nil)
+		Gemm(tA, tB, m, n, k, 1, a, lda, t, max(1, cb), 0, c, ldc)
+		return
+	}
+	d := driverOf[float32]()
+	src := colSrc[float32]{blk: blk, mat: b, ldm: ldb}
+	d.split(gemmArgs[float32]{d: d, tA: tA, tB: tB, m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, cols: &src})
+}

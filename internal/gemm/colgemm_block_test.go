@@ -155,3 +155,56 @@ func TestGemmColsBlockedParallel(t *testing.T) {
 		t.Fatalf("GemmColsTBlocked c[%d] = %v, want %v", i, got[i], want[i])
 	}
 }
+
+// TestGemmBlockedB checks GemmBlockedB against the definition: b copied,
+// rounded whole by quant's RoundMatrix with its blocks along the sum
+// (down its columns, or along its rows if tB), multiplied by refColGemm;
+// bit for bit but for the sign and payload of a NaN. Every float32
+// micro-kernel, sums of one and of several of the driver's blocks, widths
+// that leave partial panels, leading dimensions longer than the rows,
+// zero blocks and non-finite values, a block size the driver's blocks of
+// the sum do not hold (the rounded copy) and an empty sum.
+func TestGemmBlockedB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 98))
+	formats := []string{"mxfp8-e4m3", "mxfp8-e5m2", "mxint8", "posit(8,1,block=32)", "mxfp6-e2m3(block=24)"}
+	shapes := [][3]int{{1, 1, 1}, {7, 33, 40}, {64, 130, 100}, {20, 300, 520}, {13, 17, 256}, {64, 1030, 64}, {5, 9, 0}}
+	for _, ki := range kernels[float32]() {
+		old := useKernel(ki)
+		for _, fname := range formats {
+			blk := quant.MustParseBlock(fname)
+			for _, sh := range shapes {
+				m, n, k := sh[0], sh[1], sh[2]
+				for _, tA := range []bool{false, true} {
+					for _, tB := range []bool{false, true} {
+						name := fmt.Sprintf("%s %s m=%d n=%d k=%d tA=%v tB=%v", ki.name, fname, m, n, k, tA, tB)
+						lda := k + 1
+						if tA {
+							lda = m + 2
+						}
+						rb, cb, axis := k, n, quant.AlongColumn
+						if tB {
+							rb, cb, axis = n, k, quant.AlongRow
+						}
+						ldb := cb + 3
+						a := spread[float32](rng, max(1, lda*max(m, k)))
+						b := blockImages(rng, max(1, rb*ldb), rng.IntN(4) == 0)
+						rounded := make([]float32, rb*cb)
+						for i := range rb {
+							copy(rounded[i*cb:(i+1)*cb], b[i*ldb:i*ldb+cb])
+						}
+						blk.RoundMatrix(rounded, rounded, rb, cb, axis, quant.Nearest, nil)
+						ldc := n + 1
+						want := spread[float32](rng, m*ldc)
+						got := append([]float32(nil), want...)
+						refColGemm(tA, tB, m, n, k, a, lda, rounded, max(1, cb), want, ldc)
+						GemmBlockedB(tA, tB, m, n, k, a, lda, b, ldb, blk, got, ldc)
+						if i := firstDiffNaN(got, want); i >= 0 {
+							t.Fatalf("%s: c[%d] = %#x, want %#x", name, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+						}
+					}
+				}
+			}
+		}
+		useKernel(old)
+	}
+}
