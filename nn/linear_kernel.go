@@ -135,9 +135,11 @@ func linBackX[T compute.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dens
 	// dx = dy·W sums over out: dy blocked along its rows, W down its
 	// columns (re-blocked from the unrounded weights).
 	dyb := blocked(r.errB, &bb.blk.dyx, dyq, n, out, quant.AlongRow)
-	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, out, in, quant.AlongColumn, formCol, bb.rd.backCache(r, st.l.name))
 	d := data[T](dx)
-	mm(r, r.accErr, false, false, n, in, out, dyb, out, wb, in, d)
+	if !mmBlockedWeights(r, bb.rd, st.l.name, n, in, out, dyb, out, bb.wq, d) {
+		wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, out, in, quant.AlongColumn, formCol, bb.rd.backCache(r, st.l.name))
+		mm(r, r.accErr, false, false, n, in, out, dyb, out, wb, in, d)
+	}
 	compute.RoundSlice(r.err, d, d)
 }
 
