@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/positgan/positgan/compute"
@@ -101,4 +102,20 @@ func runLinearBlocked(t *testing.T, n, in, out int, f LayerFormats, cache bool) 
 		m.Reset()
 	}
 	return res
+}
+
+// TestLinearBlockedFresh checks that on the CPU backend a Linear layer
+// with block formats reads no cached blocked form of its weights: a write
+// not reported with Param.Changed is seen at once (the products round
+// the weights as they pack them), with the bits of an uncached layer;
+// TestWeightCacheStale checks the cache where it is used.
+func TestLinearBlockedFresh(t *testing.T) {
+	l := cacheLayers[0]
+	f := cacheFormats()["mxfp8"]
+	off, on := newTwoGraphs(t, l, f, false), newTwoGraphs(t, l, f, true)
+	on.run(t, 0, true, false) // written, not reported
+	off.run(t, 0, true, false)
+	if a, b := on.run(t, 1, false, false), off.run(t, 1, false, false); !slices.Equal(a, b) {
+		t.Fatal("a Linear layer's blocked weights were read from the cache")
+	}
 }

@@ -33,9 +33,11 @@ func linForward[T compute.Float](st *linState, bb *linBufs[T], x, w, b, y *tenso
 	// Block formats: both operands blocked along the reduction dimension
 	// (in); xq and wq keep the unrounded values for the backward products.
 	xf := blocked(r.actB, &bb.blk.x, bb.xq, n, in, quant.AlongRow)
-	wf := blockWeights(r, &bb.blk.w, wd, bb.wq, out, in, quant.AlongRow, formRow, cache)
 	yd := data[T](y)
-	mm(r, r.accOut, false, true, n, out, in, xf, in, wf, in, yd)
+	if !mmBlockedWeights(r, false, bb.rd, st.l.name, true, n, out, in, xf, in, bb.wq, yd) {
+		wf := blockWeights(r, &bb.blk.w, wd, bb.wq, out, in, quant.AlongRow, formRow, cache)
+		mm(r, r.accOut, false, true, n, out, in, xf, in, wf, in, yd)
+	}
 	if b != nil {
 		compute.AddBias(yd, data[T](b), n, 1)
 	}
@@ -136,7 +138,7 @@ func linBackX[T compute.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dens
 	// columns (re-blocked from the unrounded weights).
 	dyb := blocked(r.errB, &bb.blk.dyx, dyq, n, out, quant.AlongRow)
 	d := data[T](dx)
-	if !mmBlockedWeights(r, bb.rd, st.l.name, n, in, out, dyb, out, bb.wq, d) {
+	if !mmBlockedWeights(r, true, bb.rd, st.l.name, false, n, in, out, dyb, out, bb.wq, d) {
 		wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, out, in, quant.AlongColumn, formCol, bb.rd.backCache(r, st.l.name))
 		mm(r, r.accErr, false, false, n, in, out, dyb, out, wb, in, d)
 	}
