@@ -32,22 +32,57 @@ func (b BlockFormat) RoundPanels(buf []float32, rows, width, cols int) {
 		return
 	}
 	k := b.kernel(Nearest, nil)
-	var sc blockScratch // zeroed once per call: a call rounds a whole packed block
+	fast := k.fused && b.block == 32 && panelFast(width) // its bands are MX blocks of 32
 	var tmp [16 * maxPanelVecs]uint32
-	K := b.block
+	p, r0 := 0, 0
+	if fast {
+		p, r0 = k.panelsFast(buf, rows, width, cols, &tmp)
+	}
+	if p < npan {
+		k.panelsGeneral(buf, rows, width, cols, p, r0, fast, &tmp)
+	}
+}
+
+// panelsFast rounds RoundPanels' panels with the vector kernel alone, as
+// long as it takes every band, and returns where it stopped: panel p, its
+// rows from r0 on (p = the number of panels when it did all). It needs
+// no blockScratch (whose zeroing would cost as much as rounding a panel
+// in the cache: a GEMM rounds each panel as it packs it).
+func (k *blockKernel) panelsFast(buf []float32, rows, width, cols int, tmp *[16 * maxPanelVecs]uint32) (p, r0 int) {
+	pl, nb := rows*width, rows/32
+	for p = 0; p*width < cols; p++ {
+		if cols-p*width < width {
+			return p, 0 // padding columns: zero, not a fast band
+		}
+		done := mxPanelFast(buf[p*pl:(p+1)*pl], width, nb, &k.rp, tmp)
+		if done < nb || rows%32 != 0 {
+			return p, done * 32
+		}
+	}
+	return p, 0
+}
+
+// panelsGeneral rounds RoundPanels' panels from panel p0's row r0 on
+// (earlier ones are done), whole bands with the vector kernel if fast,
+// the rest (bands it does not take, short bands, padded panels, other
+// formats) with the general kernels.
+func (k *blockKernel) panelsGeneral(buf []float32, rows, width, cols, p0, r0 int, fast bool, tmp *[16 * maxPanelVecs]uint32) {
+	var sc blockScratch
+	K := k.b.block
 	pl := rows * width
-	fast := k.fused && K == 32 && panelFast(width) // its bands are MX blocks of 32
-	for p := range npan {
+	for p := p0; p*width < cols; p++ {
 		pan := buf[p*pl : (p+1)*pl]
 		w := min(width, cols-p*width)
-		r0 := 0
+		if p > p0 {
+			r0 = 0
+		}
 		if fast && w == width {
 			// Whole bands in vector calls, the bands a column
 			// takes the general way for (a NaN block, an extreme
 			// scale) one by one in between.
 			nb := rows / K
 			for r0 < nb*K {
-				r0 += mxPanelFast(pan[r0*width:], width, nb-r0/K, &k.rp, &tmp) * K
+				r0 += mxPanelFast(pan[r0*width:], width, nb-r0/K, &k.rp, tmp) * K
 				if r0 < nb*K {
 					k.roundColumnBand(pan, pan, width, 0, width, r0, r0+K, &sc)
 					r0 += K

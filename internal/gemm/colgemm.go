@@ -191,8 +191,14 @@ func (s *colSrc[T]) run(dst []T, ldd int, ps []int, off, ln int) {
 // positions) or Colᵀ (tB true: sum steps are positions, columns taps).
 func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0, kb, j0, nb, nr int) {
 	if s.mat != nil {
-		d.packB(dst, tB, s.mat, s.ldm, p0, kb, j0, nb, nr)
-		s.round(dst, kb, nb, nr)
+		// Panel by panel, each rounded while it is in L1 (as packCols
+		// rounds its panels below).
+		for pan := 0; pan*nr < nb; pan++ {
+			dp := dst[pan*nr*kb : (pan+1)*nr*kb]
+			cols := min(nr, nb-pan*nr)
+			d.packB(dp, tB, s.mat, s.ldm, p0, kb, j0+pan*nr, cols, nr)
+			s.round(dp, kb, cols, nr)
+		}
 		return
 	}
 	if tB {
@@ -208,8 +214,8 @@ func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0
 					clear(dp[l*nr+cols : (l+1)*nr])
 				}
 			}
+			s.round(dp, kb, cols, nr)
 		}
-		s.round(dst, kb, nb, nr)
 		return
 	}
 	// A panel's row l is tap p0+l at the panel's positions: the taps at
@@ -228,6 +234,6 @@ func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0
 				dp[l*nr+c] = 0
 			}
 		}
+		s.round(dp, kb, cols, nr)
 	}
-	s.round(dst, kb, nb, nr)
 }

@@ -61,10 +61,10 @@ func panelBlocks(blk quant.BlockFormat, k int) bool {
 	return k <= blockK || blockK%blk.Block() == 0
 }
 
-// round rounds a block of op(B) just packed into dst, kb steps of the sum
-// by nb columns in panels of nr, to s.blk (if any) with blocks along the
-// sum: the panels' columns, from the block's first step, which starts a
-// block of s.blk (panelBlocks).
+// round rounds panels of op(B) just packed into dst (while they are in
+// L1: one at a time), kb steps of the sum by nb columns in panels of nr,
+// to s.blk (if any) with blocks along the sum: the panels' columns, from
+// the block's first step, which starts a block of s.blk (panelBlocks).
 func (s *colSrc[T]) round(dst []T, kb, nb, nr int) {
 	if s.blk.IsZero() {
 		return

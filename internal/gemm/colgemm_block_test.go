@@ -208,3 +208,68 @@ func TestGemmBlockedB(t *testing.T) {
 		useKernel(old)
 	}
 }
+
+// BenchmarkGemmColsBlocked times dcgan64's middle layer's products (as
+// BenchmarkGemmCols) with the columns rounded to mxfp8-e4m3: rounded as
+// the panels are packed from the images (fused) against Im2colBatch,
+// RoundMatrix of the column matrix and Gemm (explicit); and the input
+// gradient product of the CGAN's largest layer (64 × 1024 by 1024 × 794
+// weights) rounding the weights as it packs them (GemmBlockedB) against
+// RoundMatrix into a copy, then Gemm.
+func BenchmarkGemmColsBlocked(b *testing.B) {
+	g := Geom{C: 64, H: 14, W: 14, KH: 4, KW: 4, SH: 2, SW: 2, PH: 1, PW: 1, OH: 7, OW: 7}
+	const n, m = 64, 128
+	blk := quant.MustParseBlock("mxfp8-e4m3")
+	rng := rand.New(rand.NewPCG(30, 69))
+	k, ld := g.Rows(), n*g.Cols()
+	x := spread[float32](rng, n*g.C*g.H*g.W)
+	col := make([]float32, k*ld)
+	a := spread[float32](rng, m*max(k, ld))
+	c := make([]float32, m*max(k, ld))
+	for _, nt := range []bool{false, true} {
+		name, axis := "NN", quant.AlongColumn
+		if nt {
+			name, axis = "NT", quant.AlongRow
+		}
+		b.Run(name+"/fused", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if nt {
+					GemmColsTBlocked(false, m, a, ld, x, n, g, blk, c, k)
+				} else {
+					GemmColsBlocked(false, m, a, k, x, n, g, blk, c, ld)
+				}
+			}
+		})
+		b.Run(name+"/explicit", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Im2colBatch(col, x, n, g)
+				blk.RoundMatrix(col, col, k, ld, axis, quant.Nearest, nil)
+				if nt {
+					Gemm(false, true, m, k, ld, 1, a, ld, col, ld, 0, c, k)
+				} else {
+					Gemm(false, false, m, ld, k, 1, a, k, col, ld, 0, c, ld)
+				}
+			}
+		})
+	}
+	const bn, out, in = 64, 1024, 794
+	dy := spread[float32](rng, bn*out)
+	w := spread[float32](rng, out*in)
+	wb := make([]float32, out*in)
+	dx := make([]float32, bn*in)
+	b.Run("weights/fused", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			GemmBlockedB(false, false, bn, in, out, dy, out, w, in, blk, dx, in)
+		}
+	})
+	b.Run("weights/explicit", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			blk.RoundMatrix(wb, w, out, in, quant.AlongColumn, quant.Nearest, nil)
+			Gemm(false, false, bn, in, out, 1, dy, out, wb, in, 0, dx, in)
+		}
+	})
+}
