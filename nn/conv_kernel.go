@@ -81,18 +81,23 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 // col2imProduct sets dst, n images of geometry g, to Col2imBatch of the
 // product Aᵀ·B, where A (k × Rows) holds the weights and B (k × n·Cols)
 // the columns of the n images side by side: chunk images at a time, in
-// buf. A pass's block of the product is still in cache when col2im reads
+// buf. If bq is not nil, B is b rounded by bq down its columns as the
+// product packs it (packsBlocks must hold). A pass's block of the product is still in cache when col2im reads
 // it; the whole product for a batch (12.8 MB for dcgan64's middle layers,
 // against 3.2 MB a pass) often is not: their GEMM and col2im take 12% less
 // time in passes.
-func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []T, k, n int, g compute.Geom, chunk int, buf *[]T) {
+func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []T, bq *compute.Rounder, k, n int, g compute.Geom, chunk int, buf *[]T) {
 	rows, p, img := g.Rows(), g.Cols(), g.C*g.H*g.W
 	ld := n * p
 	*buf = grow(*buf, rows*min(chunk, n)*p)
 	for b0 := 0; b0 < n; b0 += chunk {
 		nb := min(chunk, n-b0)
 		col := (*buf)[:rows*nb*p]
-		mm(r, acc, true, false, rows, nb*p, k, a, rows, b[b0*p:], ld, col)
+		if bq != nil {
+			mmBlockedB(true, rows, nb*p, k, a, rows, b[b0*p:], ld, bq, col)
+		} else {
+			mm(r, acc, true, false, rows, nb*p, k, a, rows, b[b0*p:], ld, col)
+		}
 		compute.Col2imBatch(dst[b0*img:(b0+nb)*img], col, nb, g)
 	}
 }
@@ -205,11 +210,15 @@ func convBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.D
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	dyq := convDY(st, bb, dy)
-	// dcol = Wᵀ·dy sums over OutC: both blocked down their columns.
-	dyx := blocked(r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn)
+	// dcol = Wᵀ·dy sums over OutC: both blocked down their columns, dy
+	// as the product packs it where it can.
+	dyx, dq := dyq, r.errB
+	if !packsBlocks[T](r, r.errB) {
+		dyx, dq = blocked(r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn), nil
+	}
 	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.outC, rows, quant.AlongColumn, formCol, bb.rd.backCache(r, st.name))
 	d := data[T](dx)
-	col2imProduct(r, r.accErr, d, wb, dyx, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
+	col2imProduct(r, r.accErr, d, wb, dyx, dq, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
 	compute.RoundSlice(r.err, d, d)
 }
 
@@ -244,11 +253,15 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	compute.RoundSlice(r.act, bb.xq, bb.xq)
 	convWeights(st, bb, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
-	// (InC), into copies (the backward products re-block the originals).
-	xf := blocked(r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
+	// (InC), into copies (the backward products re-block the originals),
+	// or x as the product packs it where it can.
+	xf, xq := bb.xq, r.actB
+	if !packsBlocks[T](r, r.actB) {
+		xf, xq = blocked(r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn), nil
+	}
 	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.inC, rows, quant.AlongColumn, formCol, bb.rd.cached)
 	yd := data[T](y)
-	col2imProduct(r, r.accOut, yd, wf, xf, st.inC, n, g, colChunk[T](r, n, p), &bb.col)
+	col2imProduct(r, r.accOut, yd, wf, xf, xq, st.inC, n, g, colChunk[T](r, n, p), &bb.col)
 	if b != nil {
 		compute.AddBias(yd, data[T](b), n, g.H*g.W)
 	}

@@ -151,9 +151,13 @@ func linBackW[T compute.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dens
 	n, in, out := st.batch, st.l.In, st.l.Out
 	// dw = dyᵀ·x sums over the batch: both blocked down their columns.
 	dyb := blocked(r.errB, &bb.blk.dyw, dyq, n, out, quant.AlongColumn)
-	xb := blocked(r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
 	d := data[T](dw)
-	mm(r, r.accWGrad, true, false, out, in, n, dyb, out, xb, in, d)
+	if packsBlocks[T](r, r.actB) {
+		mmBlockedB(true, out, in, n, dyb, out, bb.xq, in, r.actB, d)
+	} else {
+		xb := blocked(r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
+		mm(r, r.accWGrad, true, false, out, in, n, dyb, out, xb, in, d)
+	}
 	compute.RoundSlice(r.wgrad, d, d)
 }
 
