@@ -96,6 +96,9 @@ type colSrc[T Float] struct {
 	// blk (GemmBlockedB); x, n and g are then unused.
 	mat []T
 	ldm int
+	// blkA, unless zero, is the block format the packed panels of op(A)
+	// are rounded to, with blocks along the sum (GemmBlockedB).
+	blkA quant.BlockFormat
 }
 
 // newColSrc returns the column matrix of the n images x of geometry g,

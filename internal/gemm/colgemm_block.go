@@ -77,6 +77,45 @@ func (s *colSrc[T]) round(dst []T, kb, nb, nr int) {
 	s.blk.RoundPanels(d[:npan*nr*kb], kb, nr, nb)
 }
 
+// roundA rounds a block of op(A) just packed into dst, mb rows in panels
+// of mr by kb steps of the sum, to s.blkA (if any; s may be nil) with
+// blocks along the sum: down the panels' columns.
+func (s *colSrc[T]) roundA(dst []T, kb, mb, mr int) {
+	if s == nil || s.blkA.IsZero() {
+		return
+	}
+	d, ok := any(dst).([]float32)
+	if !ok {
+		panic("gemm: block-rounded operands are float32 only")
+	}
+	npan := (mb + mr - 1) / mr
+	s.blkA.RoundPanels(d[:npan*mr*kb], kb, mr, mb)
+}
+
+// GemmBlocked sets c (m × n, row stride ldc) to op(A)·op(B), op(A) =
+// op(a) rounded to blkA and op(B) = op(b) to blkB (a zero BlockFormat:
+// not rounded), to nearest, each with its blocks along the sum, rounding
+// each block of the operands as it is packed: the bits of rounding a and
+// b whole (RoundMatrix along their rows or down their columns, whichever
+// runs along the sum) and Gemm(tA, tB, m, n, k, 1, a', lda, b', ldb, 0, c,
+// ldc), but for the sign and payload of NaNs
+// (quant.BlockFormat.RoundPanels). Neither rounded operand is written.
+func GemmBlocked(tA, tB bool, m, n, k int, a []float32, lda int, blkA quant.BlockFormat, b []float32, ldb int, blkB quant.BlockFormat, c []float32, ldc int) {
+	checkDims(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || !blkA.IsZero() && !panelBlocks(blkA, k) || !blkB.IsZero() && !panelBlocks(blkB, k) {
+		a, lda = roundedCopy(!tA, m, k, a, lda, blkA)
+		b, ldb = roundedCopy(tB, n, k, b, ldb, blkB)
+		Gemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+		return
+	}
+	d := driverOf[float32]()
+	src := colSrc[float32]{blk: blkB, mat: b, ldm: ldb, blkA: blkA}
+	d.split(gemmArgs[float32]{d: d, tA: tA, tB: tB, m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, cols: &src})
+}
+
 // GemmBlockedB sets c (m × n, row stride ldc) to op(a)·op(B), op(B) =
 // op(b) rounded to the block format blk, to nearest, with its blocks
 // along the sum (down op(b)'s columns: b's columns, or b's rows if tB),
@@ -89,24 +128,5 @@ func (s *colSrc[T]) round(dst []T, kb, nb, nr int) {
 // and reading it back. blk must not be the zero BlockFormat.
 func GemmBlockedB(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, blk quant.BlockFormat, c []float32, ldc int) {
 	checkBlock(blk)
-	checkDims(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 || !panelBlocks(blk, k) {
-		rb, cb, axis := k, n, quant.AlongColumn
-		if tB {
-			rb, cb, axis = n, k, quant.AlongRow
-		}
-		t := make([]float32, rb*cb)
-		for i := range rb {
-			copy(t[i*cb:(i+1)*cb], b[i*ldb:i*ldb+cb])
-		}
-		blk.RoundMatrix(t, t, rb, cb, axis, quant.Nearest, nil)
-		Gemm(tA, tB, m, n, k, 1, a, lda, t, max(1, cb), 0, c, ldc)
-		return
-	}
-	d := driverOf[float32]()
-	src := colSrc[float32]{blk: blk, mat: b, ldm: ldb}
-	d.split(gemmArgs[float32]{d: d, tA: tA, tB: tB, m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, cols: &src})
+	GemmBlocked(tA, tB, m, n, k, a, lda, quant.BlockFormat{}, b, ldb, blk, c, ldc)
 }

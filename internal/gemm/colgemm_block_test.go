@@ -273,3 +273,68 @@ func BenchmarkGemmColsBlocked(b *testing.B) {
 		}
 	})
 }
+
+// TestGemmBlocked checks GemmBlocked with op(A), op(B) or both rounded
+// against the definition (each operand copied and rounded whole by
+// RoundMatrix with its blocks along the sum, then refColGemm), as
+// TestGemmBlockedB does; with every float32 micro-kernel (so panels of
+// op(A) of 6, 8 and the generic kernel's rows), tall products whose op(A)
+// is packed in several blocks of rows, and products split across
+// goroutines.
+func TestGemmBlocked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 100))
+	formats := []string{"", "mxfp8-e4m3", "mxfp8-e5m2", "posit(8,1,block=32)", "mxfp6-e2m3(block=24)"}
+	shapes := [][3]int{{1, 1, 1}, {7, 33, 40}, {64, 130, 100}, {20, 300, 520}, {400, 17, 256}, {64, 1030, 64}, {5, 9, 0}, {130, 200, 300}}
+	for _, ki := range kernels[float32]() {
+		old := useKernel(ki)
+		for _, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, tA := range []bool{false, true} {
+				for _, tB := range []bool{false, true} {
+					fa, fb := formats[1+rng.IntN(len(formats)-1)], formats[rng.IntN(len(formats))]
+					name := fmt.Sprintf("%s A %q B %q m=%d n=%d k=%d tA=%v tB=%v", ki.name, fa, fb, m, n, k, tA, tB)
+					blkA := quant.MustParseBlock(fa)
+					var blkB quant.BlockFormat
+					if fb != "" {
+						blkB = quant.MustParseBlock(fb)
+					}
+					ra, ca := m, k
+					if tA {
+						ra, ca = k, m
+					}
+					rb, cb := k, n
+					if tB {
+						rb, cb = n, k
+					}
+					lda, ldb := ca+1, cb+3
+					a := blockImages(rng, max(1, ra*lda), rng.IntN(4) == 0)
+					b := blockImages(rng, max(1, rb*ldb), rng.IntN(4) == 0)
+					ar, lar := roundedCopy(!tA, m, k, a, lda, blkA)
+					br, lbr := roundedCopy(tB, n, k, b, ldb, blkB)
+					ldc := n + 1
+					want := spread[float32](rng, m*ldc)
+					got := append([]float32(nil), want...)
+					refColGemm(tA, tB, m, n, k, ar, lar, br, lbr, want, ldc)
+					GemmBlocked(tA, tB, m, n, k, a, lda, blkA, b, ldb, blkB, got, ldc)
+					if i := firstDiffNaN(got, want); i >= 0 {
+						t.Fatalf("%s: c[%d] = %#x, want %#x", name, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+					}
+				}
+			}
+		}
+		useKernel(old)
+	}
+	// Split across goroutines (by rows, each packing and rounding its
+	// own blocks of op(A)), against the same product on one.
+	blk := quant.MustParseBlock("mxfp8-e4m3")
+	const m, n, k = 600, 200, 700
+	a, b := blockImages(rng, m*k, false), blockImages(rng, k*n, false)
+	ar, _ := roundedCopy(true, m, k, a, k, blk)
+	br, _ := roundedCopy(false, n, k, b, n, blk)
+	want, got := make([]float32, m*n), make([]float32, m*n)
+	Gemm(false, false, m, n, k, 1, ar, k, br, n, 0, want, n)
+	GemmBlocked(false, false, m, n, k, a, k, blk, b, n, blk, got, n)
+	if i := firstDiff(got, want); i >= 0 {
+		t.Fatalf("parallel: c[%d] = %v, want %v", i, got[i], want[i])
+	}
+}

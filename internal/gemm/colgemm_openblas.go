@@ -44,14 +44,14 @@ func GemmColsTBlocked(tA bool, m int, a []float32, lda int, x []float32, n int, 
 // GemmBlockedB sets c to op(a)·op(B), op(B) = op(b) rounded to blk with
 // its blocks along the sum (colgemm_block.go has the default build's).
 func GemmBlockedB(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, blk quant.BlockFormat, c []float32, ldc int) {
-	rb, cb, axis := k, n, quant.AlongColumn
-	if tB {
-		rb, cb, axis = n, k, quant.AlongRow
-	}
-	t := make([]float32, rb*cb)
-	for i := range rb {
-		copy(t[i*cb:(i+1)*cb], b[i*ldb:i*ldb+cb])
-	}
-	blk.RoundMatrix(t, t, rb, cb, axis, quant.Nearest, nil)
-	Gemm(tA, tB, m, n, k, 1, a, lda, t, max(1, cb), 0, c, ldc)
+	GemmBlocked(tA, tB, m, n, k, a, lda, quant.BlockFormat{}, b, ldb, blk, c, ldc)
+}
+
+// GemmBlocked sets c to op(A)·op(B), the operands rounded to blkA and
+// blkB with their blocks along the sum (colgemm_block.go has the default
+// build's): here into copies.
+func GemmBlocked(tA, tB bool, m, n, k int, a []float32, lda int, blkA quant.BlockFormat, b []float32, ldb int, blkB quant.BlockFormat, c []float32, ldc int) {
+	a, lda = roundedCopy(!tA, m, k, a, lda, blkA)
+	b, ldb = roundedCopy(tB, n, k, b, ldb, blkB)
+	Gemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
 }
