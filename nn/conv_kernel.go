@@ -82,7 +82,7 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 // product Aᵀ·B, where A (k × Rows) holds the weights and B (k × n·Cols)
 // the columns of the n images side by side: chunk images at a time, in
 // buf. If bq is not nil, B is b rounded by bq down its columns as the
-// product packs it (packsBlocks must hold). A pass's block of the product is still in cache when col2im reads
+// product packs it (packedOr). A pass's block of the product is still in cache when col2im reads
 // it; the whole product for a batch (12.8 MB for dcgan64's middle layers,
 // against 3.2 MB a pass) often is not: their GEMM and col2im take 12% less
 // time in passes.
@@ -93,11 +93,7 @@ func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []
 	for b0 := 0; b0 < n; b0 += chunk {
 		nb := min(chunk, n-b0)
 		col := (*buf)[:rows*nb*p]
-		if bq != nil {
-			mmBlockedB(true, rows, nb*p, k, a, rows, b[b0*p:], ld, bq, col)
-		} else {
-			mm(r, acc, true, false, rows, nb*p, k, a, rows, b[b0*p:], ld, col)
-		}
+		mmBlocked(r, acc, true, false, rows, nb*p, k, a, rows, nil, b[b0*p:], ld, bq, col)
 		compute.Col2imBatch(dst[b0*img:(b0+nb)*img], col, nb, g)
 	}
 }
@@ -212,10 +208,7 @@ func convBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.D
 	dyq := convDY(st, bb, dy)
 	// dcol = Wᵀ·dy sums over OutC: both blocked down their columns, dy
 	// as the product packs it where it can.
-	dyx, dq := dyq, r.errB
-	if !packsBlocks[T](r, r.errB) {
-		dyx, dq = blocked(r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn), nil
-	}
+	dyx, dq := packedOr(r, r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn)
 	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.outC, rows, quant.AlongColumn, formCol, bb.rd.backCache(r, st.name))
 	d := data[T](dx)
 	col2imProduct(r, r.accErr, d, wb, dyx, dq, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
@@ -255,10 +248,7 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	// Block formats: both operands blocked along the reduction dimension
 	// (InC), into copies (the backward products re-block the originals),
 	// or x as the product packs it where it can.
-	xf, xq := bb.xq, r.actB
-	if !packsBlocks[T](r, r.actB) {
-		xf, xq = blocked(r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn), nil
-	}
+	xf, xq := packedOr(r, r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
 	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.inC, rows, quant.AlongColumn, formCol, bb.rd.cached)
 	yd := data[T](y)
 	col2imProduct(r, r.accOut, yd, wf, xf, xq, st.inC, n, g, colChunk[T](r, n, p), &bb.col)

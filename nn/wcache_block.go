@@ -36,35 +36,16 @@ func (c *weightCache) roundBlockForm(q *compute.Rounder, f weightForm, w, wq []f
 	return b
 }
 
-// mmBlockedWeights sets c (m × n) to a (m × k, row stride lda) times
-// the weights wq rounded by r.wB with their blocks along the sum, rounding
-// them as the product packs them (compute.GemmBlockedB), and reports
-// true; or reports false, doing nothing, where it cannot (no block format,
-// sums other than fp32, float64 data, another backend, stochastic
-// rounding): the caller then multiplies by blockWeights' form. The
-// weights are k × n (the input-gradient product, blocked down their
-// columns) or, if tB, n × k and transposed (the forward product, blocked
-// along their rows). A layer's products read each form of each version
-// of its weights one to three times; rounding while packing, in the cache
-// (about 0.25 ns a value), costs less than rounding a form into memory
-// once (1.1–1.3 ns a value, reading the weights and writing the form)
-// and reading it back. back checks, as blockWeights' callers do, that the
-// weights are the ones the forward read (wRead.backCache) before a
-// backward product.
-func mmBlockedWeights[T compute.Float](r *roles, back bool, rd wRead, layer string, tB bool, m, n, k int, a []T, lda int, wq, c []T) bool {
-	if r.wB == nil || r.f.Accum != quant.AccumFP32 || !compute.PacksBlocks(r.wB) {
-		return false
+// packedWeights returns the weights for a product as packedOr returns
+// an operand: wq itself and r.wB, for the product to round them as it
+// packs them, if it can; else blockWeights' form (with cache) and nil. A
+// layer's products read each form of each version of its weights one to
+// three times; rounding them while packing, in the cache (about 0.25 ns
+// a value), costs less than rounding a form into memory once (1.1–1.3 ns
+// a value: reading the weights and writing the form) and reading it back.
+func packedWeights[T compute.Float](r *roles, buf *[]T, w, wq []T, rows, cols int, axis quant.Axis, f weightForm, cache bool) ([]T, *compute.Rounder) {
+	if packsBlocks[T](r, r.wB) {
+		return wq, r.wB
 	}
-	a32, ok := any(a).([]float32)
-	if !ok {
-		return false
-	}
-	if back {
-		rd.backCache(r, layer)
-	}
-	ldw := n
-	if tB {
-		ldw = k
-	}
-	return compute.GemmBlockedB(false, tB, m, n, k, a32, lda, any(wq).([]float32), ldw, r.wB, any(c).([]float32), n)
+	return blockWeights(r, buf, w, wq, rows, cols, axis, f, cache), nil
 }
