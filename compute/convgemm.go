@@ -43,13 +43,15 @@ func GemmColsT[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c 
 	return true
 }
 
-// PacksBlocks reports whether GemmColsBlocked and GemmColsTBlocked take
-// q: the backend in use is CPU and q rounds to a block format to nearest
-// (stochastic rounding would draw its random bits in another order than
-// RoundMatrix on the column matrix).
+// PacksBlocks reports whether GemmColsBlocked, GemmColsTBlocked,
+// GemmBlockedB and GemmBlocked take q: the backend in use is CPU, q rounds
+// to a block format to nearest (stochastic rounding would draw its random
+// bits in another order than RoundMatrix on the whole operand), and the
+// GEMM rounds its packed panels to it with a vector kernel
+// (gemm.PacksPanels; elsewhere rounding the operand whole is as fast).
 func PacksBlocks(q *Rounder) bool {
 	_, ok := impl.(CPU)
-	return ok && q != nil && q.f == nil && !q.b.IsZero() && q.mode == quant.Nearest
+	return ok && q != nil && q.f == nil && !q.b.IsZero() && q.mode == quant.Nearest && gemm.PacksPanels(q.b)
 }
 
 // GemmColsBlocked sets c (m × n·g.Cols(), row stride ldc) to op(a)·Col

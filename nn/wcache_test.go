@@ -11,7 +11,6 @@ import (
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/positgan/positgan/compute"
 	"github.com/positgan/positgan/quant"
 	"github.com/positgan/positgan/sparsity"
 )
@@ -178,19 +177,12 @@ func TestWeightCacheBits(t *testing.T) {
 // TestWeightCacheBits can fail: weights written without Param.Changed
 // are rounded as they were before the write (with rounding that differs
 // from the write's). A cache that is never read, or always refreshed,
-// fails it. A Linear layer's block formats are cached only where its
-// products cannot round the weights as they pack them
-// (mmBlockedWeights): on the CPU backend they are never cached, so it
-// runs on matrixCPU, and TestLinearBlockedFresh checks the CPU's.
+// fails it.
 func TestWeightCacheStale(t *testing.T) {
 	f := cacheFormats()
 	for _, l := range cacheLayers {
 		for _, name := range []string{"posit8", "mxfp8"} {
 			t.Run(l.name+"/"+name, func(t *testing.T) {
-				if l.name == "linear" && name == "mxfp8" {
-					defer compute.Use(compute.Current())
-					compute.Use(matrixCPU{})
-				}
 				off, on := newTwoGraphs(t, l, f[name], false), newTwoGraphs(t, l, f[name], true)
 				on.run(t, 0, true, false) // written, not reported
 				off.run(t, 0, true, false)

@@ -17,6 +17,10 @@ package quant
 // the block, and the kernels choose by the other blocks rounded in the
 // same pass, which differ between the two layouts.
 //
+// FastPanels (for MX formats with blocks of 32 and panels of widths the
+// kernel level in use has a vector path for) says where this is faster
+// than rounding the matrix.
+//
 // It panics unless width > 0 and buf holds the panels: len(buf) ≥
 // ceil(cols/width)·rows·width.
 func (b BlockFormat) RoundPanels(buf []float32, rows, width, cols int) {
@@ -95,4 +99,14 @@ func (k *blockKernel) panelsGeneral(buf []float32, rows, width, cols, p0, r0 int
 			}
 		}
 	}
+}
+
+// FastPanels reports whether RoundPanels rounds panels of width columns
+// with a vector kernel at the kernel level in use (an MX format with
+// float elements and blocks of 32, width a multiple of 8 up to 64, AVX2
+// or AVX-512): others go through the general kernels a band of 32 rows at
+// a time, slower on narrow panels than rounding the matrix whole.
+func (b BlockFormat) FastPanels(width int) bool {
+	_, fl := b.elem.(Float)
+	return b.kind == blockMX && fl && b.block == 32 && panelFast(width)
 }

@@ -102,3 +102,27 @@ func TestRoundPanelsArgs(t *testing.T) {
 		t.Errorf("RoundPanels on an empty matrix wrote %v", buf)
 	}
 }
+
+// TestFastPanels checks which panels have the vector path, at every
+// level this machine runs.
+func TestFastPanels(t *testing.T) {
+	top := levelInUse
+	defer useLevel(top)
+	for _, l := range levels() {
+		useLevel(l)
+		vec := l != LevelGeneric && bandKernels
+		for _, c := range []struct {
+			name  string
+			width int
+			want  bool
+		}{
+			{"mxfp8-e4m3", 16, vec}, {"mxfp8-e5m2", 32, vec}, {"mxfp4-e2m1", 8, vec}, {"mxfp8-e4m3", 64, vec},
+			{"mxfp8-e4m3", 6, false}, {"mxfp8-e4m3", 72, false}, {"mxfp8-e4m3(block=16)", 16, false},
+			{"mxint8", 16, false}, {"posit(8,1,block=32)", 16, false},
+		} {
+			if got := MustParseBlock(c.name).FastPanels(c.width); got != c.want {
+				t.Errorf("at %v: %s FastPanels(%d) = %v, want %v", l, c.name, c.width, got, c.want)
+			}
+		}
+	}
+}

@@ -112,8 +112,23 @@ func GemmBlocked(tA, tB bool, m, n, k int, a []float32, lda int, blkA quant.Bloc
 		return
 	}
 	d := driverOf[float32]()
+	var pad *[]float32
+	if !blkA.IsZero() && !blkA.FastPanels(d.mr) {
+		// Panels of op(A) this level's vector kernel does not take (the
+		// AVX2 kernel's 6 rows) are slower to round one by one than
+		// op(A) whole, into a copy, first.
+		pad, _ = d.pads.Get().(*[]float32)
+		if pad == nil {
+			pad = new([]float32)
+		}
+		a, lda = roundedCopyIn(pad, !tA, m, k, a, lda, blkA)
+		blkA = quant.BlockFormat{}
+	}
 	src := colSrc[float32]{blk: blkB, mat: b, ldm: ldb, blkA: blkA}
 	d.split(gemmArgs[float32]{d: d, tA: tA, tB: tB, m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, cols: &src})
+	if pad != nil {
+		d.pads.Put(pad)
+	}
 }
 
 // GemmBlockedB sets c (m × n, row stride ldc) to op(a)·op(B), op(B) =
@@ -130,3 +145,9 @@ func GemmBlockedB(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, l
 	checkBlock(blk)
 	GemmBlocked(tA, tB, m, n, k, a, lda, quant.BlockFormat{}, b, ldb, blk, c, ldc)
 }
+
+// PacksPanels reports whether the float32 GEMM in use rounds op(B)'s
+// packed panels to blk with a vector kernel (quant.BlockFormat.FastPanels
+// at its panel width): where it does not, rounding the operand whole
+// before the product is as fast or faster.
+func PacksPanels(blk quant.BlockFormat) bool { return blk.FastPanels(driverOf[float32]().nr) }

@@ -55,3 +55,7 @@ func GemmBlocked(tA, tB bool, m, n, k int, a []float32, lda int, blkA quant.Bloc
 	b, ldb = roundedCopy(tB, n, k, b, ldb, blkB)
 	Gemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
 }
+
+// PacksPanels reports false: with OpenBLAS the blocked products round
+// their operands into copies.
+func PacksPanels(quant.BlockFormat) bool { return false }

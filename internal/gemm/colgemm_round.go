@@ -7,6 +7,11 @@ import "github.com/positgan/positgan/quant"
 // ldx if blk is zero: x is r × k with the sum along its rows if alongRow,
 // else k × r with the sum down its columns.
 func roundedCopy(alongRow bool, r, k int, x []float32, ldx int, blk quant.BlockFormat) ([]float32, int) {
+	return roundedCopyIn(nil, alongRow, r, k, x, ldx, blk)
+}
+
+// roundedCopyIn is roundedCopy into *buf (a new slice if buf is nil).
+func roundedCopyIn(buf *[]float32, alongRow bool, r, k int, x []float32, ldx int, blk quant.BlockFormat) ([]float32, int) {
 	if blk.IsZero() {
 		return x, ldx
 	}
@@ -14,7 +19,10 @@ func roundedCopy(alongRow bool, r, k int, x []float32, ldx int, blk quant.BlockF
 	if !alongRow {
 		rows, cols, axis = k, r, quant.AlongColumn
 	}
-	t := make([]float32, rows*cols)
+	if buf == nil {
+		buf = new([]float32)
+	}
+	t := grow(buf, rows*cols)
 	for i := range rows {
 		copy(t[i*cols:(i+1)*cols], x[i*ldx:i*ldx+cols])
 	}
