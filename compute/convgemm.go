@@ -1,6 +1,9 @@
 package compute
 
-import "github.com/positgan/positgan/internal/gemm"
+import (
+	"github.com/positgan/positgan/internal/gemm"
+	"github.com/positgan/positgan/quant"
+)
 
 // ConvForward sets y, the outC × g.Cols() output of one C×H×W image x
 // (rows ldy apart), to w·Im2col(x) plus bias[o] on row o (bias nil:
@@ -37,5 +40,44 @@ func GemmColsT[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c 
 		return false
 	}
 	gemm.GemmColsT(tA, m, a, lda, x, n, g, c, ldc)
+	return true
+}
+
+// PacksBlocks reports whether GemmColsBlocked, GemmColsTBlocked,
+// GemmBlockedB and GemmBlocked take q: the backend in use is CPU, q rounds
+// to a block format to nearest (stochastic rounding would draw its random
+// bits in another order than RoundMatrix on the whole operand), and the
+// GEMM rounds its packed panels to it with a vector kernel
+// (gemm.PacksPanels; elsewhere rounding the operand whole is as fast).
+func PacksBlocks(q *Rounder) bool {
+	_, ok := impl.(CPU)
+	return ok && q != nil && q.f == nil && !q.b.IsZero() && q.mode == quant.Nearest && gemm.PacksPanels(q.b)
+}
+
+// GemmColsBlocked sets c (m × n·g.Cols(), row stride ldc) to op(a)·Col
+// with Col = Im2colBatch(x, n, g) rounded by q with its blocks down its
+// columns, rounding the GEMM's panels as it packs them from the images,
+// and reports true: the bits of Im2colBatch, RoundMatrix(q, col, col,
+// g.Rows(), n·g.Cols(), quant.AlongColumn) and Gemm (α 1, β 0), but for
+// the sign and payload of NaNs (gemm.GemmColsBlocked). It reports false,
+// doing nothing, unless PacksBlocks(q).
+func GemmColsBlocked(tA bool, m int, a []float32, lda int, x []float32, n int, g Geom, q *Rounder, c []float32, ldc int) bool {
+	if !PacksBlocks(q) {
+		return false
+	}
+	gemm.GemmColsBlocked(tA, m, a, lda, x, n, g, q.b, c, ldc)
+	return true
+}
+
+// GemmColsTBlocked sets c (m × g.Rows(), row stride ldc) to op(a)·Colᵀ
+// with Col rounded by q with its blocks along its rows, as
+// GemmColsBlocked: the bits of Im2colBatch, RoundMatrix(q, col, col,
+// g.Rows(), n·g.Cols(), quant.AlongRow) and Gemm(tA, true, ...), or false
+// unless PacksBlocks(q).
+func GemmColsTBlocked(tA bool, m int, a []float32, lda int, x []float32, n int, g Geom, q *Rounder, c []float32, ldc int) bool {
+	if !PacksBlocks(q) {
+		return false
+	}
+	gemm.GemmColsTBlocked(tA, m, a, lda, x, n, g, q.b, c, ldc)
 	return true
 }

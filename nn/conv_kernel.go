@@ -39,19 +39,20 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	}
 	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.outC, rows, quant.AlongRow, formRow, bb.rd.cached)
 	bb.yt = grow(bb.yt, st.outC*ld)
-	if bb.colsFused = fuseCols(r, r.actB); bb.colsFused {
+	if bb.colsFused = fuseCols[T](r, r.actB); bb.colsFused {
 		// The product packs its columns from the rounded input, padded
 		// into bb.col (a third of the columns' size for 4×4 stride-2
 		// layers), where convBackW finds it again. Even unpadded it is
 		// copied there: a graph may write x's buffer between the
-		// forward and backward passes.
+		// forward and backward passes. Block formats round each packed
+		// panel down its columns, and convBackW's along its rows.
 		gp := compute.Padded(g)
 		if gp != g || !st.lend {
 			bb.col = grow(bb.col, n*gp.C*gp.H*gp.W)
 			compute.PadImages(bb.col, xq, n, g)
 			xq = bb.col
 		}
-		colsGemm(false, st.outC, wf, rows, xq, n, gp, bb.yt, ld)
+		colsGemm(false, st.outC, wf, rows, xq, n, gp, r.actB, bb.yt, ld)
 		compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
 		compute.RoundSlice(r.out, data[T](y), data[T](y))
 		bb.gen++
@@ -80,18 +81,19 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 // col2imProduct sets dst, n images of geometry g, to Col2imBatch of the
 // product Aᵀ·B, where A (k × Rows) holds the weights and B (k × n·Cols)
 // the columns of the n images side by side: chunk images at a time, in
-// buf. A pass's block of the product is still in cache when col2im reads
+// buf. If bq is not nil, B is b rounded by bq down its columns as the
+// product packs it (packedOr). A pass's block of the product is still in cache when col2im reads
 // it; the whole product for a batch (12.8 MB for dcgan64's middle layers,
 // against 3.2 MB a pass) often is not: their GEMM and col2im take 12% less
 // time in passes.
-func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []T, k, n int, g compute.Geom, chunk int, buf *[]T) {
+func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []T, bq *compute.Rounder, k, n int, g compute.Geom, chunk int, buf *[]T) {
 	rows, p, img := g.Rows(), g.Cols(), g.C*g.H*g.W
 	ld := n * p
 	*buf = grow(*buf, rows*min(chunk, n)*p)
 	for b0 := 0; b0 < n; b0 += chunk {
 		nb := min(chunk, n-b0)
 		col := (*buf)[:rows*nb*p]
-		mm(r, acc, true, false, rows, nb*p, k, a, rows, b[b0*p:], ld, col)
+		mmBlocked(r, acc, true, false, rows, nb*p, k, a, rows, nil, b[b0*p:], ld, bq, col)
 		compute.Col2imBatch(dst[b0*img:(b0+nb)*img], col, nb, g)
 	}
 }
@@ -120,27 +122,49 @@ const chunkCols = 1024
 // fuseCols reports whether the products that read a column matrix pack
 // it straight from the images (compute.GemmCols) rather than from the
 // matrix: float32 or float64 sums on the CPU backend, the columns not
-// block-rounded (blk nil). Both give the same bits; the matrix of
-// dcgan64's middle layer is 12.8 MB at batch 64, and writing and reading
-// it back took a sixth of the time of the products that read it.
-func fuseCols(r *roles, blk *compute.Rounder) bool {
+// block-rounded (blk nil) or, for float32, block-rounded to nearest
+// (compute.GemmColsBlocked rounds the panels as it packs them). Both give
+// the same bits (a NaN block's NaNs may change sign, as between the block
+// kernels); the matrix of dcgan64's middle layer is 12.8 MB at batch 64,
+// and writing and reading it back took a sixth of the time of the
+// products that read it (and of an mxfp8 step, with its rounding, more).
+func fuseCols[T compute.Float](r *roles, blk *compute.Rounder) bool {
 	_, cpu := compute.Current().(compute.CPU)
-	return cpu && r.f.Accum == quant.AccumFP32 && blk == nil
+	if !cpu || r.f.Accum != quant.AccumFP32 {
+		return false
+	}
+	_, f32 := any(T(0)).(float32)
+	return blk == nil || f32 && compute.PacksBlocks(blk)
 }
 
 // colsGemm sets c to a·Col (tB false: a is m × Rows, c m × ld) or a·Colᵀ
 // (tB true: a is m × ld, c m × Rows), Col the column matrix of the n
-// images x of geometry g (Rows × ld, ld = n·Cols), with a not transposed.
+// images x of geometry g (Rows × ld, ld = n·Cols), with a not transposed;
+// blk, if not nil, rounds Col with its blocks along the sum (down its
+// columns for a·Col, along its rows for a·Colᵀ), and T is then float32
+// (fuseCols).
 //
 // If the backend in use cannot (it was changed since fuseCols said it
 // could), colsGemm builds Col in a new matrix.
-func colsGemm[T compute.Float](tB bool, m int, a []T, lda int, x []T, n int, g compute.Geom, c []T, ldc int) {
-	if tB && compute.GemmColsT(false, m, a, lda, x, n, g, c, ldc) || !tB && compute.GemmCols(false, m, a, lda, x, n, g, c, ldc) {
+func colsGemm[T compute.Float](tB bool, m int, a []T, lda int, x []T, n int, g compute.Geom, blk *compute.Rounder, c []T, ldc int) {
+	if blk != nil {
+		a32, x32, c32 := any(a).([]float32), any(x).([]float32), any(c).([]float32)
+		if tB && compute.GemmColsTBlocked(false, m, a32, lda, x32, n, g, blk, c32, ldc) || !tB && compute.GemmColsBlocked(false, m, a32, lda, x32, n, g, blk, c32, ldc) {
+			return
+		}
+	} else if tB && compute.GemmColsT(false, m, a, lda, x, n, g, c, ldc) || !tB && compute.GemmCols(false, m, a, lda, x, n, g, c, ldc) {
 		return
 	}
 	rows, ld := g.Rows(), n*g.Cols()
 	col := make([]T, rows*ld)
 	compute.Im2colBatch(col, x, n, g)
+	if blk != nil {
+		axis := quant.AlongColumn
+		if tB {
+			axis = quant.AlongRow
+		}
+		compute.RoundMatrix(blk, col, col, rows, ld, axis)
+	}
 	if tB {
 		compute.Gemm(false, true, m, rows, ld, 1, a, lda, col, ld, 0, c, ldc)
 	} else {
@@ -179,8 +203,9 @@ func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) [
 		return bb.dyq
 	}
 	compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
-	// Fused, the backward products pack dcol from dyq padded into dcol.
-	if bb.colsFused = fuseCols(st.roles, st.roles.errB); bb.colsFused {
+	// Fused, the backward products pack dcol from dyq padded into dcol
+	// (convForward).
+	if bb.colsFused = fuseCols[T](st.roles, st.roles.errB); bb.colsFused {
 		gp := compute.Padded(g)
 		bb.dcol = grow(bb.dcol, n*gp.C*gp.H*gp.W)
 		compute.PadImages(bb.dcol, bb.dyq, n, g)
@@ -196,11 +221,12 @@ func convBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.D
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	dyq := convDY(st, bb, dy)
-	// dcol = Wᵀ·dy sums over OutC: both blocked down their columns.
-	dyx := blocked(r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn)
+	// dcol = Wᵀ·dy sums over OutC: both blocked down their columns, dy
+	// as the product packs it where it can.
+	dyx, dq := packedOr(r, r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn)
 	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.outC, rows, quant.AlongColumn, formCol, bb.rd.backCache(r, st.name))
 	d := data[T](dx)
-	col2imProduct(r, r.accErr, d, wb, dyx, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
+	col2imProduct(r, r.accErr, d, wb, dyx, dq, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
 	compute.RoundSlice(r.err, d, d)
 }
 
@@ -213,7 +239,7 @@ func convBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.D
 	dyw := blocked(r.errB, &bb.blk.dyw, dyq, st.outC, ld, quant.AlongRow)
 	d := data[T](dw)
 	if bb.colsFused {
-		colsGemm(true, st.outC, dyw, ld, bb.col, st.batch, compute.Padded(g), d, rows)
+		colsGemm(true, st.outC, dyw, ld, bb.col, st.batch, compute.Padded(g), r.actB, d, rows)
 		compute.RoundSlice(r.wgrad, d, d)
 		return
 	}
@@ -235,11 +261,12 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	compute.RoundSlice(r.act, bb.xq, bb.xq)
 	convWeights(st, bb, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
-	// (InC), into copies (the backward products re-block the originals).
-	xf := blocked(r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
+	// (InC), into copies (the backward products re-block the originals),
+	// or x as the product packs it where it can.
+	xf, xq := packedOr(r, r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
 	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.inC, rows, quant.AlongColumn, formCol, bb.rd.cached)
 	yd := data[T](y)
-	col2imProduct(r, r.accOut, yd, wf, xf, st.inC, n, g, colChunk[T](r, n, p), &bb.col)
+	col2imProduct(r, r.accOut, yd, wf, xf, xq, st.inC, n, g, colChunk[T](r, n, p), &bb.col)
 	if b != nil {
 		compute.AddBias(yd, data[T](b), n, g.H*g.W)
 	}
@@ -257,7 +284,7 @@ func convTBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.
 	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.inC, rows, quant.AlongRow, formRow, bb.rd.backCache(r, st.name))
 	bb.dxt = grow(bb.dxt, st.inC*ld)
 	if bb.colsFused {
-		colsGemm(false, st.inC, wb, rows, bb.dcol, n, compute.Padded(g), bb.dxt, ld)
+		colsGemm(false, st.inC, wb, rows, bb.dcol, n, compute.Padded(g), r.errB, bb.dxt, ld)
 	} else {
 		dcx := blocked(r.errB, &bb.blk.dyx, bb.dcol, rows, ld, quant.AlongColumn)
 		mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
@@ -275,7 +302,7 @@ func convTBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.
 	xb := blocked(r.actB, &bb.blk.xb, bb.xq, st.inC, ld, quant.AlongRow)
 	d := data[T](dw)
 	if bb.colsFused {
-		colsGemm(true, st.inC, xb, ld, bb.dcol, st.batch, compute.Padded(g), d, rows)
+		colsGemm(true, st.inC, xb, ld, bb.dcol, st.batch, compute.Padded(g), r.errB, d, rows)
 	} else {
 		dcw := blocked(r.errB, &bb.blk.dyw, bb.dcol, rows, ld, quant.AlongRow)
 		mm(r, r.accWGrad, false, true, st.inC, rows, ld, xb, ld, dcw, ld, d)

@@ -44,7 +44,7 @@ func TestCol2imProductChunks(t *testing.T) {
 		var buf []float32
 		for _, chunk := range []int{1, 2, 3, 5, tc.n} {
 			got := make([]float32, tc.n*img)
-			col2imProduct(r, r.accOut, got, a, b, tc.inC, tc.n, g, chunk, &buf)
+			col2imProduct(r, r.accOut, got, a, b, nil, tc.inC, tc.n, g, chunk, &buf)
 			for i := range want {
 				if bitsOf(got[i]) != bitsOf(want[i]) {
 					t.Fatalf("%+v, %d images a pass: [%d] = %v, want %v", tc, chunk, i, got[i], want[i])
@@ -91,7 +91,7 @@ func BenchmarkCol2imProduct(b *testing.B) {
 			var buf []float32
 			b.ReportAllocs()
 			for b.Loop() {
-				col2imProduct(r, r.accOut, y, a, x, k, n, g, tc.chunk, &buf)
+				col2imProduct(r, r.accOut, y, a, x, nil, k, n, g, tc.chunk, &buf)
 			}
 		})
 	}

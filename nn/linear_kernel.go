@@ -32,10 +32,10 @@ func linForward[T compute.Float](st *linState, bb *linBufs[T], x, w, b, y *tenso
 	bb.rd = wRead{cached: cache, shared: shared, ver: r.wc.ver.Load()}
 	// Block formats: both operands blocked along the reduction dimension
 	// (in); xq and wq keep the unrounded values for the backward products.
-	xf := blocked(r.actB, &bb.blk.x, bb.xq, n, in, quant.AlongRow)
-	wf := blockWeights(r, &bb.blk.w, wd, bb.wq, out, in, quant.AlongRow, formRow, cache)
+	xf, xq := packedOr(r, r.actB, &bb.blk.x, bb.xq, n, in, quant.AlongRow)
+	wf, wq := packedWeights(r, &bb.blk.w, wd, bb.wq, out, in, quant.AlongRow, formRow, cache)
 	yd := data[T](y)
-	mm(r, r.accOut, false, true, n, out, in, xf, in, wf, in, yd)
+	mmBlocked(r, r.accOut, false, true, n, out, in, xf, in, xq, wf, in, wq, yd)
 	if b != nil {
 		compute.AddBias(yd, data[T](b), n, 1)
 	}
@@ -134,10 +134,10 @@ func linBackX[T compute.Float](st *linState, bb *linBufs[T], dy, dx *tensor.Dens
 	n, in, out := st.batch, st.l.In, st.l.Out
 	// dx = dy·W sums over out: dy blocked along its rows, W down its
 	// columns (re-blocked from the unrounded weights).
-	dyb := blocked(r.errB, &bb.blk.dyx, dyq, n, out, quant.AlongRow)
-	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, out, in, quant.AlongColumn, formCol, bb.rd.backCache(r, st.l.name))
+	dyb, dq := packedOr(r, r.errB, &bb.blk.dyx, dyq, n, out, quant.AlongRow)
+	wb, wq := packedWeights(r, &bb.blk.wb, bb.wq, bb.wq, out, in, quant.AlongColumn, formCol, bb.rd.backCache(r, st.l.name))
 	d := data[T](dx)
-	mm(r, r.accErr, false, false, n, in, out, dyb, out, wb, in, d)
+	mmBlocked(r, r.accErr, false, false, n, in, out, dyb, out, dq, wb, in, wq, d)
 	compute.RoundSlice(r.err, d, d)
 }
 
@@ -146,10 +146,10 @@ func linBackW[T compute.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dens
 	dyq := linDY(st, bb, dy)
 	n, in, out := st.batch, st.l.In, st.l.Out
 	// dw = dyᵀ·x sums over the batch: both blocked down their columns.
-	dyb := blocked(r.errB, &bb.blk.dyw, dyq, n, out, quant.AlongColumn)
-	xb := blocked(r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
+	dyb, dq := packedOr(r, r.errB, &bb.blk.dyw, dyq, n, out, quant.AlongColumn)
+	xb, xq := packedOr(r, r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
 	d := data[T](dw)
-	mm(r, r.accWGrad, true, false, out, in, n, dyb, out, xb, in, d)
+	mmBlocked(r, r.accWGrad, true, false, out, in, n, dyb, out, dq, xb, in, xq, d)
 	compute.RoundSlice(r.wgrad, d, d)
 }
 

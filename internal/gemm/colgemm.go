@@ -2,7 +2,11 @@
 
 package gemm
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/positgan/positgan/quant"
+)
 
 // GemmCols sets c (m × n·g.Cols(), row stride ldc) to op(a)·Col, where
 // op(a) is m × g.Rows() (a transposed when tA) and Col is the column
@@ -18,6 +22,10 @@ import "unsafe"
 // middle layer at batch 64): writing it and reading it back to pack it
 // cost a sixth of the time of its product.
 func GemmCols[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c []T, ldc int) {
+	gemmCols(tA, m, a, lda, x, n, g, quant.BlockFormat{}, c, ldc)
+}
+
+func gemmCols[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, blk quant.BlockFormat, c []T, ldc int) {
 	k, nc := g.Rows(), n*g.Cols()
 	checkCols(x, n, g)
 	if m == 0 || nc == 0 {
@@ -30,6 +38,7 @@ func GemmCols[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c [
 		pad = new([]T)
 	}
 	src := newColSrc(pad, x, n, g)
+	src.blk = blk
 	d.split(gemmArgs[T]{d: d, tA: tA, m: m, n: nc, k: k, alpha: 1, a: a, lda: lda, ldb: nc, c: c, ldc: ldc, cols: &src})
 	d.pads.Put(pad)
 }
@@ -41,6 +50,10 @@ func GemmCols[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c [
 // c, ldc). A row of a packed panel of Colᵀ is a run of taps at one output
 // position: for a K×K kernel, K runs of K adjacent pixels of the image.
 func GemmColsT[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c []T, ldc int) {
+	gemmColsT(tA, m, a, lda, x, n, g, quant.BlockFormat{}, c, ldc)
+}
+
+func gemmColsT[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, blk quant.BlockFormat, c []T, ldc int) {
 	k, nc := n*g.Cols(), g.Rows()
 	checkCols(x, n, g)
 	if m == 0 {
@@ -57,6 +70,7 @@ func GemmColsT[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, c 
 		pad = new([]T)
 	}
 	src := newColSrc(pad, x, n, g)
+	src.blk = blk
 	d.split(gemmArgs[T]{d: d, tA: tA, tB: true, m: m, n: nc, k: k, alpha: 1, a: a, lda: lda, ldb: k, c: c, ldc: ldc, cols: &src})
 	d.pads.Put(pad)
 }
@@ -74,18 +88,29 @@ type colSrc[T Float] struct {
 	x []T
 	n int
 	g Geom // of x: the padding is in the image
+	// blk, unless zero, is the block format the packed panels are
+	// rounded to, with blocks along the sum (colgemm_block.go).
+	blk quant.BlockFormat
+	// mat, if not nil, is op(B) itself, a matrix of row stride ldm (as
+	// Gemm's b and ldb), packed as packB packs it and then rounded to
+	// blk (GemmBlockedB); x, n and g are then unused.
+	mat []T
+	ldm int
+	// blkA, unless zero, is the block format the packed panels of op(A)
+	// are rounded to, with blocks along the sum (GemmBlockedB).
+	blkA quant.BlockFormat
 }
 
 // newColSrc returns the column matrix of the n images x of geometry g,
 // copying them padded into *pad if g has padding.
 func newColSrc[T Float](pad *[]T, x []T, n int, g Geom) colSrc[T] {
 	if g.PH == 0 && g.PW == 0 {
-		return colSrc[T]{x, n, g}
+		return colSrc[T]{x: x, n: n, g: g}
 	}
 	gp := Padded(g)
 	xp := grow(pad, n*gp.C*gp.H*gp.W)
 	PadImages(xp, x, n, g)
-	return colSrc[T]{xp, n, gp}
+	return colSrc[T]{x: xp, n: n, g: gp}
 }
 
 // positions sets ps to the offsets in x of the taps (c=0, 0, 0) of the
@@ -168,6 +193,17 @@ func (s *colSrc[T]) run(dst []T, ldd int, ps []int, off, ln int) {
 // packCols is packB for op(B) = Col (tB false: sum steps are taps, columns
 // positions) or Colᵀ (tB true: sum steps are positions, columns taps).
 func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0, kb, j0, nb, nr int) {
+	if s.mat != nil {
+		// Panel by panel, each rounded while it is in L1 (as packCols
+		// rounds its panels below).
+		for pan := 0; pan*nr < nb; pan++ {
+			dp := dst[pan*nr*kb : (pan+1)*nr*kb]
+			cols := min(nr, nb-pan*nr)
+			d.packB(dp, tB, s.mat, s.ldm, p0, kb, j0+pan*nr, cols, nr)
+			s.round(dp, kb, cols, nr)
+		}
+		return
+	}
 	if tB {
 		// A panel's row l is the panel's taps at position p0+l.
 		ps := grow(&w.pos, kb)
@@ -181,6 +217,7 @@ func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0
 					clear(dp[l*nr+cols : (l+1)*nr])
 				}
 			}
+			s.round(dp, kb, cols, nr)
 		}
 		return
 	}
@@ -200,5 +237,6 @@ func (d *driver[T]) packCols(w *workspace[T], s *colSrc[T], dst []T, tB bool, p0
 				dp[l*nr+c] = 0
 			}
 		}
+		s.round(dp, kb, cols, nr)
 	}
 }

@@ -298,7 +298,7 @@ func (p *part[T]) run() {
 	for jc := p.j0; jc < p.j1; jc += bn {
 		nb := min(bn, p.j1-jc)
 		npan := (nb + nr - 1) / nr
-		directA := s.tA && (d.packAFrom == 0 || npan < d.packAFrom)
+		directA := s.tA && (d.packAFrom == 0 || npan < d.packAFrom) && (s.cols == nil || s.cols.blkA.IsZero())
 		for pc := 0; pc < s.k; pc += blockK {
 			kb := min(blockK, s.k-pc)
 			alpha, beta := T(1), T(0)
@@ -332,6 +332,7 @@ func (p *part[T]) run() {
 				} else {
 					ap = grow(&w.ap, mpan*mr*kb)
 					d.packA(ap, s.tA, s.a, s.lda, ic, mb, pc, kb, mr)
+					s.cols.roundA(ap, kb, mb, mr) // colgemm_block.go
 				}
 				for ir := 0; ir < mpan; ir++ {
 					rows := min(mr, mb-ir*mr)
