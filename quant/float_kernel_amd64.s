@@ -2,6 +2,13 @@
 
 #include "textflag.h"
 
+// wideRun512 is how many blocks roundFloatAVX512 takes off the fast
+// span after a miss: on σ 0.02 weights in one core's cache (2026-11-27,
+// min of 5), 2 gave 0.27 ns a value in fp8-ibm-fwd (ROUND16 for the one
+// block: 0.29) and kept 0.14 in fp8-ibm-bwd, where 8 and 32 lost to the
+// dearer FASTSUB16 on blocks that would have taken FAST16.
+#define wideRun512 2
+
 // Offsets of the fields of floatKernel (float_kernel.go).
 #define K_ABS 0
 #define K_HALFM1 32
@@ -229,13 +236,38 @@ done:
 	VPADDD T, X, X;   \
 	VPANDD Z19, X, X
 
+// FASTSUB16 is FASTSUB8 on a Z register, for lanes in the wide span or
+// ±0: the normal path, or the subnormal one where a < minNorm (Z20; Z21
+// magic), the sign put back except on a zero of an FNUZ format (K6: the
+// lanes whose sign stays whatever a is, all of them without FNUZ). Zero
+// takes the normal path to 0 there, as ROUND16 gives. It clobbers A, T,
+// U, K1 and K3.
+#define FASTSUB16(X, A, T, U, R) \
+	VPANDD Z16, X, A; \
+	VPSRLD X15, A, T; \
+	VPANDD Z18, T, T; \
+	VPXORD Z28, T, T; \
+	VPADDD Z17, A, R; \
+	VPADDD T, R, R; \
+	VPANDD Z19, R, R; \
+	VADDPS Z21, A, U; \
+	VSUBPS Z21, U, U; \
+	VPCMPGTD A, Z20, K1; \
+	VMOVDQA32 U, K1, R; \
+	VPTESTMD A, A, K3; \
+	KORW K6, K3, K3; \
+	VPXORD A, X, T; \
+	VPORD T, R, K3, R
+
 // func roundFloatAVX512(dst, src *float32, n int, k *floatKernel)
 //
 // Pairs of blocks whose lanes all lie in the fast span (Z29 fastLo2, Z30
-// fastSpan2) take FAST16; the rest ROUND16, and after a miss the next
-// block tries the span again: masked moves make ROUND16 cheap enough that
-// keeping to it for a while (as roundFloatAVX2 keeps to FASTSUB8 and
-// ROUND8) did not pay on fp8 weights.
+// fastSpan2) take FAST16. After a miss the next wideRun512 blocks (this
+// one included) take FASTSUB16 where all their lanes lie in the wide span
+// (Z11 wideLo2, Z12 wideSpan2) or are ±0, and ROUND16 elsewhere, before
+// the span is tried again: fp8 weights (a third of their blocks hold a
+// subnormal in fp8-ibm-fwd) and activations with zeros then mostly keep
+// to the short paths, without a mispredicted branch per block.
 TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -257,6 +289,9 @@ TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTD K_LSBXOR(AX), Z28
 	VPBROADCASTD K_FASTLO2(AX), Z29
 	VPBROADCASTD K_FASTSPAN2(AX), Z30
+	VPBROADCASTD K_WIDELO2(AX), Z11
+	VPBROADCASTD K_WIDESPAN2(AX), Z12
+	VPTESTNMD    Z26, Z26, K6 // lanes whose zero keeps its sign: all without FNUZ
 	XORQ R12, R12
 	SHRQ $4, CX
 	JZ   done512
@@ -298,11 +333,23 @@ single512:
 	JMP       next512
 
 miss512:
-	MOVQ $1, R12
+	MOVQ $wideRun512, R12
 
 slowmode512:
 	DECQ      R12
 	VMOVDQU32 (SI), Z0
+	VPSLLD    $1, Z0, Z2
+	VPTESTNMD Z2, Z2, K2     // ±0
+	VPSUBD    Z11, Z2, Z2
+	VPCMPUD   $2, Z12, Z2, K1 // in the wide span
+	KORW      K2, K1, K1
+	KORTESTW  K1, K1
+	JCC       round512
+	FASTSUB16(Z0, Z1, Z3, Z4, Z6)
+	VMOVDQU32 Z6, (DI)
+	JMP       next512
+
+round512:
 	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
 	VMOVDQU32 Z6, (DI)
 
