@@ -28,6 +28,10 @@
 #define K_FASTSPAN2 428
 #define K_WIDELO2 436
 #define K_WIDESPAN2 468
+#define K_ADDLO2 500
+#define K_ADDSPAN2 504
+#define K_ADDEMIN 508
+#define K_ADDBIAS 512
 
 // ROUND8 rounds the 8 floats in X (a Y register) as floatKernel.round does,
 // leaving the result in R. It clobbers A, S, T, U, M. Steps: a = |x| bits,
@@ -62,50 +66,22 @@
 	VPAND K_NANKEEP(AX), X, U; \
 	VPBLENDVB M, U, R, R
 
-// FAST8 rounds the 8 floats in X in place by the normal path alone, the
-// sign riding along (no carry reaches it in the fast span): x + half-1 +
-// ((x>>d)&lsbOne ^ lsbXor), the dropped bits cleared. T is clobbered.
-// Y11 half-1, Y10 lsbOne, Y9 lsbXor, Y8 keep; X15 holds d.
-#define FAST8(X, T) \
-	VPSRLD X15, X, T; \
-	VPAND  Y10, T, T; \
-	VPXOR  Y9, T, T;  \
-	VPADDD Y11, X, X; \
-	VPADDD T, X, X;   \
-	VPAND  Y8, X, X
+// FLOAT8 rounds the 8 floats in X in place where they all lie in the add
+// span (floatKernel.addLo2): x + M - M in float32, M = 2^(max(E, emin)+d)
+// with the sign of x, E the exponent byte of x. T and U are clobbered.
+// Y8 0x7f800000, Y9 addEmin, Y10 addBias, Y11 0x7fffffff.
+#define FLOAT8(X, T, U) \
+	VPAND   Y8, X, T;  \
+	VPMAXSD Y9, T, T;  \
+	VPADDD  Y10, T, T; \
+	VPANDN  X, Y11, U; \
+	VPOR    U, T, T;   \
+	VADDPS  T, X, X;   \
+	VSUBPS  T, X, X
 
-// FASTSUB8 rounds the 8 floats in X as ROUND8 does where they all lie in
-// the wide span (floatKernel.wideLo2): the normal path, or the subnormal
-// one where a < minNorm, the sign put back; nothing can flush, overflow,
-// come out zero or be NaN there. The result is in R; A, T, U, M are
-// clobbered. Y11 half-1, Y10 lsbOne, Y9 lsbXor, Y8 keep; X15 holds d.
-#define FASTSUB8(X, A, T, U, M, R) \
-	VPAND K_ABS(AX), X, A; \
-	VPSRLD X15, A, T; \
-	VPAND Y10, T, T; \
-	VPXOR Y9, T, T; \
-	VPADDD Y11, A, R; \
-	VPADDD T, R, R; \
-	VPAND Y8, R, R; \
-	VADDPS K_MAGIC(AX), A, U; \
-	VSUBPS K_MAGIC(AX), U, U; \
-	VMOVDQU K_MINNORM(AX), M; \
-	VPCMPGTD A, M, M; \
-	VPBLENDVB M, U, R, R; \
-	VPXOR A, X, T; \
-	VPOR T, R, R
-
-// INWIDE8 sets M to zero iff all 8 lanes of X lie in the wide span. T is
-// clobbered.
-#define INWIDE8(X, T, M) \
-	VPSLLD  $1, X, T; \
-	VPSUBD  K_WIDELO2(AX), T, T; \
-	VPMINUD K_WIDESPAN2(AX), T, M; \
-	VPXOR   T, M, M
-
-// INSPAN8 sets M to zero iff all 8 lanes of X lie in the fast span:
-// y-fastLo2 <= fastSpan2, unsigned, y = x<<1 (Y13 fastLo2, Y12
-// fastSpan2). T is clobbered.
+// INSPAN8 sets M to zero iff all 8 lanes of X lie in the add span:
+// y-addLo2 <= addSpan2, unsigned, y = x<<1 (Y13 addLo2, Y12 addSpan2).
+// T is clobbered.
 #define INSPAN8(X, T, M) \
 	VPSLLD  $1, X, T;  \
 	VPSUBD  Y13, T, T; \
@@ -114,8 +90,8 @@
 
 // func roundFloatAVX2(dst, src *float32, n int, k *floatKernel)
 //
-// Pairs of vectors whose lanes all lie in the fast span take FAST8; the
-// rest FASTSUB8 or ROUND8 (below).
+// Pairs of vectors whose lanes all lie in the add span take FLOAT8; the
+// rest FLOAT8 or ROUND8 a vector at a time (below).
 TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -123,13 +99,13 @@ TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ k+24(FP), AX
 	VMOVQ K_SHIFT(AX), X15
 	VPXOR Y14, Y14, Y14
-	VPBROADCASTD K_FASTLO2(AX), Y13
-	VPBROADCASTD K_FASTSPAN2(AX), Y12
-	VMOVDQU K_HALFM1(AX), Y11
-	VMOVDQU K_LSBONE(AX), Y10
-	VMOVDQU K_LSBXOR(AX), Y9
-	VMOVDQU K_KEEP(AX), Y8
-	XORQ R12, R12 // vectors left to round by ROUND8 without trying the span
+	VPBROADCASTD K_ADDLO2(AX), Y13
+	VPBROADCASTD K_ADDSPAN2(AX), Y12
+	VMOVDQU      K_ABS(AX), Y11
+	VPBROADCASTD K_ADDBIAS(AX), Y10
+	VPBROADCASTD K_ADDEMIN(AX), Y9
+	VMOVDQU      K_INF(AX), Y8
+	XORQ R12, R12 // vectors left to round one at a time
 	SHRQ $3, CX
 	JZ   done
 
@@ -145,8 +121,8 @@ loop:
 	VPOR    Y5, Y4, Y4
 	VPTEST  Y4, Y4
 	JNZ     miss
-	FAST8(Y0, Y2)
-	FAST8(Y1, Y3)
+	FLOAT8(Y0, Y2, Y4)
+	FLOAT8(Y1, Y3, Y5)
 	VMOVDQU Y0, (DI)
 	VMOVDQU Y1, 32(DI)
 	ADDQ $64, SI
@@ -160,27 +136,25 @@ single:
 	INSPAN8(Y0, Y2, Y4)
 	VPTEST  Y4, Y4
 	JNZ     miss
-	FAST8(Y0, Y2)
+	FLOAT8(Y0, Y2, Y4)
 	VMOVDQU Y0, (DI)
 	JMP     next
 
 miss:
-	// Data outside the span: the next 32 vectors take FASTSUB8 where
-	// they lie in the wide span and ROUND8 elsewhere, before the span is
-	// tried again, so that mixed data does not pay a mispredicted branch
-	// per vector. Weights and gradients in fp8 (a few per cent of them
-	// subnormal there) ran at 1.1-1.4 ns a value with ROUND8 for the 32
-	// (a CGAN's, 2026-11-27).
+	// Data outside the span (zeros, values that round to zero, specials):
+	// the next 32 vectors take FLOAT8 or ROUND8 one at a time, before
+	// pairs are tried again, so that mixed data does not pay a
+	// mispredicted pair per vector.
 	MOVQ $32, R12
 
 slowmode:
 	DECQ    R12
 	VMOVDQU (SI), Y0
-	INWIDE8(Y0, Y2, Y4)
+	INSPAN8(Y0, Y2, Y4)
 	VPTEST  Y4, Y4
 	JNZ     slowround
-	FASTSUB8(Y0, Y1, Y2, Y3, Y4, Y6)
-	VMOVDQU Y6, (DI)
+	FLOAT8(Y0, Y2, Y4)
+	VMOVDQU Y0, (DI)
 	JMP     next
 
 slowround:
