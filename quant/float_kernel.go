@@ -46,9 +46,9 @@ type floatKernel struct {
 	// addBias>>23, so that the sum's ulp is the quantum of x in f and the
 	// adder rounds to it, ties to even: the normal path and the subnormal
 	// one in seven instructions. It is the wide span where there is one,
-	// else the fast span, up to where M stays finite; empty where the
-	// kept lsb's parity is not the code's (lsbXor), and for d = 0, where
-	// |x| < M fails (the sum's ulp must be the quantum).
+	// else the fast span, up to where M stays finite; empty for m = 0,
+	// where a tie goes to the even exponent field rather than to 2^(E+1),
+	// and for m = 23 (d = 0), where |x| < M fails.
 	addLo2, addSpan2, addEmin, addBias uint32
 }
 
@@ -144,7 +144,7 @@ func (f Float) kernel() (k floatKernel, ok bool) {
 	k.addLo2, k.addSpan2 = 1, 0
 	k.addEmin = uint32(max(emin+127, 1)) << 23
 	k.addBias = d << 23
-	if k.lsbXor[0] == 0 && d > 0 { // d = 0: x would not be below M
+	if d > 0 && m > 0 {
 		lo2, span2 := k.fastLo2, k.fastSpan2
 		if k.wideSpan2[0] != 0 {
 			lo2, span2 = k.wideLo2[0], k.wideSpan2[0]

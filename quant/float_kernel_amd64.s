@@ -2,11 +2,13 @@
 
 #include "textflag.h"
 
-// wideRun512 is how many blocks roundFloatAVX512 takes off the fast
-// span after a miss: on σ 0.02 weights in one core's cache (2026-11-27,
-// min of 5), 2 gave 0.27 ns a value in fp8-ibm-fwd (ROUND16 for the one
-// block: 0.29) and kept 0.14 in fp8-ibm-bwd, where 8 and 32 lost to the
-// dearer FASTSUB16 on blocks that would have taken FAST16.
+// wideRun512 is how many blocks roundFloatAVX512 takes off the add
+// span after a miss (zeros among the values; in the FLOAT16 span the
+// wide span's subnormal results no longer miss): on σ 0.02 weights in
+// one core's cache (2026-11-27, min of 5, before FLOAT16), 2 gave 0.27 ns
+// a value in fp8-ibm-fwd and kept 0.14 in fp8-ibm-bwd, where 8 and 32
+// lost to the dearer FASTSUB16 on blocks that would have taken the fast
+// path.
 #define wideRun512 2
 
 // Offsets of the fields of floatKernel (float_kernel.go).
@@ -200,17 +202,18 @@ done:
 	VPANDD Z25, X, U; \
 	VMOVDQA32 U, K5, R
 
-// FAST16 is FAST8 on a Z register: Z17 half-1, Z18 lsbOne, Z28 lsbXor,
-// Z19 keep.
-#define FAST16(X, T) \
-	VPSRLD X15, X, T; \
-	VPANDD Z18, T, T; \
-	VPXORD Z28, T, T; \
-	VPADDD Z17, X, X; \
-	VPADDD T, X, X;   \
-	VPANDD Z19, X, X
+// FLOAT16 is FLOAT8 on a Z register: Z27 0x7f800000, Z13 addEmin, Z14
+// addBias, Z16 0x7fffffff; the sign goes into M by one VPTERNLOGD. T is
+// clobbered.
+#define FLOAT16(X, T) \
+	VPANDD     Z27, X, T;       \
+	VPMAXSD    Z13, T, T;       \
+	VPADDD     Z14, T, T;       \
+	VPTERNLOGD $0xf4, Z16, X, T; \
+	VADDPS     T, X, X;         \
+	VSUBPS     T, X, X
 
-// FASTSUB16 is FASTSUB8 on a Z register, for lanes in the wide span or
+// FASTSUB16 rounds the 16 floats in the Z register X, for lanes in the wide span or
 // ±0: the normal path, or the subnormal one where a < minNorm (Z20; Z21
 // magic), the sign put back except on a zero of an FNUZ format (K6: the
 // lanes whose sign stays whatever a is, all of them without FNUZ). Zero
@@ -235,13 +238,12 @@ done:
 
 // func roundFloatAVX512(dst, src *float32, n int, k *floatKernel)
 //
-// Pairs of blocks whose lanes all lie in the fast span (Z29 fastLo2, Z30
-// fastSpan2) take FAST16. After a miss the next wideRun512 blocks (this
+// Pairs of blocks whose lanes all lie in the add span (Z29 addLo2, Z30
+// addSpan2) take FLOAT16. After a miss the next wideRun512 blocks (this
 // one included) take FASTSUB16 where all their lanes lie in the wide span
 // (Z11 wideLo2, Z12 wideSpan2) or are ±0, and ROUND16 elsewhere, before
-// the span is tried again: fp8 weights (a third of their blocks hold a
-// subnormal in fp8-ibm-fwd) and activations with zeros then mostly keep
-// to the short paths, without a mispredicted branch per block.
+// the span is tried again: activations with zeros then mostly keep to
+// the short paths.
 TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -261,8 +263,10 @@ TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTD K_FNUZ(AX), Z26
 	VPBROADCASTD K_INF(AX), Z27
 	VPBROADCASTD K_LSBXOR(AX), Z28
-	VPBROADCASTD K_FASTLO2(AX), Z29
-	VPBROADCASTD K_FASTSPAN2(AX), Z30
+	VPBROADCASTD K_ADDLO2(AX), Z29
+	VPBROADCASTD K_ADDSPAN2(AX), Z30
+	VPBROADCASTD K_ADDEMIN(AX), Z13
+	VPBROADCASTD K_ADDBIAS(AX), Z14
 	VPBROADCASTD K_WIDELO2(AX), Z11
 	VPBROADCASTD K_WIDESPAN2(AX), Z12
 	VPTESTNMD    Z26, Z26, K6 // lanes whose zero keeps its sign: all without FNUZ
@@ -285,8 +289,8 @@ loop512:
 	VPCMPUD   $2, Z30, Z9, K1, K1
 	KORTESTW  K1, K1
 	JCC       miss512
-	FAST16(Z0, Z2)
-	FAST16(Z7, Z9)
+	FLOAT16(Z0, Z2)
+	FLOAT16(Z7, Z9)
 	VMOVDQU32 Z0, (DI)
 	VMOVDQU32 Z7, 64(DI)
 	ADDQ $128, SI
@@ -302,7 +306,7 @@ single512:
 	VPCMPUD   $2, Z30, Z2, K1
 	KORTESTW  K1, K1
 	JCC       miss512
-	FAST16(Z0, Z2)
+	FLOAT16(Z0, Z2)
 	VMOVDQU32 Z0, (DI)
 	JMP       next512
 
