@@ -178,7 +178,7 @@ func colsGemm[T compute.Float](tB bool, m int, a []T, lda int, x []T, n int, g c
 // ConvTranspose2d without an Err format pads dy itself and returns it:
 // the copy would be dy.
 func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) []T {
-	asIs := st.transposed && st.roles.err.IsIdentity() && fuseCols(st.roles, st.roles.errB)
+	asIs := st.transposed && st.roles.err.IsIdentity() && fuseCols[T](st.roles, st.roles.errB)
 	if bb.dyGen == bb.gen && (asIs && len(bb.dcol) > 0 || !asIs && len(bb.dyq) == dy.Size()) {
 		if asIs {
 			return data[T](dy)

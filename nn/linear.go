@@ -75,6 +75,7 @@ type linBufs[T compute.Float] struct {
 	gen, dyGen int          // forward runs; the run dyq was rounded in
 	rd         wRead        // the weights the forward read (wcache.go)
 	fj         fwdJob[T]    // the forward's rounding of the weights and product
+	bj         backWJob[T]  // the weight gradient's product and rounding
 }
 
 // linState is what a Linear node's forward and backward kernels share.

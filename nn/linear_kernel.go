@@ -149,9 +149,57 @@ func linBackW[T compute.Float](st *linState, bb *linBufs[T], dy, dw *tensor.Dens
 	dyb, dq := packedOr(r, r.errB, &bb.blk.dyw, dyq, n, out, quant.AlongColumn)
 	xb, xq := packedOr(r, r.actB, &bb.blk.xb, bb.xq, n, in, quant.AlongColumn)
 	d := data[T](dw)
+	if backWChunks(r) {
+		rows := backWRows(in)
+		bb.bj = backWJob[T]{q: r.wgrad, dy: dyq, x: bb.xq, dw: d, n: n, in: in, out: out, rows: rows}
+		compute.ForRanges((out+rows-1)/rows, minChunks(rows, n, in), &bb.bj)
+		bb.bj = backWJob[T]{}
+		return
+	}
 	mmBlocked(r, r.accWGrad, true, false, out, in, n, dyb, out, dq, xb, in, xq, d)
 	compute.RoundSlice(r.wgrad, d, d)
 }
+
+// backWChunks reports whether the weight gradient may be computed and
+// rounded a chunk of rows at a time (backWJob): element-wise formats,
+// summed in float32, rounded to nearest (a stochastic rounder's stream
+// runs through the tensor in order, so it must round it in one pass).
+func backWChunks(r *roles) bool {
+	return r.errB == nil && r.actB == nil && r.f.Accum == quant.AccumFP32 && !r.wgrad.IsIdentity() &&
+		r.f.WGrad.Rounding != quant.Stochastic
+}
+
+// backWJob computes the weight gradient dw = dyᵀ·x of a Linear layer a
+// chunk of rows (output units) at a time and rounds each chunk to WGrad
+// while it is in the cache, where a rounding pass over the whole
+// gradient would read it back from memory. The bits are those of the
+// whole product, then the rounding: the rounding is element by element,
+// and each element of dw is the same chain of multiply-adds whatever the
+// rows the product computes at a time (internal/gemm).
+type backWJob[T compute.Float] struct {
+	q                *compute.Rounder
+	dy, x, dw        []T
+	n, in, out, rows int
+}
+
+// Range computes and rounds chunks [lo, hi) of rows of dw.
+func (j *backWJob[T]) Range(lo, hi int) {
+	for c := lo; c < hi; c++ {
+		o0 := c * j.rows
+		o1 := min(o0+j.rows, j.out)
+		d := j.dw[o0*j.in : o1*j.in]
+		compute.Gemm(true, false, o1-o0, j.in, j.n, 1, j.dy[o0:], j.out, j.x, j.in, 0, d, j.in)
+		compute.RoundSlice(j.q, d, d)
+	}
+}
+
+// backWRows is the number of rows of the weight gradient (output units)
+// that backWJob computes and rounds at a time: whole panels of every
+// GEMM kernel's tile (8 rows at AVX-512, 6 at AVX2, 4 in Go; a partial
+// panel goes through a slower edge tile), few enough that the chunk (96
+// rows of up to 1024 inputs: 384 kB) is still in a core's L2 when it is
+// rounded.
+func backWRows(int) int { return 96 }
 
 // minChunks is the fewest chunks of rows a goroutine takes: enough
 // multiply-adds (about 8 M) to pay for another goroutine.

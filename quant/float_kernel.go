@@ -39,6 +39,17 @@ type floatKernel struct {
 	// normal or the subnormal path by |x| against minNorm, the sign put
 	// back, with no other check (FASTSUB8). Empty without subnormals.
 	wideLo2, wideSpan2 [8]uint32
+	// addLo2 and addSpan2 are, in the form of fastLo2, the span of the
+	// vector kernels' FLOAT8 and FLOAT16 paths, which round x by float32
+	// arithmetic: x + M - M, M = ±2^(max(E, emin)+d) with E the exponent
+	// byte of x and emin that of the smallest normal (addEmin<<23), d =
+	// addBias>>23, so that the sum's ulp is the quantum of x in f and the
+	// adder rounds to it, ties to even: the normal path and the subnormal
+	// one in seven instructions. It is the wide span where there is one,
+	// else the fast span, up to where M stays finite; empty for m = 0,
+	// where a tie goes to the even exponent field rather than to 2^(E+1),
+	// and for m = 23 (d = 0), where |x| < M fails.
+	addLo2, addSpan2, addEmin, addBias uint32
 }
 
 func splat(v uint32) (a [8]uint32) {
@@ -126,6 +137,24 @@ func (f Float) kernel() (k floatKernel, ok bool) {
 		}
 		if wlo <= hi {
 			k.wideLo2, k.wideSpan2 = splat(wlo<<1), splat((hi-wlo)<<1+1)
+		}
+	}
+	// The span of FLOAT8: the wide span, or the fast one, below the
+	// first exponent byte whose M = 2^(E+d) would overflow.
+	k.addLo2, k.addSpan2 = 1, 0
+	k.addEmin = uint32(max(emin+127, 1)) << 23
+	k.addBias = d << 23
+	if d > 0 && m > 0 {
+		lo2, span2 := k.fastLo2, k.fastSpan2
+		if k.wideSpan2[0] != 0 {
+			lo2, span2 = k.wideLo2[0], k.wideSpan2[0]
+		}
+		if span2 != 0 {
+			lo, hi := lo2>>1, lo2>>1+(span2-1)>>1
+			hi = min(hi, (255-d)<<23-1)
+			if lo <= hi {
+				k.addLo2, k.addSpan2 = lo<<1, (hi-lo)<<1+1
+			}
 		}
 	}
 	return k, true

@@ -2,6 +2,15 @@
 
 #include "textflag.h"
 
+// wideRun512 is how many blocks roundFloatAVX512 takes off the add
+// span after a miss (zeros among the values; in the FLOAT16 span the
+// wide span's subnormal results no longer miss): on σ 0.02 weights in
+// one core's cache (2026-11-27, min of 5, before FLOAT16), 2 gave 0.27 ns
+// a value in fp8-ibm-fwd and kept 0.14 in fp8-ibm-bwd, where 8 and 32
+// lost to the dearer FASTSUB16 on blocks that would have taken the fast
+// path.
+#define wideRun512 2
+
 // Offsets of the fields of floatKernel (float_kernel.go).
 #define K_ABS 0
 #define K_HALFM1 32
@@ -21,6 +30,10 @@
 #define K_FASTSPAN2 428
 #define K_WIDELO2 436
 #define K_WIDESPAN2 468
+#define K_ADDLO2 500
+#define K_ADDSPAN2 504
+#define K_ADDEMIN 508
+#define K_ADDBIAS 512
 
 // ROUND8 rounds the 8 floats in X (a Y register) as floatKernel.round does,
 // leaving the result in R. It clobbers A, S, T, U, M. Steps: a = |x| bits,
@@ -55,50 +68,22 @@
 	VPAND K_NANKEEP(AX), X, U; \
 	VPBLENDVB M, U, R, R
 
-// FAST8 rounds the 8 floats in X in place by the normal path alone, the
-// sign riding along (no carry reaches it in the fast span): x + half-1 +
-// ((x>>d)&lsbOne ^ lsbXor), the dropped bits cleared. T is clobbered.
-// Y11 half-1, Y10 lsbOne, Y9 lsbXor, Y8 keep; X15 holds d.
-#define FAST8(X, T) \
-	VPSRLD X15, X, T; \
-	VPAND  Y10, T, T; \
-	VPXOR  Y9, T, T;  \
-	VPADDD Y11, X, X; \
-	VPADDD T, X, X;   \
-	VPAND  Y8, X, X
+// FLOAT8 rounds the 8 floats in X in place where they all lie in the add
+// span (floatKernel.addLo2): x + M - M in float32, M = 2^(max(E, emin)+d)
+// with the sign of x, E the exponent byte of x. T and U are clobbered.
+// Y8 0x7f800000, Y9 addEmin, Y10 addBias, Y11 0x7fffffff.
+#define FLOAT8(X, T, U) \
+	VPAND   Y8, X, T;  \
+	VPMAXSD Y9, T, T;  \
+	VPADDD  Y10, T, T; \
+	VPANDN  X, Y11, U; \
+	VPOR    U, T, T;   \
+	VADDPS  T, X, X;   \
+	VSUBPS  T, X, X
 
-// FASTSUB8 rounds the 8 floats in X as ROUND8 does where they all lie in
-// the wide span (floatKernel.wideLo2): the normal path, or the subnormal
-// one where a < minNorm, the sign put back; nothing can flush, overflow,
-// come out zero or be NaN there. The result is in R; A, T, U, M are
-// clobbered. Y11 half-1, Y10 lsbOne, Y9 lsbXor, Y8 keep; X15 holds d.
-#define FASTSUB8(X, A, T, U, M, R) \
-	VPAND K_ABS(AX), X, A; \
-	VPSRLD X15, A, T; \
-	VPAND Y10, T, T; \
-	VPXOR Y9, T, T; \
-	VPADDD Y11, A, R; \
-	VPADDD T, R, R; \
-	VPAND Y8, R, R; \
-	VADDPS K_MAGIC(AX), A, U; \
-	VSUBPS K_MAGIC(AX), U, U; \
-	VMOVDQU K_MINNORM(AX), M; \
-	VPCMPGTD A, M, M; \
-	VPBLENDVB M, U, R, R; \
-	VPXOR A, X, T; \
-	VPOR T, R, R
-
-// INWIDE8 sets M to zero iff all 8 lanes of X lie in the wide span. T is
-// clobbered.
-#define INWIDE8(X, T, M) \
-	VPSLLD  $1, X, T; \
-	VPSUBD  K_WIDELO2(AX), T, T; \
-	VPMINUD K_WIDESPAN2(AX), T, M; \
-	VPXOR   T, M, M
-
-// INSPAN8 sets M to zero iff all 8 lanes of X lie in the fast span:
-// y-fastLo2 <= fastSpan2, unsigned, y = x<<1 (Y13 fastLo2, Y12
-// fastSpan2). T is clobbered.
+// INSPAN8 sets M to zero iff all 8 lanes of X lie in the add span:
+// y-addLo2 <= addSpan2, unsigned, y = x<<1 (Y13 addLo2, Y12 addSpan2).
+// T is clobbered.
 #define INSPAN8(X, T, M) \
 	VPSLLD  $1, X, T;  \
 	VPSUBD  Y13, T, T; \
@@ -107,8 +92,8 @@
 
 // func roundFloatAVX2(dst, src *float32, n int, k *floatKernel)
 //
-// Pairs of vectors whose lanes all lie in the fast span take FAST8; the
-// rest FASTSUB8 or ROUND8 (below).
+// Pairs of vectors whose lanes all lie in the add span take FLOAT8; the
+// rest FLOAT8 or ROUND8 a vector at a time (below).
 TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -116,13 +101,13 @@ TEXT ·roundFloatAVX2(SB), NOSPLIT, $0-32
 	MOVQ k+24(FP), AX
 	VMOVQ K_SHIFT(AX), X15
 	VPXOR Y14, Y14, Y14
-	VPBROADCASTD K_FASTLO2(AX), Y13
-	VPBROADCASTD K_FASTSPAN2(AX), Y12
-	VMOVDQU K_HALFM1(AX), Y11
-	VMOVDQU K_LSBONE(AX), Y10
-	VMOVDQU K_LSBXOR(AX), Y9
-	VMOVDQU K_KEEP(AX), Y8
-	XORQ R12, R12 // vectors left to round by ROUND8 without trying the span
+	VPBROADCASTD K_ADDLO2(AX), Y13
+	VPBROADCASTD K_ADDSPAN2(AX), Y12
+	VMOVDQU      K_ABS(AX), Y11
+	VPBROADCASTD K_ADDBIAS(AX), Y10
+	VPBROADCASTD K_ADDEMIN(AX), Y9
+	VMOVDQU      K_INF(AX), Y8
+	XORQ R12, R12 // vectors left to round one at a time
 	SHRQ $3, CX
 	JZ   done
 
@@ -138,8 +123,8 @@ loop:
 	VPOR    Y5, Y4, Y4
 	VPTEST  Y4, Y4
 	JNZ     miss
-	FAST8(Y0, Y2)
-	FAST8(Y1, Y3)
+	FLOAT8(Y0, Y2, Y4)
+	FLOAT8(Y1, Y3, Y5)
 	VMOVDQU Y0, (DI)
 	VMOVDQU Y1, 32(DI)
 	ADDQ $64, SI
@@ -153,27 +138,25 @@ single:
 	INSPAN8(Y0, Y2, Y4)
 	VPTEST  Y4, Y4
 	JNZ     miss
-	FAST8(Y0, Y2)
+	FLOAT8(Y0, Y2, Y4)
 	VMOVDQU Y0, (DI)
 	JMP     next
 
 miss:
-	// Data outside the span: the next 32 vectors take FASTSUB8 where
-	// they lie in the wide span and ROUND8 elsewhere, before the span is
-	// tried again, so that mixed data does not pay a mispredicted branch
-	// per vector. Weights and gradients in fp8 (a few per cent of them
-	// subnormal there) ran at 1.1-1.4 ns a value with ROUND8 for the 32
-	// (a CGAN's, 2026-11-27).
+	// Data outside the span (zeros, values that round to zero, specials):
+	// the next 32 vectors take FLOAT8 or ROUND8 one at a time, before
+	// pairs are tried again, so that mixed data does not pay a
+	// mispredicted pair per vector.
 	MOVQ $32, R12
 
 slowmode:
 	DECQ    R12
 	VMOVDQU (SI), Y0
-	INWIDE8(Y0, Y2, Y4)
+	INSPAN8(Y0, Y2, Y4)
 	VPTEST  Y4, Y4
 	JNZ     slowround
-	FASTSUB8(Y0, Y1, Y2, Y3, Y4, Y6)
-	VMOVDQU Y6, (DI)
+	FLOAT8(Y0, Y2, Y4)
+	VMOVDQU Y0, (DI)
 	JMP     next
 
 slowround:
@@ -219,23 +202,48 @@ done:
 	VPANDD Z25, X, U; \
 	VMOVDQA32 U, K5, R
 
-// FAST16 is FAST8 on a Z register: Z17 half-1, Z18 lsbOne, Z28 lsbXor,
-// Z19 keep.
-#define FAST16(X, T) \
-	VPSRLD X15, X, T; \
+// FLOAT16 is FLOAT8 on a Z register: Z27 0x7f800000, Z13 addEmin, Z14
+// addBias, Z16 0x7fffffff; the sign goes into M by one VPTERNLOGD. T is
+// clobbered.
+#define FLOAT16(X, T) \
+	VPANDD     Z27, X, T;       \
+	VPMAXSD    Z13, T, T;       \
+	VPADDD     Z14, T, T;       \
+	VPTERNLOGD $0xf4, Z16, X, T; \
+	VADDPS     T, X, X;         \
+	VSUBPS     T, X, X
+
+// FASTSUB16 rounds the 16 floats in the Z register X, for lanes in the wide span or
+// ±0: the normal path, or the subnormal one where a < minNorm (Z20; Z21
+// magic), the sign put back except on a zero of an FNUZ format (K6: the
+// lanes whose sign stays whatever a is, all of them without FNUZ). Zero
+// takes the normal path to 0 there, as ROUND16 gives. It clobbers A, T,
+// U, K1 and K3.
+#define FASTSUB16(X, A, T, U, R) \
+	VPANDD Z16, X, A; \
+	VPSRLD X15, A, T; \
 	VPANDD Z18, T, T; \
 	VPXORD Z28, T, T; \
-	VPADDD Z17, X, X; \
-	VPADDD T, X, X;   \
-	VPANDD Z19, X, X
+	VPADDD Z17, A, R; \
+	VPADDD T, R, R; \
+	VPANDD Z19, R, R; \
+	VADDPS Z21, A, U; \
+	VSUBPS Z21, U, U; \
+	VPCMPGTD A, Z20, K1; \
+	VMOVDQA32 U, K1, R; \
+	VPTESTMD A, A, K3; \
+	KORW K6, K3, K3; \
+	VPXORD A, X, T; \
+	VPORD T, R, K3, R
 
 // func roundFloatAVX512(dst, src *float32, n int, k *floatKernel)
 //
-// Pairs of blocks whose lanes all lie in the fast span (Z29 fastLo2, Z30
-// fastSpan2) take FAST16; the rest ROUND16, and after a miss the next
-// block tries the span again: masked moves make ROUND16 cheap enough that
-// keeping to it for a while (as roundFloatAVX2 keeps to FASTSUB8 and
-// ROUND8) did not pay on fp8 weights.
+// Pairs of blocks whose lanes all lie in the add span (Z29 addLo2, Z30
+// addSpan2) take FLOAT16. After a miss the next wideRun512 blocks (this
+// one included) take FASTSUB16 where all their lanes lie in the wide span
+// (Z11 wideLo2, Z12 wideSpan2) or are ±0, and ROUND16 elsewhere, before
+// the span is tried again: activations with zeros then mostly keep to
+// the short paths.
 TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -255,8 +263,13 @@ TEXT ·roundFloatAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTD K_FNUZ(AX), Z26
 	VPBROADCASTD K_INF(AX), Z27
 	VPBROADCASTD K_LSBXOR(AX), Z28
-	VPBROADCASTD K_FASTLO2(AX), Z29
-	VPBROADCASTD K_FASTSPAN2(AX), Z30
+	VPBROADCASTD K_ADDLO2(AX), Z29
+	VPBROADCASTD K_ADDSPAN2(AX), Z30
+	VPBROADCASTD K_ADDEMIN(AX), Z13
+	VPBROADCASTD K_ADDBIAS(AX), Z14
+	VPBROADCASTD K_WIDELO2(AX), Z11
+	VPBROADCASTD K_WIDESPAN2(AX), Z12
+	VPTESTNMD    Z26, Z26, K6 // lanes whose zero keeps its sign: all without FNUZ
 	XORQ R12, R12
 	SHRQ $4, CX
 	JZ   done512
@@ -276,8 +289,8 @@ loop512:
 	VPCMPUD   $2, Z30, Z9, K1, K1
 	KORTESTW  K1, K1
 	JCC       miss512
-	FAST16(Z0, Z2)
-	FAST16(Z7, Z9)
+	FLOAT16(Z0, Z2)
+	FLOAT16(Z7, Z9)
 	VMOVDQU32 Z0, (DI)
 	VMOVDQU32 Z7, 64(DI)
 	ADDQ $128, SI
@@ -293,16 +306,28 @@ single512:
 	VPCMPUD   $2, Z30, Z2, K1
 	KORTESTW  K1, K1
 	JCC       miss512
-	FAST16(Z0, Z2)
+	FLOAT16(Z0, Z2)
 	VMOVDQU32 Z0, (DI)
 	JMP       next512
 
 miss512:
-	MOVQ $1, R12
+	MOVQ $wideRun512, R12
 
 slowmode512:
 	DECQ      R12
 	VMOVDQU32 (SI), Z0
+	VPSLLD    $1, Z0, Z2
+	VPTESTNMD Z2, Z2, K2     // ±0
+	VPSUBD    Z11, Z2, Z2
+	VPCMPUD   $2, Z12, Z2, K1 // in the wide span
+	KORW      K2, K1, K1
+	KORTESTW  K1, K1
+	JCC       round512
+	FASTSUB16(Z0, Z1, Z3, Z4, Z6)
+	VMOVDQU32 Z6, (DI)
+	JMP       next512
+
+round512:
 	ROUND16(Z0, Z1, Z2, Z3, Z4, Z6)
 	VMOVDQU32 Z6, (DI)
 

@@ -101,6 +101,8 @@ func TestFloatKernelLayout(t *testing.T) {
 		{"lsbXor", unsafe.Offsetof(k.lsbXor), 384}, {"shift", unsafe.Offsetof(k.shift), 416},
 		{"fastLo2", unsafe.Offsetof(k.fastLo2), 424}, {"fastSpan2", unsafe.Offsetof(k.fastSpan2), 428},
 		{"wideLo2", unsafe.Offsetof(k.wideLo2), 436}, {"wideSpan2", unsafe.Offsetof(k.wideSpan2), 468},
+		{"addLo2", unsafe.Offsetof(k.addLo2), 500}, {"addSpan2", unsafe.Offsetof(k.addSpan2), 504},
+		{"addEmin", unsafe.Offsetof(k.addEmin), 508}, {"addBias", unsafe.Offsetof(k.addBias), 512},
 	} {
 		if c.got != c.want {
 			t.Errorf("floatKernel.%s at %d, want %d", c.name, c.got, c.want)

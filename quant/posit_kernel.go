@@ -145,6 +145,31 @@ func (p Posit) slice() positSlice {
 	return c
 }
 
+// lowTable returns, for each binade E (the exponent byte of |x|) of the
+// fast span, low = 2^drop-1 at index E mod 32, and whether the table
+// covers the span: it has at most 32 binades, and drop is at least 1 in
+// each (so that low>>1 plus the kept lsb is the half of
+// positKernel.round). The table kernel (roundPositAVX512T) looks low up
+// instead of computing drop = max(k+c1, c2-k), k = (E+sOff)>>es.
+func (c *positSlice) lowTable() (t [32]uint32, ok bool) {
+	if c.fastSpan == 0 || c.c2 < -1 {
+		return t, false // no fast span (see roundPositAVX2)
+	}
+	e0, e1 := c.fastLo>>23, (c.fastLo+c.fastSpan-1)>>23
+	if e1-e0 >= 32 {
+		return t, false
+	}
+	for e := e0; e <= e1; e++ {
+		k := (int32(e) + c.sOff) >> c.es
+		drop := max(k+c.c1, c.c2-k)
+		if drop < 1 || drop > c.dMax {
+			return t, false
+		}
+		t[e&31] = 1<<drop - 1
+	}
+	return t, true
+}
+
 const positInf = 0x7f800000 // bit pattern of +Inf
 
 // f32Bits returns the bit pattern of toFloat32Sat(v).

@@ -506,6 +506,180 @@ avx512done:
 	MOVQ R10, ret+40(FP)
 	RET
 
+// POSIT_TBL_Z is POSIT_FAST_Z with drop looked up: T holds x<<1 on entry,
+// whose top byte is the binade E; low = 2^drop-1 is the table's entry E
+// mod 32 (the fast span has at most 32 binades, and drop >= 1 there:
+// positSlice.lowTable); then, with v = x+off, r = (v + low>>1 + lsb)
+// &^ low - off, lsb the kept part's last bit (bit drop of v, tested
+// against low+1 into K). Ten instructions where POSIT_FAST_Z takes
+// fifteen. U, W and K are clobbered; Z9 holds 1, Z10 off.
+#define POSIT_TBL_Z(X, T, U, W, K) \
+	VPSRLD   $24, T, T;       \
+	VPERMI2D 64(R12), Z18, T; \
+	VPSRLD   $1, T, U;        \
+	VPADDD   Z9, T, W;        \
+	VPADDD   Z10, X, X;       \
+	VPTESTMD W, X, K;         \
+	VPADDD   U, X, X;         \
+	VPADDD   Z9, X, K, X;     \
+	VPANDND  X, T, X;         \
+	VPSUBD   Z10, X, X
+
+// func roundPositAVX512T(dst, src *float32, n int, c *positSlice, t *[32]uint32, idx *int32) int
+//
+// roundPositAVX512 with the fast path of POSIT_TBL_Z: t holds 2^drop-1
+// by binade (positSlice.lowTable), the first half in Z18, the second
+// read at 64(R12).
+TEXT ·roundPositAVX512T(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), R8
+	MOVQ t+32(FP), R12
+	MOVQ idx+40(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+	VPBROADCASTD 0(R8), Z15  // sOff
+	VMOVD        4(R8), X14  // es
+	VPBROADCASTD 8(R8), Z13  // c1
+	VPBROADCASTD 12(R8), Z12 // c2
+	VPBROADCASTD 20(R8), Z10 // off
+	VPBROADCASTD 24(R8), Z24 // lo
+	VPBROADCASTD 28(R8), Z25 // loTie
+	VPBROADCASTD 32(R8), Z28 // hi
+	VPBROADCASTD 36(R8), Z29 // hiTie
+	VPBROADCASTD 40(R8), Z26 // minB
+	VPBROADCASTD 44(R8), Z27 // lowB
+	VPBROADCASTD 48(R8), Z30 // highB
+	VPBROADCASTD 52(R8), Z31 // maxB
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z9      // 1
+	VPXORD       Z5, Z5, Z5  // 0
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z20     // |x| mask
+	MOVL         $0x00800000, AX
+	VPBROADCASTD AX, Z21     // smallest normal
+	MOVL         $0x7f000000, AX
+	VPBROADCASTD AX, Z22     // normal range
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z19     // +Inf
+	VMOVDQU32    (R12), Z18  // 2^drop-1 of binades 0-15 (mod 32)
+	VMOVDQU32    lanes<>(SB), Z23
+
+	// Z16 = 2·fastLo, Z17 = 2·fastSpan-1, as in roundPositAVX2.
+	MOVL  56(R8), AX
+	MOVL  60(R8), DX
+	MOVL  12(R8), BX
+	TESTL DX, DX
+	JZ    avx512tnofast
+	CMPL  BX, $-1
+	JLT   avx512tnofast
+	SHLL  $1, AX
+	SHLL  $1, DX
+	DECL  DX
+	JMP   avx512tfastset
+
+avx512tnofast:
+	MOVL $1, AX
+	XORL DX, DX
+
+avx512tfastset:
+	VPBROADCASTD AX, Z16
+	VPBROADCASTD DX, Z17
+
+	// Pairs of blocks whose lanes all lie where a and r are surely
+	// normal take a short path: POSIT_TBL_Z, the sign riding along.
+avx512tpair:
+	LEAQ      32(R11), AX
+	CMPQ      AX, CX
+	JA        avx512tsingle
+	VMOVDQU32 (SI)(R11*4), Z0
+	VMOVDQU32 64(SI)(R11*4), Z7
+	VPSLLD    $1, Z0, Z1
+	VPSLLD    $1, Z7, Z8
+	VPSUBD    Z16, Z1, Z2
+	VPSUBD    Z16, Z8, Z11
+	VPCMPUD   $2, Z17, Z2, K1
+	VPCMPUD   $2, Z17, Z11, K1, K1
+	KORTESTW  K1, K1
+	JCC       avx512tsingle
+	POSIT_TBL_Z(Z0, Z1, Z2, Z3, K2)
+	POSIT_TBL_Z(Z7, Z8, Z11, Z4, K3)
+	VMOVDQU32 Z0, (DI)(R11*4)
+	VMOVDQU32 Z7, 64(DI)(R11*4)
+	ADDQ      $32, R11
+	JMP       avx512tpair
+
+avx512tsingle:
+	CMPQ      R11, CX
+	JAE       avx512tdone
+	VMOVDQU32 (SI)(R11*4), Z0
+	VPSLLD    $1, Z0, Z1
+	VPSUBD    Z16, Z1, Z2
+	VPCMPUD   $2, Z17, Z2, K1
+	KORTESTW  K1, K1
+	JCC       avx512tgeneral
+	POSIT_TBL_Z(Z0, Z1, Z2, Z3, K2)
+	VMOVDQU32 Z0, (DI)(R11*4)
+	ADDQ      $16, R11
+	JMP       avx512tpair
+
+avx512tgeneral:
+	VPANDD Z20, Z0, Z1 // a
+	POSIT_ROUND_Z
+
+
+	// Keep (K1) if a and r are normal float32s.
+	VPSUBD  Z21, Z1, Z3
+	VPCMPUD $1, Z22, Z3, K1
+	VPSUBD  Z21, Z6, Z3
+	VPCMPUD $1, Z22, Z3, K1, K1
+
+	// a < lo: minB, or lowB from loTie up.
+	VPCMPUD   $1, Z24, Z1, K2
+	VPCMPUD   $5, Z25, Z1, K3
+	VPBLENDMD Z27, Z26, K3, Z3
+	VMOVDQA32 Z3, K2, Z6
+
+	// a >= hi: highB, or maxB from hiTie up.
+	VPCMPUD   $5, Z28, Z1, K4
+	VPCMPUD   $5, Z29, Z1, K3
+	VPBLENDMD Z31, Z30, K3, Z3
+	VMOVDQA32 Z3, K4, Z6
+
+	// Keep those too, if finite.
+	KORW    K2, K1, K1
+	KORW    K4, K1, K1
+	VPCMPUD $1, Z19, Z1, K1, K1
+
+	// ±0 gives +0; the rest take the sign of x.
+	VPTESTMD     Z1, Z1, K5
+	VPTERNLOGD.Z $0xf4, Z20, Z0, K5, Z6 // r | x&^Z20
+	VPBLENDMD Z6, Z0, K1, Z6 // skipped lanes: x
+	VMOVDQU32 Z6, (DI)(R11*4)
+	KORTESTW  K1, K1
+	JCC       avx512tskip     // CF clear: some lane skipped
+
+avx512tnext:
+	ADDQ $16, R11
+	JMP  avx512tpair
+
+avx512tskip:
+	KNOTW        K1, K2
+	VPBROADCASTD R11, Z7
+	VPADDD       Z23, Z7, Z7
+	VPCOMPRESSD  Z7, K2, (R9)(R10*4)
+	KMOVW        K2, AX
+	POPCNTL      AX, AX
+	ADDQ         AX, R10
+	JMP          avx512tnext
+
+avx512tdone:
+	VZEROUPPER
+	MOVQ R10, ret+48(FP)
+	RET
+
 // func roundPositStochAVX512(dst, src *float32, n int, kp *positKernel, u *uint32, idx *int32) int
 //
 // Stochastic rounding where the two posits around x share a binade (drop
