@@ -27,6 +27,7 @@ func TestLinearBlockedWeights(t *testing.T) {
 		blockFormats("mxfp8-e4m3", "mxfp8-e4m3", "mxfp8-e5m2"),
 		blockFormats("mxfp4-e2m1", "mxfp6-e2m3", "posit(8,1,block=32)"),
 		blockFormats("mxfp8-e4m3(block=24)", "mxint8", "mxfp8-e4m3"),
+		blockFormats("mxfp6-e2m3", "mxfp4-e2m1", "mxfp6-e3m2"), // every operand rounded in the packing
 	}
 	for _, sh := range [][3]int{{5, 7, 3}, {64, 130, 600}, {9, 40, 33}} {
 		for fi, f := range formats {

@@ -48,6 +48,7 @@ func TestConvBlockedColumns(t *testing.T) {
 		blockFormats("mxfp8-e4m3", "mxfp8-e4m3", "mxfp8-e5m2"),
 		blockFormats("mxfp6-e2m3", "posit(8,1,block=32)", "mxfp4-e2m1(block=16)"),
 		blockFormats("mxint8", "mxfp8-e4m3(block=24)", "mxfp8-e4m3(block=24)"),
+		blockFormats("mxfp6-e2m3", "mxfp4-e2m1", "mxfp6-e3m2"), // every operand rounded in the packing
 	}
 	for _, c := range cases {
 		for fi, f := range formats {
