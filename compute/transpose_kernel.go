@@ -29,6 +29,7 @@ func gather[T Float](dst, src []T, n, c, p int) {
 type transpose[T Float] struct {
 	dst, src, bias []T
 	n, c, p        int
+	q              *Rounder // rounds dst as it is written (round_fused.go), or nil
 }
 
 // getTranspose returns a transpose from the pool for the arguments of a
@@ -63,19 +64,39 @@ type scatterJob[T Float] transpose[T]
 
 func (j *scatterJob[T]) Each(b int) {
 	n, c, p := j.n, j.c, j.p
+	img := j.dst[b*c*p : (b+1)*c*p]
+	done := 0 // img[:done] is rounded (j.q not nil)
 	for ch := 0; ch < c; ch++ {
-		d := j.dst[(b*c+ch)*p : (b*c+ch+1)*p]
+		d := img[ch*p : (ch+1)*p]
 		s := j.src[ch*n*p+b*p : ch*n*p+(b+1)*p]
-		if j.bias == nil {
-			copy(d, s)
+		switch {
+		case j.bias == nil && j.q != nil && p >= roundRun:
+			// Rounded as it is moved: one pass.
+			RoundSlice(j.q, d, s)
+			done = (ch + 1) * p
 			continue
+		case j.bias == nil:
+			copy(d, s)
+		default:
+			v := j.bias[ch]
+			for i, x := range s {
+				d[i] = x + v
+			}
 		}
-		v := j.bias[ch]
-		for i, x := range s {
-			d[i] = x + v
+		// Rounded after the bias is added, by runs of planes still in
+		// cache, long enough for the rounding kernel's start-up cost.
+		if e := (ch + 1) * p; j.q != nil && e-done >= roundRun {
+			RoundSlice(j.q, img[done:e], img[done:e])
+			done = e
 		}
 	}
+	if j.q != nil && done < len(img) {
+		RoundSlice(j.q, img[done:], img[done:])
+	}
 }
+
+// roundRun is the fewest values the fused roundings round at a call.
+const roundRun = 512
 
 // gatherJob is gather's image b.
 type gatherJob[T Float] transpose[T]
@@ -83,6 +104,11 @@ type gatherJob[T Float] transpose[T]
 func (j *gatherJob[T]) Each(b int) {
 	n, c, p := j.n, j.c, j.p
 	for ch := 0; ch < c; ch++ {
-		copy(j.dst[ch*n*p+b*p:ch*n*p+(b+1)*p], j.src[(b*c+ch)*p:(b*c+ch+1)*p])
+		d, s := j.dst[ch*n*p+b*p:ch*n*p+(b+1)*p], j.src[(b*c+ch)*p:(b*c+ch+1)*p]
+		if j.q != nil {
+			RoundSlice(j.q, d, s) // rounded as it is moved
+			continue
+		}
+		copy(d, s)
 	}
 }

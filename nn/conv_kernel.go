@@ -14,24 +14,32 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	// The input is rounded into a copy only if it rounds; otherwise it is
-	// packed straight from x.
-	xq := data[T](x)
-	if !r.act.IsIdentity() {
-		bb.xq = grow(bb.xq, x.Size())
-		compute.RoundSlice(r.act, bb.xq, xq)
-		xq = bb.xq
+	// packed straight from x. The fused product's columns round it as
+	// they pad it instead (roundX is not called).
+	raw := data[T](x)
+	xq, unrounded := raw, !r.act.IsIdentity()
+	roundX := func() {
+		if unrounded {
+			bb.xq = grow(bb.xq, x.Size())
+			compute.RoundSlice(r.act, bb.xq, raw)
+			xq, unrounded = bb.xq, false
+		}
 	}
 	convWeights(st, bb, data[T](w))
 	var bias []T
 	if b != nil {
 		bias = data[T](b)
 	}
-	if directConv[T](st) && convForwardDirect(st, xq, bb.wq, bias, data[T](y)) {
-		compute.RoundSlice(r.out, data[T](y), data[T](y))
-		bb.gen++
-		return
+	if directConv[T](st) {
+		roundX()
+		if convForwardDirect(st, xq, bb.wq, bias, data[T](y)) {
+			compute.RoundSlice(r.out, data[T](y), data[T](y))
+			bb.gen++
+			return
+		}
 	}
 	if band := bandRows[T](st); band > 0 {
+		roundX()
 		convForwardBands(st, bb, xq, bb.wq, bias, data[T](y), band)
 		compute.RoundSlice(r.out, data[T](y), data[T](y))
 		bb.gen++
@@ -49,15 +57,20 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 		gp := compute.Padded(g)
 		if gp != g || !st.lend {
 			bb.col = grow(bb.col, n*gp.C*gp.H*gp.W)
-			compute.PadImages(bb.col, xq, n, g)
+			if !unrounded || !compute.PadImagesRound(r.act, bb.col, raw, n, g) {
+				roundX()
+				compute.PadImages(bb.col, xq, n, g)
+			}
 			xq = bb.col
+		} else {
+			roundX()
 		}
 		colsGemm(false, st.outC, wf, rows, xq, n, gp, r.actB, bb.yt, ld)
-		compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
-		compute.RoundSlice(r.out, data[T](y), data[T](y))
+		compute.MatrixToImagesRound(r.out, data[T](y), bb.yt, bias, n, st.outC, p)
 		bb.gen++
 		return
 	}
+	roundX()
 	bb.col = grow(bb.col, rows*ld)
 	compute.Im2colBatch(bb.col, xq, n, g)
 	// Block formats: both operands blocked along the reduction dimension
@@ -73,8 +86,7 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 		col = blocked(r.actB, &bb.blk.col, bb.col, rows, ld, quant.AlongColumn)
 	}
 	mm(r, r.accOut, false, false, st.outC, ld, rows, wf, rows, col, ld, bb.yt)
-	compute.MatrixToImages(data[T](y), bb.yt, bias, n, st.outC, p)
-	compute.RoundSlice(r.out, data[T](y), data[T](y))
+	compute.MatrixToImagesRound(r.out, data[T](y), bb.yt, bias, n, st.outC, p)
 	bb.gen++
 }
 
@@ -87,6 +99,16 @@ func convForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *te
 // against 3.2 MB a pass) often is not: their GEMM and col2im take 12% less
 // time in passes.
 func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []T, bq *compute.Rounder, k, n int, g compute.Geom, chunk int, buf *[]T) {
+	col2imProductThen(r, acc, dst, a, b, bq, k, n, g, chunk, buf, nil, nil)
+}
+
+// col2imProductThen is col2imProduct followed by compute.AddBias(dst,
+// bias, n, H·W) (bias nil: none) and compute.RoundSlice(out, dst, dst),
+// done to each pass's images right after col2im wrote them, while they
+// are in cache, instead of in passes over the whole batch. out, if not
+// nil, must round in parts (compute.RoundsInParts): the bits are then
+// those of the whole calls.
+func col2imProductThen[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []T, bq *compute.Rounder, k, n int, g compute.Geom, chunk int, buf *[]T, bias []T, out *compute.Rounder) {
 	rows, p, img := g.Rows(), g.Cols(), g.C*g.H*g.W
 	ld := n * p
 	*buf = grow(*buf, rows*min(chunk, n)*p)
@@ -94,8 +116,25 @@ func col2imProduct[T compute.Float](r *roles, acc *compute.Rounder, dst, a, b []
 		nb := min(chunk, n-b0)
 		col := (*buf)[:rows*nb*p]
 		mmBlocked(r, acc, true, false, rows, nb*p, k, a, rows, nil, b[b0*p:], ld, bq, col)
-		compute.Col2imBatch(dst[b0*img:(b0+nb)*img], col, nb, g)
+		d := dst[b0*img : (b0+nb)*img]
+		compute.Col2imBatch(d, col, nb, g)
+		if bias != nil {
+			compute.AddBias(d, bias, nb, g.H*g.W)
+		}
+		if out != nil {
+			compute.RoundSlice(out, d, d)
+		}
 	}
+}
+
+// inParts returns q if it rounds and rounds in parts
+// (compute.RoundsInParts), for col2imProductThen, and nil otherwise: the
+// caller then rounds the whole output after.
+func inParts(q *compute.Rounder) *compute.Rounder {
+	if q.IsIdentity() || !compute.RoundsInParts(q) {
+		return nil
+	}
+	return q
 }
 
 // colChunk returns how many of n images (of p columns each)
@@ -198,8 +237,7 @@ func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) [
 	}
 	bb.dyq = grow(bb.dyq, dy.Size())
 	if !st.transposed {
-		compute.ImagesToMatrix(bb.dyq, data[T](dy), n, st.outC, g.Cols())
-		compute.RoundSlice(st.roles.err, bb.dyq, bb.dyq)
+		compute.ImagesToMatrixRound(st.roles.err, bb.dyq, data[T](dy), n, st.outC, g.Cols())
 		return bb.dyq
 	}
 	compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
@@ -226,8 +264,11 @@ func convBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.D
 	dyx, dq := packedOr(r, r.errB, &bb.blk.dyx, dyq, st.outC, ld, quant.AlongColumn)
 	wb := blockWeights(r, &bb.blk.wb, bb.wq, bb.wq, st.outC, rows, quant.AlongColumn, formCol, bb.rd.backCache(r, st.name))
 	d := data[T](dx)
-	col2imProduct(r, r.accErr, d, wb, dyx, dq, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol)
-	compute.RoundSlice(r.err, d, d)
+	fin := inParts(r.err)
+	col2imProductThen(r, r.accErr, d, wb, dyx, dq, st.outC, n, g, colChunk[T](r, n, p), &bb.dcol, nil, fin)
+	if fin == nil {
+		compute.RoundSlice(r.err, d, d)
+	}
 }
 
 func convBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {
@@ -257,8 +298,7 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	rows, p := g.Rows(), g.Cols()
 	ld := n * p
 	bb.xq = grow(bb.xq, x.Size())
-	compute.ImagesToMatrix(bb.xq, data[T](x), n, st.inC, p)
-	compute.RoundSlice(r.act, bb.xq, bb.xq)
+	compute.ImagesToMatrixRound(r.act, bb.xq, data[T](x), n, st.inC, p)
 	convWeights(st, bb, data[T](w))
 	// Block formats: both operands blocked along the reduction dimension
 	// (InC), into copies (the backward products re-block the originals),
@@ -266,11 +306,15 @@ func convTForward[T compute.Float](st *convState, bb *convBufs[T], x, w, b, y *t
 	xf, xq := packedOr(r, r.actB, &bb.blk.x, bb.xq, st.inC, ld, quant.AlongColumn)
 	wf := blockWeights(r, &bb.blk.w, bb.wq, bb.wq, st.inC, rows, quant.AlongColumn, formCol, bb.rd.cached)
 	yd := data[T](y)
-	col2imProduct(r, r.accOut, yd, wf, xf, xq, st.inC, n, g, colChunk[T](r, n, p), &bb.col)
+	var bias []T
 	if b != nil {
-		compute.AddBias(yd, data[T](b), n, g.H*g.W)
+		bias = data[T](b)
 	}
-	compute.RoundSlice(r.out, yd, yd)
+	fin := inParts(r.out)
+	col2imProductThen(r, r.accOut, yd, wf, xf, xq, st.inC, n, g, colChunk[T](r, n, p), &bb.col, bias, fin)
+	if fin == nil {
+		compute.RoundSlice(r.out, yd, yd)
+	}
 	bb.gen++
 }
 
@@ -289,9 +333,7 @@ func convTBackX[T compute.Float](st *convState, bb *convBufs[T], dy, dx *tensor.
 		dcx := blocked(r.errB, &bb.blk.dyx, bb.dcol, rows, ld, quant.AlongColumn)
 		mm(r, r.accErr, false, false, st.inC, ld, rows, wb, rows, dcx, ld, bb.dxt)
 	}
-	d := data[T](dx)
-	compute.MatrixToImages(d, bb.dxt, nil, n, st.inC, p)
-	compute.RoundSlice(r.err, d, d)
+	compute.MatrixToImagesRound(r.err, data[T](dx), bb.dxt, nil, n, st.inC, p)
 }
 
 func convTBackW[T compute.Float](st *convState, bb *convBufs[T], dy, dw *tensor.Dense) {

@@ -1,0 +1,69 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	"github.com/positgan/positgan/quant"
+)
+
+// addOne adds 1 to what it finishes and counts the values.
+type addOne struct{ n atomic.Int64 }
+
+func (a *addOne) Finish(d []float32) {
+	a.n.Add(int64(len(d)))
+	for i := range d {
+		d[i]++
+	}
+}
+
+// TestPadImagesThen checks PadImagesThen at every level this machine
+// runs against refPad followed by the finisher on the rows of each plane
+// that hold the image, by its definition, bit for bit: each value
+// finished once, the rows of padding above and below left as zeros, and
+// nothing written past the padded images.
+func TestPadImagesThen(t *testing.T) {
+	defer useLevel(levelTop)
+	rng := rand.New(rand.NewPCG(30, 74))
+	for _, l := range quant.LevelsUpTo(levelTop) {
+		useLevel(l)
+		for _, w := range []int{1, 7, 8, 9, 17, 32} {
+			for _, p := range [][2]int{{1, 1}, {0, 1}, {1, 0}, {2, 3}, {0, 0}} {
+				const n, c = 2, 3
+				h := 1 + rng.IntN(5)
+				g := Geom{C: c, H: h, W: w, PH: p[0], PW: p[1]}
+				hp, wp := h+2*p[0], w+2*p[1]
+				x := col2imData(rng, n*c*h*w)
+				size := n * c * hp * wp
+				got := col2imData(rng, size+9)
+				guard := append([]float32(nil), got[size:]...)
+				want := make([]float32, size)
+				refPad(want, x, n, g)
+				for k := range n * c {
+					for i := p[0] * wp; i < (p[0]+h)*wp; i++ {
+						want[k*hp*wp+i]++
+					}
+				}
+				var f addOne
+				PadImagesThen(got, x, n, g, &f)
+				name := fmt.Sprintf("%v %dx%d pad %v", l, h, w, p)
+				if f.n.Load() != int64(n*c*h*wp) {
+					t.Fatalf("%s: finished %d values, want %d", name, f.n.Load(), n*c*h*wp)
+				}
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+						t.Fatalf("%s: [%d] = %#x, want %#x", name, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+					}
+				}
+				for i := range guard {
+					if math.Float32bits(got[size+i]) != math.Float32bits(guard[i]) {
+						t.Fatalf("%s: wrote past the images at %d", name, i)
+					}
+				}
+			}
+		}
+	}
+}
