@@ -65,7 +65,7 @@ func PadImagesRound[T Float](q *Rounder, dst, src []T, n int, g Geom) bool {
 
 // MatrixToImagesRound is MatrixToImages followed by RoundSlice(q, dst,
 // dst), bit for bit: with the CPU backend and a q that fuses, each image's
-// planes are rounded as they are written, after the bias is added.
+// planes are rounded by runs as they are written, after the bias is added.
 func MatrixToImagesRound[T Float](q *Rounder, dst, src, bias []T, n, c, p int) {
 	if _, cpu := impl.(CPU); !cpu || q.IsIdentity() || !fusesRounding[T](q) {
 		MatrixToImages(dst, src, bias, n, c, p)
@@ -83,12 +83,10 @@ func MatrixToImagesRound[T Float](q *Rounder, dst, src, bias []T, n, c, p int) {
 }
 
 // ImagesToMatrixRound is ImagesToMatrix followed by RoundSlice(q, dst,
-// dst), bit for bit: with the CPU backend and a q that fuses, the planes
-// are rounded as they are moved.
+// dst), bit for bit: with the CPU backend and a q that fuses, each row
+// of the matrix is rounded by runs as it is written.
 func ImagesToMatrixRound[T Float](q *Rounder, dst, src []T, n, c, p int) {
-	// Planes of fewer than gatherRun values are rounded in one pass
-	// after: a call per plane would cost more.
-	if _, cpu := impl.(CPU); !cpu || p < gatherRun || q.IsIdentity() || !fusesRounding[T](q) {
+	if _, cpu := impl.(CPU); !cpu || q.IsIdentity() || !fusesRounding[T](q) {
 		ImagesToMatrix(dst, src, n, c, p)
 		RoundSlice(q, dst[:n*c*p], dst[:n*c*p])
 		return
@@ -96,13 +94,9 @@ func ImagesToMatrixRound[T Float](q *Rounder, dst, src []T, n, c, p int) {
 	checkTranspose(dst, src, n, c, p)
 	j := getTranspose(dst, src, nil, n, c, p)
 	j.q = q
-	ForEaches(n, n*c*p, (*gatherJob[T])(j))
+	ForEaches(c, n*c*p, (*gatherRoundJob[T])(j))
 	j.put()
 }
-
-// gatherRun is the fewest values a plane has for ImagesToMatrixRound to
-// round it as it moves it.
-const gatherRun = 64
 
 // checkTranspose panics if dst or src holds fewer than n·c·p values.
 func checkTranspose[T Float](dst, src []T, n, c, p int) {

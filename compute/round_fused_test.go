@@ -119,7 +119,7 @@ func TestPadImagesRound(t *testing.T) {
 func TestTransposeRound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 73))
 	for _, q := range fusedRounders(t) {
-		for _, sz := range [][3]int{{1, 1, 1}, {2, 3, 7}, {3, 5, 64}, {2, 7, 100}, {2, 3, 512}, {1, 9, 600}, {5, 40, 16}} {
+		for _, sz := range [][3]int{{1, 1, 1}, {2, 3, 7}, {3, 5, 64}, {2, 7, 100}, {2, 3, 512}, {1, 9, 600}, {5, 40, 16}, {3, 40, 300}, {2, 3, 9000}, {70, 2, 200}} {
 			n, c, p := sz[0], sz[1], sz[2]
 			src := fusedData(rng, n*c*p)
 			for _, withBias := range []bool{false, true} {

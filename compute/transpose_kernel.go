@@ -1,6 +1,10 @@
 package compute
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/positgan/positgan/internal/gemm"
+)
 
 // The layout kernels of the convolutions: the product of a convolution
 // has the columns of all images side by side (a C × N·P matrix), the
@@ -95,8 +99,9 @@ func (j *scatterJob[T]) Each(b int) {
 	}
 }
 
-// roundRun is the fewest values the fused roundings round at a call.
-const roundRun = 512
+// roundRun is the fewest values the fused roundings round at a call
+// where they can (gemm.FinishRun).
+const roundRun = gemm.FinishRun
 
 // gatherJob is gather's image b.
 type gatherJob[T Float] transpose[T]
@@ -104,11 +109,35 @@ type gatherJob[T Float] transpose[T]
 func (j *gatherJob[T]) Each(b int) {
 	n, c, p := j.n, j.c, j.p
 	for ch := 0; ch < c; ch++ {
-		d, s := j.dst[ch*n*p+b*p:ch*n*p+(b+1)*p], j.src[(b*c+ch)*p:(b*c+ch+1)*p]
-		if j.q != nil {
-			RoundSlice(j.q, d, s) // rounded as it is moved
+		copy(j.dst[ch*n*p+b*p:ch*n*p+(b+1)*p], j.src[(b*c+ch)*p:(b*c+ch+1)*p])
+	}
+}
+
+// gatherRoundJob is gather's row ch of the matrix (plane ch of every
+// image), rounded by j.q as it is written: the row is contiguous, so that
+// it can be rounded in runs of roundRun values still in cache (a plane
+// may hold only a few values, and a rounding kernel's set-up costs as
+// much as rounding hundreds).
+type gatherRoundJob[T Float] transpose[T]
+
+func (j *gatherRoundJob[T]) Each(ch int) {
+	n, c, p := j.n, j.c, j.p
+	row := j.dst[ch*n*p : (ch+1)*n*p]
+	done := 0 // row[:done] is rounded
+	for b := 0; b < n; b++ {
+		d, s := row[b*p:(b+1)*p], j.src[(b*c+ch)*p:(b*c+ch+1)*p]
+		if p >= roundRun {
+			RoundSlice(j.q, d, s) // rounded as it is moved: one pass
+			done = (b + 1) * p
 			continue
 		}
 		copy(d, s)
+		if e := (b + 1) * p; e-done >= roundRun {
+			RoundSlice(j.q, row[done:e], row[done:e])
+			done = e
+		}
+	}
+	if done < len(row) {
+		RoundSlice(j.q, row[done:], row[done:])
 	}
 }
