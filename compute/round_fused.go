@@ -1,6 +1,8 @@
 package compute
 
 import (
+	"sync"
+
 	"github.com/positgan/positgan/internal/gemm"
 	"github.com/positgan/positgan/quant"
 )
@@ -13,23 +15,6 @@ import (
 // copies; stochastic rounding draws its random stream in tensor order and
 // keeps the unfused sequence.
 
-// fusesRounding reports whether q rounds element by element to nearest,
-// with +0 rounded to +0 (the padding's zeros are rounded too), on float32
-// or float64 data of type T.
-func fusesRounding[T Float](q *Rounder) bool {
-	if q == nil || q.f == nil || q.mode != quant.Nearest {
-		return false
-	}
-	if _, f32 := any(T(0)).(float32); f32 {
-		return q.f.Round(0) == 0 && !signbit32(q.f.Round(0))
-	}
-	z := q.f.Round64(0)
-	return z == 0 && !signbit64(z)
-}
-
-func signbit32(x float32) bool { return x < 0 || 1/x < 0 }
-func signbit64(x float64) bool { return x < 0 || 1/x < 0 }
-
 // RoundsInParts reports whether RoundSlice by q of a slice in
 // consecutive parts, in any order, gives the bits of one call on the
 // whole: q rounds nothing, or element by element to nearest.
@@ -37,37 +22,89 @@ func RoundsInParts(q *Rounder) bool {
 	return q.IsIdentity() || q.f != nil && q.mode == quant.Nearest
 }
 
-// roundIn rounds parts of an output in place: a Rounder as a
-// gemm.Finisher (a pointer conversion, which an interface holds without
-// allocating).
-type roundIn[T Float] Rounder
-
-func (r *roundIn[T]) Finish(d []T) { RoundSlice((*Rounder)(r), d, d) }
-
 // PadImagesRound sets dst to the n images of src rounded by q and padded
 // as PadImages pads them: the bits of RoundSlice(q, t, src) followed by
-// PadImages(dst, t, n, g), each plane rounded right after it is padded.
-// It reports false, and writes nothing, if q does not round that way
-// (stochastic rounding, a block format, a format that rounds +0 to
-// something else): the caller then rounds into a copy first. A q that
-// rounds nothing pads.
+// PadImages(dst, t, n, g), by runs of planes rounded into a buffer that
+// stays in cache and padded from it. It reports false, and writes
+// nothing, if q does not round in parts (stochastic rounding, a block
+// format): the caller then rounds into a copy first. A q that rounds
+// nothing pads.
 func PadImagesRound[T Float](q *Rounder, dst, src []T, n int, g Geom) bool {
 	if q.IsIdentity() {
 		PadImages(dst, src, n, g)
 		return true
 	}
-	if !fusesRounding[T](q) {
+	if !RoundsInParts(q) {
 		return false
 	}
-	gemm.PadImagesThen(dst, src, n, g, (*roundIn[T])(q))
+	hp, wp := g.H+2*g.PH, g.W+2*g.PW
+	if n < 0 || len(src) < n*g.C*g.H*g.W || len(dst) < n*g.C*hp*wp {
+		panic("compute: pad: slice too short")
+	}
+	j := padRoundPool[T]().Get().(*padRound[T])
+	*j = padRound[T]{q: q, dst: dst, src: src, g: g}
+	ForRanges(n*g.C, max(1<<16/max(hp*wp, 1), 1), j)
+	*j = padRound[T]{}
+	padRoundPool[T]().Put(j)
 	return true
+}
+
+// A padRound is a PadImagesRound call, for the goroutines that run its
+// ranges of planes; calls take them from a pool, as the workers keep a
+// pointer to them.
+type padRound[T Float] struct {
+	q        *Rounder
+	dst, src []T
+	g        Geom
+}
+
+var padRounds32 = sync.Pool{New: func() any { return new(padRound[float32]) }}
+var padRounds64 = sync.Pool{New: func() any { return new(padRound[float64]) }}
+
+func padRoundPool[T Float]() *sync.Pool {
+	if _, ok := any(T(0)).(float32); ok {
+		return &padRounds32
+	}
+	return &padRounds64
+}
+
+// roundBufs holds the buffers padRound rounds runs of planes into.
+var roundBufs32 = sync.Pool{New: func() any { b := make([]float32, roundRun); return &b }}
+var roundBufs64 = sync.Pool{New: func() any { b := make([]float64, roundRun); return &b }}
+
+// Range rounds planes [lo, hi) of the batch into a buffer of roundRun
+// values, as many whole planes at a time as fit (at least one), and pads
+// them into dst: the padding is never rounded (a rounding kernel may take
+// its slow path on zeros).
+func (j *padRound[T]) Range(lo, hi int) {
+	g := j.g
+	hw, hp, wp := g.H*g.W, g.H+2*g.PH, g.W+2*g.PW
+	pool := &roundBufs32
+	if _, ok := any(T(0)).(float64); ok {
+		pool = &roundBufs64
+	}
+	bp := pool.Get()
+	buf := *(bp.(*[]T))
+	per := max(roundRun/max(hw, 1), 1)
+	if per*hw > len(buf) {
+		buf = make([]T, per*hw) // planes larger than a run
+	}
+	for k := lo; k < hi; k += per {
+		m := min(per, hi-k)
+		t := buf[:m*hw]
+		RoundSlice(j.q, t, j.src[k*hw:(k+m)*hw])
+		gm := g
+		gm.C = m
+		gemm.PadImages(j.dst[k*hp*wp:(k+m)*hp*wp], t, 1, gm)
+	}
+	pool.Put(bp)
 }
 
 // MatrixToImagesRound is MatrixToImages followed by RoundSlice(q, dst,
 // dst), bit for bit: with the CPU backend and a q that fuses, each image's
 // planes are rounded by runs as they are written, after the bias is added.
 func MatrixToImagesRound[T Float](q *Rounder, dst, src, bias []T, n, c, p int) {
-	if _, cpu := impl.(CPU); !cpu || q.IsIdentity() || !fusesRounding[T](q) {
+	if _, cpu := impl.(CPU); !cpu || q.IsIdentity() || !RoundsInParts(q) {
 		MatrixToImages(dst, src, bias, n, c, p)
 		RoundSlice(q, dst[:n*c*p], dst[:n*c*p])
 		return
@@ -86,7 +123,7 @@ func MatrixToImagesRound[T Float](q *Rounder, dst, src, bias []T, n, c, p int) {
 // dst), bit for bit: with the CPU backend and a q that fuses, each row
 // of the matrix is rounded by runs as it is written.
 func ImagesToMatrixRound[T Float](q *Rounder, dst, src []T, n, c, p int) {
-	if _, cpu := impl.(CPU); !cpu || q.IsIdentity() || !fusesRounding[T](q) {
+	if _, cpu := impl.(CPU); !cpu || q.IsIdentity() || !RoundsInParts(q) {
 		ImagesToMatrix(dst, src, n, c, p)
 		RoundSlice(q, dst[:n*c*p], dst[:n*c*p])
 		return

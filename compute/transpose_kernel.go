@@ -1,10 +1,6 @@
 package compute
 
-import (
-	"sync"
-
-	"github.com/positgan/positgan/internal/gemm"
-)
+import "sync"
 
 // The layout kernels of the convolutions: the product of a convolution
 // has the columns of all images side by side (a C × N·P matrix), the
@@ -100,8 +96,10 @@ func (j *scatterJob[T]) Each(b int) {
 }
 
 // roundRun is the fewest values the fused roundings round at a call
-// where they can (gemm.FinishRun).
-const roundRun = gemm.FinishRun
+// where they can: a rounding kernel's set-up costs as much as rounding
+// a few hundred values, and 8192 float32 values fit in a core's L2 cache
+// with their source.
+const roundRun = 8192
 
 // gatherJob is gather's image b.
 type gatherJob[T Float] transpose[T]

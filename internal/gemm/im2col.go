@@ -111,9 +111,8 @@ type batch[T Float] struct {
 	dst, src []T
 	n        int
 	g        Geom
-	ys, xs   []span      // kernelSpans of g, unless wholeImage(g)
-	buf      [16]span    // ys and xs, for kernels of up to 8×8
-	fin      Finisher[T] // PadImagesThen's, or nil
+	ys, xs   []span   // kernelSpans of g, unless wholeImage(g)
+	buf      [16]span // ys and xs, for kernels of up to 8×8
 }
 
 // getBatch returns a batch from the pool for the arguments of a call.
