@@ -41,21 +41,45 @@ func PadImagesRound[T Float](q *Rounder, dst, src []T, n int, g Geom) bool {
 	if n < 0 || len(src) < n*g.C*g.H*g.W || len(dst) < n*g.C*hp*wp {
 		panic("compute: pad: slice too short")
 	}
+	padRoundRuns(q, dst, nil, src, n, g)
+	return true
+}
+
+// PadImagesRoundInto sets t to src rounded by q, and dst to the n images
+// of t padded as PadImages pads them, by runs of planes, each padded while
+// it is still in cache: the bits of RoundSlice(q, t, src) followed by
+// PadImages(dst, t, n, g). It reports false, and writes nothing, if q
+// does not round in parts (stochastic rounding, a block format).
+func PadImagesRoundInto[T Float](q *Rounder, dst, t, src []T, n int, g Geom) bool {
+	if !RoundsInParts(q) {
+		return false
+	}
+	hp, wp := g.H+2*g.PH, g.W+2*g.PW
+	if n < 0 || len(src) < n*g.C*g.H*g.W || len(t) < n*g.C*g.H*g.W || len(dst) < n*g.C*hp*wp {
+		panic("compute: pad: slice too short")
+	}
+	padRoundRuns(q, dst, t, src, n, g)
+	return true
+}
+
+// padRoundRuns pads the n images of src rounded by q into dst, rounding
+// runs of planes into t (nil: buffers of the goroutines' own).
+func padRoundRuns[T Float](q *Rounder, dst, t, src []T, n int, g Geom) {
+	hp, wp := g.H+2*g.PH, g.W+2*g.PW
 	j := padRoundPool[T]().Get().(*padRound[T])
-	*j = padRound[T]{q: q, dst: dst, src: src, g: g}
+	*j = padRound[T]{q: q, dst: dst, t: t, src: src, g: g}
 	ForRanges(n*g.C, max(1<<16/max(hp*wp, 1), 1), j)
 	*j = padRound[T]{}
 	padRoundPool[T]().Put(j)
-	return true
 }
 
 // A padRound is a PadImagesRound call, for the goroutines that run its
 // ranges of planes; calls take them from a pool, as the workers keep a
 // pointer to them.
 type padRound[T Float] struct {
-	q        *Rounder
-	dst, src []T
-	g        Geom
+	q           *Rounder
+	dst, t, src []T // t: where the rounded planes go, or nil
+	g           Geom
 }
 
 var padRounds32 = sync.Pool{New: func() any { return new(padRound[float32]) }}
@@ -79,25 +103,33 @@ var roundBufs64 = sync.Pool{New: func() any { b := make([]float64, roundRun); re
 func (j *padRound[T]) Range(lo, hi int) {
 	g := j.g
 	hw, hp, wp := g.H*g.W, g.H+2*g.PH, g.W+2*g.PW
-	pool := &roundBufs32
-	if _, ok := any(T(0)).(float64); ok {
-		pool = &roundBufs64
-	}
-	bp := pool.Get()
-	buf := *(bp.(*[]T))
 	per := max(roundRun/max(hw, 1), 1)
-	if per*hw > len(buf) {
-		buf = make([]T, per*hw) // planes larger than a run
+	var buf []T
+	if j.t == nil {
+		pool := &roundBufs32
+		if _, ok := any(T(0)).(float64); ok {
+			pool = &roundBufs64
+		}
+		bp := pool.Get()
+		defer pool.Put(bp)
+		buf = *(bp.(*[]T))
+		if per*hw > len(buf) {
+			buf = make([]T, per*hw) // planes larger than a run
+		}
 	}
 	for k := lo; k < hi; k += per {
 		m := min(per, hi-k)
-		t := buf[:m*hw]
+		var t []T
+		if j.t != nil {
+			t = j.t[k*hw : (k+m)*hw]
+		} else {
+			t = buf[:m*hw]
+		}
 		RoundSlice(j.q, t, j.src[k*hw:(k+m)*hw])
 		gm := g
 		gm.C = m
 		gemm.PadImages(j.dst[k*hp*wp:(k+m)*hp*wp], t, 1, gm)
 	}
-	pool.Put(bp)
 }
 
 // MatrixToImagesRound is MatrixToImages followed by RoundSlice(q, dst,

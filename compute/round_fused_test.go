@@ -96,6 +96,10 @@ func TestPadImagesRound(t *testing.T) {
 				}
 				if !ok {
 					sameBits(t, name+" (declined)", got, before)
+					if PadImagesRoundInto(q, got, make([]float32, n*c*h*w), x, n, g) {
+						t.Fatalf("%s: PadImagesRoundInto did not decline", name)
+					}
+					sameBits(t, name+" (declined into)", got, before)
 					continue
 				}
 				xr := roundRef(q, x)
@@ -107,6 +111,18 @@ func TestPadImagesRound(t *testing.T) {
 				}
 				sameBits(t, name, got[:size], ref)
 				sameBits(t, name+" (past the end)", got[size:], before[size:])
+
+				// PadImagesRoundInto: the same padded images, and the
+				// rounded images in t.
+				got2 := fusedData(rng, size)
+				tq := fusedData(rng, n*c*h*w+3)
+				tq0 := append([]float32(nil), tq...)
+				if !PadImagesRoundInto(q, got2, tq, x, n, g) {
+					t.Fatalf("%s: PadImagesRoundInto declined", name)
+				}
+				sameBits(t, name+" (into)", got2, ref)
+				sameBits(t, name+" (into, t)", tq[:n*c*h*w], xr)
+				sameBits(t, name+" (into, past t)", tq[n*c*h*w:], tq0[n*c*h*w:])
 			}
 		}
 	}

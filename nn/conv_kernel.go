@@ -240,14 +240,17 @@ func convDY[T compute.Float](st *convState, bb *convBufs[T], dy *tensor.Dense) [
 		compute.ImagesToMatrixRound(st.roles.err, bb.dyq, data[T](dy), n, st.outC, g.Cols())
 		return bb.dyq
 	}
-	compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
 	// Fused, the backward products pack dcol from dyq padded into dcol
-	// (convForward).
+	// (convForward), each run of planes padded as soon as it is rounded.
 	if bb.colsFused = fuseCols[T](st.roles, st.roles.errB); bb.colsFused {
 		gp := compute.Padded(g)
 		bb.dcol = grow(bb.dcol, n*gp.C*gp.H*gp.W)
-		compute.PadImages(bb.dcol, bb.dyq, n, g)
+		if !compute.PadImagesRoundInto(st.roles.err, bb.dcol, bb.dyq, data[T](dy), n, g) {
+			compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
+			compute.PadImages(bb.dcol, bb.dyq, n, g)
+		}
 	} else {
+		compute.RoundSlice(st.roles.err, bb.dyq, data[T](dy))
 		bb.dcol = grow(bb.dcol, g.Rows()*n*g.Cols())
 		compute.Im2colBatch(bb.dcol, bb.dyq, n, g)
 	}
