@@ -100,7 +100,8 @@ var roundBufs64 = sync.Pool{New: func() any { b := make([]float64, roundRun); re
 // values, as many whole planes at a time as fit (at least one), and pads
 // them into dst: the padding is never rounded, so that no more values are
 // rounded than before and the zeros stay +0 whatever the format rounds
-// them to. (Rounding whole padded planes in place measured slower.)
+// them to (rounding the padded planes in place would round 31% more values
+// for a 14×14 image padded by one pixel).
 func (j *padRound[T]) Range(lo, hi int) {
 	g := j.g
 	hw, hp, wp := g.H*g.W, g.H+2*g.PH, g.W+2*g.PW
