@@ -39,7 +39,7 @@ func gemmCols[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, blk
 	}
 	src := newColSrc(pad, x, n, g)
 	src.blk = blk
-	d.split(gemmArgs[T]{d: d, tA: tA, m: m, n: nc, k: k, alpha: 1, a: a, lda: lda, ldb: nc, c: c, ldc: ldc, cols: &src})
+	d.splitCols(gemmArgs[T]{d: d, tA: tA, m: m, n: nc, k: k, alpha: 1, a: a, lda: lda, ldb: nc, c: c, ldc: ldc}, src)
 	d.pads.Put(pad)
 }
 
@@ -71,8 +71,23 @@ func gemmColsT[T Float](tA bool, m int, a []T, lda int, x []T, n int, g Geom, bl
 	}
 	src := newColSrc(pad, x, n, g)
 	src.blk = blk
-	d.split(gemmArgs[T]{d: d, tA: tA, tB: true, m: m, n: nc, k: k, alpha: 1, a: a, lda: lda, ldb: k, c: c, ldc: ldc, cols: &src})
+	d.splitCols(gemmArgs[T]{d: d, tA: tA, tB: true, m: m, n: nc, k: k, alpha: 1, a: a, lda: lda, ldb: k, c: c, ldc: ldc}, src)
 	d.pads.Put(pad)
+}
+
+// splitCols runs the product args with src as its column source, held in
+// a pooled colSrc: the address of a local handed to the split's goroutines
+// would move it to the heap, an allocation at every product of a step.
+func (d *driver[T]) splitCols(args gemmArgs[T], src colSrc[T]) {
+	s, _ := d.srcs.Get().(*colSrc[T])
+	if s == nil {
+		s = new(colSrc[T])
+	}
+	*s = src
+	args.cols = s
+	d.split(args)
+	*s = colSrc[T]{}
+	d.srcs.Put(s)
 }
 
 func checkCols[T Float](x []T, n int, g Geom) {

@@ -125,7 +125,7 @@ func GemmBlocked(tA, tB bool, m, n, k int, a []float32, lda int, blkA quant.Bloc
 		blkA = quant.BlockFormat{}
 	}
 	src := colSrc[float32]{blk: blkB, mat: b, ldm: ldb, blkA: blkA}
-	d.split(gemmArgs[float32]{d: d, tA: tA, tB: tB, m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, cols: &src})
+	d.splitCols(gemmArgs[float32]{d: d, tA: tA, tB: tB, m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}, src)
 	if pad != nil {
 		d.pads.Put(pad)
 	}

@@ -69,6 +69,7 @@ type driver[T Float] struct {
 	ws        sync.Pool // *workspace[T]
 	splits    sync.Pool // *splitState[T]
 	pads      sync.Pool // *[]T: images padded for GemmCols (colgemm.go)
+	srcs      sync.Pool // *colSrc[T]: the column sources of splitCols (colgemm.go)
 }
 
 var (
