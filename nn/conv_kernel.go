@@ -172,8 +172,7 @@ func fuseCols[T compute.Float](r *roles, blk *compute.Rounder) bool {
 	if !cpu || r.f.Accum != quant.AccumFP32 {
 		return false
 	}
-	_, f32 := any(T(0)).(float32)
-	return blk == nil || f32 && compute.PacksBlocks(blk)
+	return blk == nil || packsBlocks[T](r, blk)
 }
 
 // colsGemm sets c to a·Col (tB false: a is m × Rows, c m × ld) or a·Colᵀ
