@@ -1,8 +1,6 @@
 package compute
 
 import (
-	"sync"
-
 	"github.com/positgan/positgan/internal/gemm"
 	"github.com/positgan/positgan/quant"
 )
@@ -66,11 +64,14 @@ func PadImagesRoundInto[T Float](q *Rounder, dst, t, src []T, n int, g Geom) boo
 // runs of planes into t (nil: buffers of the goroutines' own).
 func padRoundRuns[T Float](q *Rounder, dst, t, src []T, n int, g Geom) {
 	hp, wp := g.H+2*g.PH, g.W+2*g.PW
-	j := padRoundPool[T]().Get().(*padRound[T])
+	j, ok := poolOf[T](&padRounds).Get().(*padRound[T])
+	if !ok {
+		j = new(padRound[T])
+	}
 	*j = padRound[T]{q: q, dst: dst, t: t, src: src, g: g}
 	ForRanges(n*g.C, max(1<<16/max(hp*wp, 1), 1), j)
 	*j = padRound[T]{}
-	padRoundPool[T]().Put(j)
+	poolOf[T](&padRounds).Put(j)
 }
 
 // A padRound is a PadImagesRound call, for the goroutines that run its
@@ -82,19 +83,9 @@ type padRound[T Float] struct {
 	g           Geom
 }
 
-var padRounds32 = sync.Pool{New: func() any { return new(padRound[float32]) }}
-var padRounds64 = sync.Pool{New: func() any { return new(padRound[float64]) }}
-
-func padRoundPool[T Float]() *sync.Pool {
-	if _, ok := any(T(0)).(float32); ok {
-		return &padRounds32
-	}
-	return &padRounds64
-}
-
-// roundBufs holds the buffers padRound rounds runs of planes into.
-var roundBufs32 = sync.Pool{New: func() any { b := make([]float32, roundRun); return &b }}
-var roundBufs64 = sync.Pool{New: func() any { b := make([]float64, roundRun); return &b }}
+// padRounds holds *padRound[T]; roundBufs the *[]T buffers padRound
+// rounds runs of planes into.
+var padRounds, roundBufs typedPools
 
 // Range rounds planes [lo, hi) of the batch into a buffer of roundRun
 // values, as many whole planes at a time as fit (at least one), and pads
@@ -108,16 +99,18 @@ func (j *padRound[T]) Range(lo, hi int) {
 	per := max(roundRun/max(hw, 1), 1)
 	var buf []T
 	if j.t == nil {
-		pool := &roundBufs32
-		if _, ok := any(T(0)).(float64); ok {
-			pool = &roundBufs64
+		pool := poolOf[T](&roundBufs)
+		bp, ok := pool.Get().(*[]T)
+		if !ok {
+			bp = new([]T)
 		}
-		bp := pool.Get()
 		defer pool.Put(bp)
-		buf = *(bp.(*[]T))
-		if per*hw > len(buf) {
-			buf = make([]T, per*hw) // planes larger than a run
+		// At least a run; more for planes larger than a run, kept in the
+		// pool for the next call.
+		if n := max(per*hw, roundRun); cap(*bp) < n {
+			*bp = make([]T, n)
 		}
+		buf = *bp
 	}
 	for k := lo; k < hi; k += per {
 		m := min(per, hi-k)

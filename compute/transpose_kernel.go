@@ -49,14 +49,21 @@ func (j *transpose[T]) put() {
 	transposePool[T]().Put(j)
 }
 
-var transposes32, transposes64 sync.Pool // *transpose[float32], *transpose[float64]
+var transposes typedPools // *transpose[T]
 
 // transposePool returns the pool of transposes of element type T.
-func transposePool[T Float]() *sync.Pool {
+func transposePool[T Float]() *sync.Pool { return poolOf[T](&transposes) }
+
+// typedPools holds a pool of values for each element type: a generic
+// job's or buffer's pool for float32 and for float64.
+type typedPools struct{ f32, f64 sync.Pool }
+
+// poolOf returns ps's pool for element type T.
+func poolOf[T Float](ps *typedPools) *sync.Pool {
 	if _, ok := any(T(0)).(float32); ok {
-		return &transposes32
+		return &ps.f32
 	}
-	return &transposes64
+	return &ps.f64
 }
 
 // scatterJob is scatter's image b.
